@@ -1,0 +1,3 @@
+module github.com/gasplab/gasp
+
+go 1.26
