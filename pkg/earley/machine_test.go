@@ -1,0 +1,121 @@
+package earley
+
+import (
+	"testing"
+
+	"github.com/gasplab/gasp/pkg/grammar"
+)
+
+// lit builds a terminal-per-byte grammar from rules written as
+// name -> alternatives, each a sequence of words: a word that names a rule is
+// a nonterminal, any other word is a literal whose bytes are terminals.
+func lit(start string, rules map[string][]string, order []string) *grammar.Grammar {
+	g := &grammar.Grammar{}
+	idx := map[string]int{}
+	for i, name := range order {
+		idx[name] = i
+		g.Rules = append(g.Rules, grammar.Rule{Name: name})
+	}
+	terms := map[byte]int{}
+	term := func(b byte) grammar.Symbol {
+		t, ok := terms[b]
+		if !ok {
+			var s grammar.ByteSet
+			s.Add(b)
+			t = len(g.Terminals)
+			g.Terminals = append(g.Terminals, s)
+			terms[b] = t
+		}
+		return grammar.T(t)
+	}
+	for _, name := range order {
+		for _, alt := range rules[name] {
+			var rhs []grammar.Symbol
+			for _, w := range splitWords(alt) {
+				if r, ok := idx[w]; ok {
+					rhs = append(rhs, grammar.NT(r))
+					continue
+				}
+				for i := 0; i < len(w); i++ {
+					rhs = append(rhs, term(w[i]))
+				}
+			}
+			g.Rules[idx[name]].Prods = append(g.Rules[idx[name]].Prods, len(g.Prods))
+			g.Prods = append(g.Prods, grammar.Prod{LHS: idx[name], RHS: rhs})
+		}
+	}
+	g.Start = idx[start]
+	return g
+}
+
+func splitWords(s string) []string {
+	var out []string
+	w := ""
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' {
+			if w != "" {
+				out = append(out, w)
+			}
+			w = ""
+			continue
+		}
+		w += string(s[i])
+	}
+	if w != "" {
+		out = append(out, w)
+	}
+	return out
+}
+
+func TestMachineSmall(t *testing.T) {
+	g := lit("S", map[string][]string{
+		"S": {"a S b", "", "L"},
+		"L": {"L c", "c"},
+	}, []string{"S", "L"})
+	m := New(g)
+	cases := []struct {
+		in             string
+		viable, complete bool
+	}{
+		{"", true, true},
+		{"ab", true, true},
+		{"aabb", true, true},
+		{"aab", true, false},
+		{"abb", false, false},
+		{"ccc", true, true},
+		{"acccb", true, true},
+		{"acb", true, true},
+		{"acbb", false, false},
+		{"ca", false, false},
+	}
+	for _, c := range cases {
+		p := m.NewParser()
+		ok := p.FeedBytes([]byte(c.in))
+		if ok != c.viable {
+			t.Errorf("%q: viable=%v, want %v", c.in, ok, c.viable)
+			continue
+		}
+		if ok && p.Complete() != c.complete {
+			t.Errorf("%q: complete=%v, want %v", c.in, p.Complete(), c.complete)
+		}
+	}
+}
+
+func TestLoopReusesState(t *testing.T) {
+	g := lit("S", map[string][]string{
+		"S": {"x H y"},
+		"H": {"H a", ""},
+	}, []string{"S", "H"})
+	m := New(g)
+	p := m.NewParser()
+	p.FeedBytes([]byte("xa"))
+	s := p.State()
+	for i := 0; i < 100; i++ {
+		if !p.Feed('a') || p.State() != s {
+			t.Fatalf("after %d more a: state %d, want %d", i+1, p.State(), s)
+		}
+	}
+	if !p.Feed('y') || !p.Complete() {
+		t.Fatal("xa...ay not complete")
+	}
+}
