@@ -74,7 +74,7 @@ func TestMachineSmall(t *testing.T) {
 	}, []string{"S", "L"})
 	m := New(g)
 	cases := []struct {
-		in             string
+		in               string
 		viable, complete bool
 	}{
 		{"", true, true},
