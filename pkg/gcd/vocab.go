@@ -1,0 +1,290 @@
+package gcd
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+)
+
+// Vocab maps token ids to the bytes they stand for.
+//
+// A Vocab from LoadVocab or ParseVocab has one entry per id in [0, Size()):
+// Tokens, Special and Names all have length Size(). Every non-special token
+// has at least one byte. Ids that the tokenizer leaves unused are special
+// with nil bytes and an empty name.
+type Vocab struct {
+	Tokens  [][]byte // by id; for special tokens, their text (never matched by a grammar)
+	Special []bool   // true for special (control) tokens: never allowed by a grammar mask except as EOS
+	EOS     []int    // end-of-sequence ids: allowed exactly when the prefix is a complete sentence
+	Names   []string // the token string as written in tokenizer.json (for printing)
+
+	index map[string]int // name → lowest id with that name; nil for a hand-built Vocab
+}
+
+// DefaultEOSNames are the special tokens that ParseVocab takes as
+// end-of-sequence tokens when a tokenizer has them: Llama 3's
+// <|end_of_text|> and <|eot_id|>, GPT-2's <|endoftext|>, Llama 2's </s>,
+// Gemma's <eos> and ChatML's <|im_end|>.
+var DefaultEOSNames = []string{"<|end_of_text|>", "<|eot_id|>", "<|endoftext|>", "</s>", "<eos>", "<|im_end|>"}
+
+// maxVocabID bounds the token ids ParseVocab accepts, so that a malformed
+// file cannot make it allocate without limit.
+const maxVocabID = 1<<22 - 1
+
+// LoadVocab reads a Hugging Face tokenizer.json of a byte-level BPE
+// tokenizer (GPT-2, Llama 3, ...). See ParseVocab.
+func LoadVocab(path string) (*Vocab, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	v, err := ParseVocab(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}
+
+// ParseVocab parses the contents of a Hugging Face tokenizer.json of a
+// byte-level BPE tokenizer.
+//
+// The tokens of model.vocab are written in the byte-level alphabet of GPT-2
+// (each byte is one character: printable Latin-1 bytes stand for
+// themselves, the others for U+0100 onwards, so "Ġ" is a space and "Ċ" a
+// newline); ParseVocab decodes them to bytes. Each entry of added_tokens
+// overrides its id: a special one becomes a special token whose Tokens
+// entry is its content, a non-special one an ordinary token whose bytes are
+// its content as written (added tokens are not byte-level encoded).
+//
+// EOS is set to the ids of the special tokens named in DefaultEOSNames that
+// the tokenizer has, in increasing order; callers may overwrite it.
+//
+// ParseVocab returns an error, never panics, for malformed JSON (with its
+// line and column), for a model type other than "BPE", for a tokenizer
+// whose pre_tokenizer and decoder have no ByteLevel step, and for a token
+// with a character outside the byte-level alphabet.
+func ParseVocab(data []byte) (*Vocab, error) {
+	var file struct {
+		AddedTokens []struct {
+			ID      *int   `json:"id"`
+			Content string `json:"content"`
+			Special bool   `json:"special"`
+		} `json:"added_tokens"`
+		PreTokenizer json.RawMessage `json:"pre_tokenizer"`
+		Decoder      json.RawMessage `json:"decoder"`
+		Model        json.RawMessage `json:"model"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		return nil, jsonError(data, err)
+	}
+	if len(file.Model) == 0 || string(file.Model) == "null" {
+		return nil, errors.New("tokenizer.json has no model")
+	}
+	var typ struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(file.Model, &typ); err != nil {
+		return nil, fmt.Errorf("model: %w", jsonError(file.Model, err))
+	}
+	if typ.Type != "BPE" {
+		return nil, fmt.Errorf("model.type is %q, want \"BPE\"", typ.Type)
+	}
+	if !hasByteLevel(file.PreTokenizer) && !hasByteLevel(file.Decoder) {
+		return nil, errors.New("not a byte-level BPE tokenizer: neither pre_tokenizer nor decoder has a ByteLevel step")
+	}
+	var model struct {
+		Vocab map[string]int `json:"vocab"`
+	}
+	if err := json.Unmarshal(file.Model, &model); err != nil {
+		return nil, fmt.Errorf("model: %w", jsonError(file.Model, err))
+	}
+
+	// Size: max id + 1 over the model's and the added tokens.
+	size := 0
+	for name, id := range model.Vocab {
+		if id < 0 || id > maxVocabID {
+			return nil, fmt.Errorf("token %q: id %d out of range [0, %d]", name, id, maxVocabID)
+		}
+		size = max(size, id+1)
+	}
+	for i, t := range file.AddedTokens {
+		if t.ID == nil {
+			return nil, fmt.Errorf("added_tokens[%d] (%q): no id", i, t.Content)
+		}
+		if id := *t.ID; id < 0 || id > maxVocabID {
+			return nil, fmt.Errorf("added token %q: id %d out of range [0, %d]", t.Content, id, maxVocabID)
+		}
+		size = max(size, *t.ID+1)
+	}
+	if size == 0 {
+		return nil, errors.New("tokenizer.json has no tokens")
+	}
+
+	v := &Vocab{
+		Tokens:  make([][]byte, size),
+		Special: make([]bool, size),
+		Names:   make([]string, size),
+	}
+	seen := make([]bool, size)
+	for name, id := range model.Vocab {
+		if seen[id] {
+			return nil, fmt.Errorf("tokens %q and %q have the same id %d", v.Names[id], name, id)
+		}
+		seen[id] = true
+		b, err := decodeByteLevel(name)
+		if err != nil {
+			return nil, fmt.Errorf("token %q (id %d): %w", name, id, err)
+		}
+		v.Tokens[id] = b
+		v.Names[id] = name
+	}
+	for _, t := range file.AddedTokens {
+		id := *t.ID
+		if !t.Special && t.Content == "" {
+			return nil, fmt.Errorf("added token %d has empty content", id)
+		}
+		seen[id] = true
+		v.Tokens[id] = []byte(t.Content)
+		v.Special[id] = t.Special
+		v.Names[id] = t.Content
+	}
+	for id, ok := range seen {
+		if !ok {
+			v.Special[id] = true // a gap: no token has this id
+		}
+	}
+
+	v.index = make(map[string]int, size)
+	for id, name := range v.Names {
+		if _, dup := v.index[name]; !dup && seen[id] {
+			v.index[name] = id
+		}
+	}
+	for _, name := range DefaultEOSNames {
+		if id, ok := v.index[name]; ok && v.Special[id] {
+			v.EOS = append(v.EOS, id)
+		}
+	}
+	slices.Sort(v.EOS)
+	return v, nil
+}
+
+// Size returns the number of token ids, max id + 1.
+func (v *Vocab) Size() int { return len(v.Tokens) }
+
+// ID returns the id of the token whose name (its string as written in
+// tokenizer.json, such as "Ġthe" or "<|eot_id|>") is name. If several
+// tokens have that name, it returns the lowest id.
+func (v *Vocab) ID(name string) (int, bool) {
+	if v.index != nil {
+		id, ok := v.index[name]
+		return id, ok
+	}
+	for id, n := range v.Names {
+		if n == name {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+// byteToRune is GPT-2's bytes_to_unicode table: the printable bytes '!'..'~',
+// '¡'..'¬' and '®'..'ÿ' stand for themselves; the other 68 bytes, in
+// increasing order, for U+0100, U+0101, ... (so ' ' is 'Ġ', U+0120, and '\n'
+// is 'Ċ', U+010A).
+var byteToRune [256]rune
+
+// runeToByte inverts byteToRune: runeToByte[r] is the byte for r+1, 0 when r
+// is not in the alphabet. Every rune of the alphabet is below 0x144.
+var runeToByte [0x144]uint16
+
+func init() {
+	n := rune(0)
+	for b := range 256 {
+		if '!' <= b && b <= '~' || '¡' <= b && b <= '¬' || '®' <= b && b <= 'ÿ' {
+			byteToRune[b] = rune(b)
+		} else {
+			byteToRune[b] = 0x100 + n
+			n++
+		}
+	}
+	for b, r := range byteToRune {
+		runeToByte[r] = uint16(b) + 1
+	}
+}
+
+// decodeByteLevel decodes a token string written in the byte-level alphabet.
+func decodeByteLevel(s string) ([]byte, error) {
+	if s == "" {
+		return nil, errors.New("empty token")
+	}
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		if r < 0 || int(r) >= len(runeToByte) || runeToByte[r] == 0 {
+			return nil, fmt.Errorf("character %q (%U) is not in the byte-level alphabet", r, r)
+		}
+		b = append(b, byte(runeToByte[r]-1))
+	}
+	return b, nil
+}
+
+// hasByteLevel reports whether a pre_tokenizer or decoder description is, or
+// contains (as in a Sequence), a step of type "ByteLevel".
+func hasByteLevel(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	var x any
+	if json.Unmarshal(raw, &x) != nil {
+		return false
+	}
+	var walk func(x any, depth int) bool
+	walk = func(x any, depth int) bool {
+		if depth > 64 {
+			return false
+		}
+		switch x := x.(type) {
+		case map[string]any:
+			if x["type"] == "ByteLevel" {
+				return true
+			}
+			for _, y := range x {
+				if walk(y, depth+1) {
+					return true
+				}
+			}
+		case []any:
+			for _, y := range x {
+				if walk(y, depth+1) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(x, 0)
+}
+
+// jsonError adds the line and column of a JSON syntax or type error in data.
+func jsonError(data []byte, err error) error {
+	var off int64
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		off = syn.Offset
+	case errors.As(err, &typ):
+		off = typ.Offset
+	default:
+		return fmt.Errorf("invalid JSON: %w", err)
+	}
+	// Offset counts the bytes read when the error was found: the error is
+	// at the last of them.
+	i := int(min(max(off-1, 0), int64(len(data))))
+	line := 1 + bytes.Count(data[:i], []byte("\n"))
+	col := i - bytes.LastIndexByte(data[:i], '\n')
+	return fmt.Errorf("invalid JSON at line %d, column %d (byte offset %d): %w", line, col, off, err)
+}

@@ -1,0 +1,302 @@
+package gcd
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestByteLevelAlphabet(t *testing.T) {
+	seen := make(map[rune]int)
+	for b, r := range byteToRune {
+		if prev, dup := seen[r]; dup {
+			t.Fatalf("bytes %#x and %#x both map to %U", prev, b, r)
+		}
+		seen[r] = b
+		got, err := decodeByteLevel(string(r))
+		if err != nil || len(got) != 1 || got[0] != byte(b) {
+			t.Errorf("decodeByteLevel(%q) = %v, %v; want [%#x]", r, got, err, b)
+		}
+	}
+	if len(seen) != 256 {
+		t.Fatalf("alphabet has %d runes, want 256", len(seen))
+	}
+	// Spot checks against GPT-2's bytes_to_unicode.
+	for _, c := range []struct {
+		b byte
+		r rune
+	}{
+		{0x00, 'Ā'}, {'\n', 'Ċ'}, {' ', 'Ġ'}, {'!', '!'}, {'~', '~'}, {0x7f, 'ġ'},
+		{0xa0, 'ł'}, {0xa1, '¡'}, {0xac, '¬'}, {0xad, 'Ń'}, {0xae, '®'}, {0xff, 'ÿ'},
+	} {
+		if got := byteToRune[c.b]; got != c.r {
+			t.Errorf("byteToRune[%#x] = %q, want %q", c.b, got, c.r)
+		}
+	}
+	for _, s := range []string{"", "x€", "a b", "\u0144", "\ufffd"} {
+		if _, err := decodeByteLevel(s); err == nil {
+			t.Errorf("decodeByteLevel(%q): no error", s)
+		}
+	}
+}
+
+func TestParseVocab(t *testing.T) {
+	v, err := LoadVocab(filepath.Join("testdata", "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Size() != 15 {
+		t.Fatalf("Size() = %d, want 15", v.Size())
+	}
+	want := []struct {
+		bytes   string
+		special bool
+		name    string
+	}{
+		0:  {"a", false, "a"},
+		1:  {"b", false, "b"},
+		2:  {" ", false, "Ġ"},
+		3:  {"\n", false, "Ċ"},
+		4:  {"ab", false, "ab"},
+		5:  {" ab", false, "Ġab"},
+		6:  {"é", false, "Ã©"},
+		7:  {"\x00", false, "Ā"},
+		8:  {"\xad", false, "Ń"},
+		9:  {"\xff", false, "ÿ"},
+		10: {"<|end_of_text|>", true, "<|end_of_text|>"},
+		11: {"<|eot_id|>", true, "<|eot_id|>"},
+		12: {" <mask> ", false, " <mask> "},
+		13: {"", true, ""}, // gap
+		14: {"<s>", true, "<s>"},
+	}
+	if len(v.Tokens) != len(want) || len(v.Special) != len(want) || len(v.Names) != len(want) {
+		t.Fatalf("lengths: Tokens %d, Special %d, Names %d; want %d", len(v.Tokens), len(v.Special), len(v.Names), len(want))
+	}
+	for id, w := range want {
+		if string(v.Tokens[id]) != w.bytes || v.Special[id] != w.special || v.Names[id] != w.name {
+			t.Errorf("id %d: bytes %q special %v name %q; want %q %v %q",
+				id, v.Tokens[id], v.Special[id], v.Names[id], w.bytes, w.special, w.name)
+		}
+	}
+	if v.Tokens[13] != nil {
+		t.Errorf("gap id 13 has bytes %q, want nil", v.Tokens[13])
+	}
+	if !slices.Equal(v.EOS, []int{10, 11}) {
+		t.Errorf("EOS = %v, want [10 11]", v.EOS)
+	}
+	for name, want := range map[string]int{"Ġab": 5, "<|eot_id|>": 11, " <mask> ": 12, "a": 0} {
+		if id, ok := v.ID(name); !ok || id != want {
+			t.Errorf("ID(%q) = %d, %v; want %d, true", name, id, ok, want)
+		}
+	}
+	for _, name := range []string{"", "zz", " ab"} {
+		if id, ok := v.ID(name); ok {
+			t.Errorf("ID(%q) = %d, true; want not found", name, id)
+		}
+	}
+
+	// A hand-built Vocab has no index: ID scans Names.
+	h := &Vocab{Tokens: v.Tokens, Special: v.Special, Names: v.Names}
+	if id, ok := h.ID("Ġab"); !ok || id != 5 {
+		t.Errorf("hand-built ID(\"Ġab\") = %d, %v; want 5, true", id, ok)
+	}
+}
+
+func TestParseVocabErrors(t *testing.T) {
+	const byteLevel = `"pre_tokenizer": {"type": "ByteLevel"}, "decoder": {"type": "ByteLevel"}`
+	tests := []struct {
+		name, json, want string
+	}{
+		{"syntax", "{\n  \"model\": {\n    \"type\": \"BPE\",,\n  }\n}", "line 3, column 19"},
+		{"syntax first line", `{"model": [}`, "line 1, column 12"},
+		{"truncated", `{"model": {"type": "BPE"`, "invalid JSON"},
+		{"type error", "{\n\"added_tokens\": 5}", "line 2, column"},
+		{"empty", ``, "invalid JSON"},
+		{"not object", `[]`, "invalid JSON"},
+		{"no model", `{` + byteLevel + `}`, "no model"},
+		{"unigram", `{` + byteLevel + `, "model": {"type": "Unigram", "vocab": [["a", 0]]}}`, `model.type is "Unigram"`},
+		{"not byte level", `{"pre_tokenizer": {"type": "Metaspace"}, "decoder": {"type": "Sequence", "decoders": [{"type": "ByteFallback"}]}, "model": {"type": "BPE", "vocab": {"a": 0}}}`, "not a byte-level BPE tokenizer"},
+		{"no pre_tokenizer", `{"model": {"type": "BPE", "vocab": {"a": 0}}}`, "not a byte-level BPE tokenizer"},
+		{"bad char", `{` + byteLevel + `, "model": {"type": "BPE", "vocab": {"a": 0, "a b": 1}}}`, `token "a b" (id 1)`},
+		{"bad char euro", `{` + byteLevel + `, "model": {"type": "BPE", "vocab": {"€": 0}}}`, `token "€" (id 0)`},
+		{"empty token", `{` + byteLevel + `, "model": {"type": "BPE", "vocab": {"": 0}}}`, `empty token`},
+		{"negative id", `{` + byteLevel + `, "model": {"type": "BPE", "vocab": {"a": -1}}}`, "out of range"},
+		{"huge id", `{` + byteLevel + `, "model": {"type": "BPE", "vocab": {"a": 99999999999}}}`, "out of range"},
+		{"float id", `{` + byteLevel + `, "model": {"type": "BPE", "vocab": {"a": 1.5}}}`, "invalid JSON"},
+		{"same id", `{` + byteLevel + `, "model": {"type": "BPE", "vocab": {"a": 0, "b": 0}}}`, "same id 0"},
+		{"added no id", `{` + byteLevel + `, "added_tokens": [{"content": "x", "special": true}], "model": {"type": "BPE", "vocab": {"a": 0}}}`, "no id"},
+		{"added huge id", `{` + byteLevel + `, "added_tokens": [{"id": 1e9, "content": "x", "special": true}], "model": {"type": "BPE", "vocab": {"a": 0}}}`, "invalid JSON"},
+		{"added empty", `{` + byteLevel + `, "added_tokens": [{"id": 1, "content": "", "special": false}], "model": {"type": "BPE", "vocab": {"a": 0}}}`, "empty content"},
+		{"no tokens", `{` + byteLevel + `, "model": {"type": "BPE", "vocab": {}}}`, "no tokens"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := ParseVocab([]byte(tt.json))
+			if err == nil {
+				t.Fatalf("no error; vocab of size %d", v.Size())
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadVocabMissing(t *testing.T) {
+	_, err := LoadVocab(filepath.Join("testdata", "no-such-file.json"))
+	if err == nil || !strings.Contains(err.Error(), "no-such-file.json") {
+		t.Errorf("err = %v, want one naming the file", err)
+	}
+}
+
+func FuzzParseVocab(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join("testdata", "tokenizer.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte(`{"pre_tokenizer": {"type": "ByteLevel"}, "model": {"type": "BPE", "vocab": {"a": 3}}}`))
+	f.Add([]byte(`{"added_tokens": [{"id": 0, "content": "", "special": true}], "decoder": {"type": "ByteLevel"}, "model": {"type": "BPE", "vocab": {}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := ParseVocab(data)
+		if err != nil {
+			return
+		}
+		n := v.Size()
+		if n == 0 || len(v.Special) != n || len(v.Names) != n {
+			t.Fatalf("inconsistent vocab: %d tokens, %d special, %d names", n, len(v.Special), len(v.Names))
+		}
+		for id, tok := range v.Tokens {
+			if !v.Special[id] && len(tok) == 0 {
+				t.Fatalf("non-special token %d is empty", id)
+			}
+		}
+		for _, id := range v.EOS {
+			if id < 0 || id >= n || !v.Special[id] {
+				t.Fatalf("EOS id %d is not a special token", id)
+			}
+		}
+	})
+}
+
+// Tests on the real Llama-3 tokenizer, fetched by scripts/fetch-tokenizer.sh.
+
+var llama3 = sync.OnceValues(func() (*Vocab, error) {
+	return LoadVocab(filepath.Join("..", "..", ".cache", "llama3", "tokenizer.json"))
+})
+
+func cachedLlama3(t *testing.T) *Vocab {
+	t.Helper()
+	path := filepath.Join("..", "..", ".cache", "llama3", "tokenizer.json")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no Llama-3 tokenizer (run scripts/fetch-tokenizer.sh): %v", err)
+	}
+	v, err := llama3()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestLlama3Vocab(t *testing.T) {
+	v := cachedLlama3(t)
+	if v.Size() != 128256 {
+		t.Fatalf("Size() = %d, want 128256", v.Size())
+	}
+	if v.Names[128001] != "<|end_of_text|>" || !v.Special[128001] || string(v.Tokens[128001]) != "<|end_of_text|>" {
+		t.Errorf("id 128001: name %q special %v bytes %q", v.Names[128001], v.Special[128001], v.Tokens[128001])
+	}
+	if !slices.Contains(v.EOS, 128001) || !slices.Contains(v.EOS, 128009) {
+		t.Errorf("EOS = %v, want it to contain 128001 and 128009", v.EOS)
+	}
+	if id, ok := v.ID("<|eot_id|>"); !ok || id != 128009 {
+		t.Errorf("ID(<|eot_id|>) = %d, %v; want 128009", id, ok)
+	}
+	if !bytes.Equal(v.Tokens[220], []byte{0x20}) || v.Special[220] {
+		t.Errorf("token 220 = %q (special %v), want \" \"", v.Tokens[220], v.Special[220])
+	}
+	nspecial := 0
+	for id := range v.Size() {
+		if v.Special[id] {
+			nspecial++
+			if id < 128000 {
+				t.Errorf("id %d (%q) is special", id, v.Names[id])
+			}
+		}
+	}
+	if nspecial != 256 {
+		t.Errorf("%d special tokens, want 256", nspecial)
+	}
+	// Byte-level BPE has a single-byte token for every byte.
+	single := make(map[byte]bool)
+	for id, tok := range v.Tokens {
+		if !v.Special[id] && len(tok) == 1 {
+			single[tok[0]] = true
+		}
+	}
+	if len(single) != 256 {
+		t.Errorf("single-byte tokens cover %d bytes, want 256", len(single))
+	}
+	// Duplicates are reported, not asserted: a grammar mask handles them
+	// anyway (it allows every id whose bytes fit).
+	byBytes := make(map[string][]int)
+	for id, tok := range v.Tokens {
+		if !v.Special[id] {
+			byBytes[string(tok)] = append(byBytes[string(tok)], id)
+		}
+	}
+	dups := 0
+	for s, ids := range byBytes {
+		if len(ids) > 1 {
+			dups++
+			if dups <= 10 {
+				t.Logf("non-special tokens %v have the same bytes %q", ids, s)
+			}
+		}
+	}
+	t.Logf("%d byte strings are shared by more than one non-special token", dups)
+}
+
+// TestLlama3Workloads decodes the token ids of the mask benchmark workloads
+// and compares them with their sentences.
+func TestLlama3Workloads(t *testing.T) {
+	v := cachedLlama3(t)
+	for _, name := range []string{"json", "sygus", "sqltest"} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join("..", "..", "data", "bench", "masks")
+			text, err := os.ReadFile(filepath.Join(dir, name+".txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			idsText, err := os.ReadFile(filepath.Join(dir, name+".ids"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []byte
+			n := 0
+			for _, line := range strings.Fields(string(idsText)) {
+				id, err := strconv.Atoi(line)
+				if err != nil || id < 0 || id >= v.Size() {
+					t.Fatalf("bad id %q", line)
+				}
+				if v.Special[id] {
+					t.Errorf("id %d (%q) is special", id, v.Names[id])
+				}
+				got = append(got, v.Tokens[id]...)
+				n++
+			}
+			if !bytes.Equal(got, text) {
+				i := 0
+				for i < len(got) && i < len(text) && got[i] == text[i] {
+					i++
+				}
+				t.Fatalf("decoded %d ids to %d bytes, want %d; first difference at byte %d", n, len(got), len(text), i)
+			}
+		})
+	}
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# test.sh: the project's test command. Does all set-up it needs on a fresh
+# machine (fetches the Llama-3 tokenizer into .cache/), then checks gofmt,
+# runs go vet and go test on every package, and prints a summary.
+#
+# Extra arguments are passed to go test (for example: -run TestVocab -count=1).
+# Without network and without a cached tokenizer, the tests that need it skip;
+# under CI=true a failed fetch fails the run.
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+failed=()
+step() { echo; echo "== $*"; }
+
+step "fetch tokenizer"
+if ! bash scripts/fetch-tokenizer.sh; then
+	if [[ "${CI:-}" == "true" ]]; then
+		failed+=("fetch-tokenizer")
+	else
+		echo "test.sh: warning: no tokenizer; tests that need it will skip" >&2
+	fi
+fi
+
+step "gofmt -l"
+unformatted="$(find . -name '*.go' -not -path './.git/*' -not -path './.cache/*' -not -path '*/testdata/*' -print0 |
+	xargs -0 -r gofmt -l)"
+if [[ -n "$unformatted" ]]; then
+	echo "files not formatted with gofmt:"
+	echo "$unformatted"
+	failed+=("gofmt")
+else
+	echo "ok"
+fi
+
+step "go vet ./..."
+if go vet ./...; then
+	echo "ok"
+else
+	failed+=("go vet")
+fi
+
+step "go test ./..."
+mkdir -p .cache
+log=.cache/test.log
+# -v so that tests can be counted; the filter drops the per-test progress
+# lines and keeps failures, logs and the per-package result lines.
+go test -v -timeout 30m "$@" ./... 2>&1 | tee "$log" |
+	grep -Ev '^=== (RUN|PAUSE|CONT|NAME)|^[[:space:]]*--- (PASS|SKIP)|^(PASS)$'
+rc=${PIPESTATUS[0]}
+if [[ $rc -ne 0 ]]; then
+	failed+=("go test")
+fi
+npass=$(grep -cE '^[[:space:]]*--- PASS' "$log")
+nfail=$(grep -cE '^[[:space:]]*--- FAIL' "$log")
+nskip=$(grep -cE '^[[:space:]]*--- SKIP' "$log")
+pkgok=$(grep -cE '^ok[[:space:]]' "$log")
+pkgfail=$(grep -cE '^FAIL[[:space:]]' "$log")
+
+echo
+echo "== summary"
+echo "packages: $pkgok ok, $pkgfail failed (full go test output: $log)"
+if [[ $nskip -gt 0 ]]; then
+	grep -E '^[[:space:]]*--- SKIP' "$log" | sed 's/^[[:space:]]*/skipped: /'
+fi
+if [[ ${#failed[@]} -gt 0 ]]; then
+	echo "failed steps: ${failed[*]}"
+fi
+echo "tests: $npass passed, $nfail failed, $nskip skipped"
+if [[ ${#failed[@]} -gt 0 ]]; then
+	exit 1
+fi
