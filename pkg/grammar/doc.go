@@ -1,0 +1,80 @@
+// Package grammar parses grammars written in the GBNF dialect (as used by
+// llama.cpp and transformers-CFG) and compiles them to context-free grammars
+// over bytes, the form an Earley recognizer for grammar-constrained decoding
+// consumes.
+//
+// # Usage
+//
+//	g, warnings, err := grammar.Compile("json.gbnf", src, grammar.Options{})
+//	if err != nil {
+//		log.Fatal(err) // an ErrorList: one "file:line:col: message" per line
+//	}
+//	for _, w := range warnings {
+//		log.Print("warning: ", w) // pruned or unreachable rules, ...
+//	}
+//	rng := rand.New(rand.NewPCG(1, 2)) // math/rand/v2
+//	sentence := grammar.Sample(g, rng, 20)
+//
+// CompileFile reads the source from a file. Parse returns the syntax tree
+// (File, RuleDef, Expr) without compiling it.
+//
+// # Dialect
+//
+// A grammar is a list of rules "name ::= rhs"; names match [a-zA-Z0-9_-]+;
+// the start rule is "root" unless Options.Start says otherwise. A rule ends
+// at a newline, except inside parentheses, right after "::=" or "|", and
+// before a line that starts with "|". "#" starts a comment that runs to the
+// end of the line. In the right-hand side:
+//
+//	a b          sequence
+//	a | b        alternatives (an alternative may be empty: ε)
+//	( ... )      group
+//	x* x+ x?     repetition: zero or more, one or more, optional
+//	x{m} x{m,} x{m,n} x{,n}  bounded repetition, bounds at most 1000
+//	"text"       literal, possibly empty ""
+//	[abc] [a-z]  character class; [^...] is its complement
+//	.            any Unicode scalar value, newline included
+//
+// Literals and classes may use the escapes \t \r \n \\ \" \' \[ \] \- \^ \/
+// and \xNN, \uNNNN, \UNNNNNNNN. A numeric escape denotes a code point, not a
+// byte: "\xE9" is é, encoded as the two bytes C3 A9 (as in llama.cpp). Other
+// escapes are errors. Classes denote sets of Unicode scalar values: a range
+// or complement never includes the surrogates D800-DFFF, and a negated class
+// includes its range end points' neighbours exactly (unlike transformers-CFG,
+// whose "." also excludes "\n" and whose negated ranges drop the end point).
+// The source must be valid UTF-8.
+//
+// Errors (each with file:line:col; Compile collects several): syntax errors,
+// bad escapes, unterminated literals and classes, empty classes "[]",
+// inverted ranges "[z-a]", bad repetition bounds, undefined rules,
+// duplicate definitions, a missing start rule, and an empty language (a
+// start rule that derives no finite string). With Options.Lenient an
+// undefined rule is instead a rule with no alternatives, with a warning:
+// the CP grammars of the GAD benchmark rely on this.
+//
+// # Compiled form
+//
+// Literals become one single-byte terminal per UTF-8 byte. A class becomes a
+// terminal for its ASCII part plus, for its other members, sequences of 2-4
+// byte-set terminals that match exactly their UTF-8 encodings (no overlong
+// forms, no surrogates); if there is more than one alternative they go into
+// a generated rule, shared by all uses of the same class. Equal byte sets
+// are one terminal. Groups and repetitions become generated rules named
+// after the rule they occur in (such as value_star_1), with
+// Rule.Generated set and the position of the expression:
+//
+//	X*      H ::= H X | ε          (loops are left-recursive)
+//	X+      H ::= H X | X
+//	X?      H ::= X | ε
+//	X{m,n}  X ... X (m times) O_(n-m),  O_1 ::= X | ε,  O_j ::= X O_(j-1) | ε
+//	X{m,}   X ... X (m-1 times) H,  H ::= H X | X
+//
+// A compiled grammar is pruned: alternatives that use a rule deriving no
+// finite string are removed, then such rules, then rules not reachable from
+// the start rule, each with a warning (unreachable generated rules are
+// removed silently). Rules keep their source order, user-written rules
+// first, generated rules after; output is deterministic. Validate checks the
+// guarantees: every rule has a production and is productive and reachable,
+// all indexes are valid, terminals are non-empty, and Rule.Prods agrees
+// with Prod.LHS.
+package grammar
