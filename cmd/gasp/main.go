@@ -1,0 +1,108 @@
+// Command gasp is the command-line interface of gasp, a toolkit for
+// grammar-aligned sampling from language models under context-free grammar
+// constraints.
+//
+// Usage:
+//
+//	gasp <command> [arguments]
+//
+// The commands are:
+//
+//	grammar   check grammar files and sample sentences from them
+//	bench     benchmarks (token-mask speed)
+//	help      show help for a command
+//
+// Run "gasp help <command>" for the usage of a command.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// A command is one entry of the top-level dispatch table.
+type command struct {
+	name    string
+	summary string
+	// run executes the command with the arguments that follow its name and
+	// returns the exit code. "-h" as an argument asks for its usage on
+	// stdout (exit code 0).
+	run func(args []string, stdout, stderr io.Writer) int
+}
+
+// commands is the dispatch table, in the order "gasp help" lists them.
+var commands []command
+
+func init() {
+	commands = []command{
+		{"grammar", "check grammar files and sample sentences from them", runGrammar},
+
+		// bench: benchmarks. Implemented in bench.go (runBench).
+		{"bench", "benchmarks (token-mask speed on data/bench/masks)", runBench},
+
+		{"help", "show help for a command", runHelp},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the whole program: it dispatches args (without the program name)
+// and returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		usage(stdout)
+		return 0
+	}
+	c := lookup(args[0])
+	if c == nil {
+		fmt.Fprintf(stderr, "gasp: unknown command %q\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+func lookup(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, "gasp: grammar-aligned sampling from language models.\n\n")
+	fmt.Fprint(w, "Usage:\n\n\tgasp <command> [arguments]\n\nThe commands are:\n\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "\t%-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, "\nRun \"gasp help <command>\" for the usage of a command.\n")
+}
+
+// runHelp implements "gasp help [command [subcommand]]".
+func runHelp(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stdout)
+		return 0
+	}
+	c := lookup(args[0])
+	if c == nil {
+		fmt.Fprintf(stderr, "gasp help: unknown command %q\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	if c.name == "help" {
+		fmt.Fprint(stdout, "usage: gasp help [command [subcommand]]\n\nShows the usage of a command.\n")
+		return 0
+	}
+	return c.run(append(args[1:len(args):len(args)], "-h"), stdout, stderr)
+}
