@@ -91,8 +91,10 @@ func (p *parser) skipNewlines() {
 }
 
 func (p *parser) errorf(pos Pos, format string, args ...any) {
-	if pos.Line == p.lastErrLine {
-		return // one error per line: the rest are usually consequences
+	// One syntax error per line: the rest are usually consequences, of it
+	// or of an error the scanner reported on the same line.
+	if n := len(p.errs); pos.Line == p.lastErrLine || n > 0 && p.errs[n-1].Pos.Line == pos.Line {
+		return
 	}
 	p.lastErrLine = pos.Line
 	p.errs.Addf(pos, format, args...)
@@ -204,8 +206,7 @@ func (p *parser) parseSeq() Expr {
 func (p *parser) enter() {
 	p.depth++
 	if p.depth > maxNesting {
-		p.lastErrLine = 0 // always report this one
-		p.errorf(p.pos, "expression nested too deeply (limit %d)", maxNesting)
+		p.errs.Addf(p.pos, "expression nested too deeply (limit %d)", maxNesting) // unfiltered: parsing stops here
 		panic(bailout{})
 	}
 }

@@ -112,6 +112,10 @@ func (s *scanner) nextRune() rune {
 	}
 	if r == utf8.RuneError && size == 1 {
 		s.errorf(s.off, "invalid UTF-8 encoding")
+		// Skip the continuation bytes of a broken sequence: one error for it.
+		for size < 4 && s.off+size < len(s.src) && s.src[s.off+size]&0xC0 == 0x80 {
+			size++
+		}
 	}
 	s.off += size
 	return r
@@ -169,10 +173,11 @@ func (s *scanner) scan() (tok token, pos Pos, lit string) {
 		s.off++
 		return t, pos, ""
 	}
-	r := s.nextRune()
+	r, size := s.peekRune()
+	s.nextRune() // reports invalid UTF-8
 	if r == ':' {
 		s.errorf(off, `unexpected ":" (did you mean "::="?)`)
-	} else if !(r == utf8.RuneError && s.off-off == 1) { // invalid UTF-8 is already reported
+	} else if r != utf8.RuneError || size > 1 {
 		s.errorf(off, "unexpected character %q", r)
 	}
 	return tIllegal, pos, ""
@@ -200,9 +205,11 @@ func (s *scanner) scanString() string {
 			return string(buf)
 		}
 		if r == '\\' {
+			esc := s.off
 			if v, ok := s.scanEscape(); ok {
-				if 0xD800 <= v && v <= 0xDFFF {
-					s.errorf(s.off, "surrogate code point U+%04X in string literal", v)
+				if surrogateMin <= v && v <= surrogateMax {
+					s.errorf(esc, "bad escape: surrogate U+%04X has no UTF-8 encoding", v)
+					continue
 				}
 				buf = utf8.AppendRune(buf, v)
 			}
@@ -216,8 +223,9 @@ func (s *scanner) scanString() string {
 // scanEscape scans an escape sequence at a backslash and returns the code
 // point it denotes. \xNN, \uNNNN and \UNNNNNNNN denote code points (so "\xE9"
 // is é, two bytes in UTF-8), never raw bytes. On a bad escape it reports an
-// error at the backslash, consumes the backslash only (so that an escaped
-// quote or newline is seen again), and returns ok=false.
+// error at the backslash and returns ok=false, having consumed the backslash
+// and perhaps some hex digits, never a newline (so a literal's end is still
+// found).
 func (s *scanner) scanEscape() (v rune, ok bool) {
 	start := s.off
 	s.off++ // backslash
