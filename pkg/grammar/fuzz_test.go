@@ -34,8 +34,16 @@ func FuzzCompile(f *testing.F) {
 		if len(src) > 1<<14 {
 			return // keep runs fast; size is not what is under test
 		}
-		_, perrs := Parse("f.gbnf", src)
+		f, perrs := Parse("f.gbnf", src)
 		checkErrorList(t, perrs)
+		if len(perrs) == 0 {
+			// Printing is a fixpoint after one round and parses cleanly.
+			out := f.String()
+			f2, errs2 := Parse("f.gbnf", []byte(out))
+			if len(errs2) > 0 || f2.String() != out {
+				t.Fatalf("printed grammar does not reparse to itself:\n%s\nerrors: %v\nreprinted:\n%s", out, errs2, f2)
+			}
+		}
 		for _, lenient := range []bool{false, true} {
 			opts := Options{Lenient: lenient}
 			g, warns, err := Compile("f.gbnf", src, opts)
