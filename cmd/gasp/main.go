@@ -41,6 +41,7 @@ func init() {
 		// bench: benchmarks. Implemented in bench.go (runBench).
 		{"bench", "benchmarks (token-mask speed on data/bench/masks)", runBench},
 
+		{"logits", "next-token logits of a Llama model for given token ids", runLogits},
 		{"help", "show help for a command", runHelp},
 	}
 }

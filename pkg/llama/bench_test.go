@@ -1,0 +1,93 @@
+package llama
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cpuTime returns the user+system CPU time of the process: on a shared machine, tokens per CPU-second is a
+// steadier measure of one core's throughput than wall-clock time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchConfig is a few-million-parameter Llama: 4 layers, hidden 256, 4 heads of 64 (2 KV heads),
+// intermediate 768, vocabulary 4096, tied embeddings: 4.2 M parameters.
+func benchConfig() Config {
+	return Config{
+		HiddenSize:            256,
+		NumHiddenLayers:       4,
+		NumAttentionHeads:     4,
+		NumKeyValueHeads:      2,
+		HeadDim:               64,
+		IntermediateSize:      768,
+		RMSNormEps:            1e-5,
+		RopeTheta:             500000,
+		RopeScaling:           &RopeScaling{RopeType: "llama3", Factor: 8, LowFreqFactor: 1, HighFreqFactor: 4, OriginalMaxPositionEmbeddings: 8192},
+		TieWordEmbeddings:     true,
+		VocabSize:             4096,
+		MaxPositionEmbeddings: 8192,
+		BOSTokenID:            1,
+		EOSTokenIDs:           []int{2},
+	}
+}
+
+// BenchmarkDecode measures batched decoding with a cache of 256 positions: every iteration is one Step of
+// all rows; rows that fill up are truncated back to the prompt. Set LLAMA_BENCH_BACKEND to pick a backend
+// configuration (e.g. "go:ops_sequential"); run under "taskset -c 0" for one core.
+func BenchmarkDecode(b *testing.B) {
+	cfg := benchConfig()
+	opts := Options{MaxSeq: 256, Backend: os.Getenv("LLAMA_BENCH_BACKEND")}
+	m := newRandomModel(b, cfg, opts)
+	b.Logf("model: %.2f M parameters, backend %q", float64(cfg.NumParams())/1e6, m.Options().Backend)
+	prompt := randomIDs(16, cfg.VocabSize, 1)
+	for _, batch := range []int{1, 16, 64} {
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+			s, err := m.NewSession(batch)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			if _, err := s.Prefill(prompt); err != nil {
+				b.Fatal(err)
+			}
+			rows := make([]int, batch)
+			tokens := make([]int, batch)
+			for i := range rows {
+				rows[i] = i
+				tokens[i] = (7 * i) % cfg.VocabSize
+			}
+			// Warm up: the first step compiles the decode graph.
+			if _, err := s.Step(tokens, rows); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			start := time.Now()
+			for range b.N {
+				if s.Len(0) == m.MaxSeq() {
+					for r := range rows {
+						if err := s.Truncate(r, len(prompt)); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				if _, err := s.Step(tokens, rows); err != nil {
+					b.Fatal(err)
+				}
+			}
+			el := time.Since(start)
+			cpu := cpuTime() - cpu0
+			b.ReportMetric(float64(b.N*batch)/el.Seconds(), "tokens/s")
+			b.ReportMetric(float64(b.N*batch)/cpu.Seconds(), "tokens/cpu-s")
+			b.ReportMetric(float64(el.Microseconds())/float64(b.N)/1000, "ms/step")
+		})
+	}
+}

@@ -1,0 +1,477 @@
+package llama
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/gasplab/gasp/pkg/hf"
+)
+
+// ConfigFile is the name of the model configuration in a model directory.
+const ConfigFile = "config.json"
+
+// Config is the architecture of a Llama-3.x model, read from a Hugging Face config.json (LlamaConfig).
+// The JSON names are those of transformers' LlamaConfig.
+type Config struct {
+	HiddenSize            int          // hidden_size
+	NumHiddenLayers       int          // num_hidden_layers
+	NumAttentionHeads     int          // num_attention_heads
+	NumKeyValueHeads      int          // num_key_value_heads; absent means NumAttentionHeads (no GQA)
+	HeadDim               int          // head_dim; absent means HiddenSize / NumAttentionHeads
+	IntermediateSize      int          // intermediate_size
+	RMSNormEps            float64      // rms_norm_eps; absent means 1e-6
+	RopeTheta             float64      // rope_theta; absent means 10000
+	RopeScaling           *RopeScaling // rope_scaling; nil means none
+	TieWordEmbeddings     bool         // tie_word_embeddings: the output projection is the embedding matrix
+	VocabSize             int          // vocab_size
+	MaxPositionEmbeddings int          // max_position_embeddings; absent means 2048
+	BOSTokenID            int          // bos_token_id; -1 when absent or null
+	EOSTokenIDs           []int        // eos_token_id: one id or a list
+	TorchDType            string       // torch_dtype (or dtype): the checkpoint's dtype, informative only
+}
+
+// RopeScaling is the rope_scaling entry of a config.json.
+//
+// Supported types: "llama3" (Llama-3.1 and later), "linear", and "default" (no scaling). For "llama3", with
+// f_i = theta^(-2i/head_dim) and wavelen_i = 2π/f_i: f_i is kept when wavelen_i < L/HighFreqFactor, divided by
+// Factor when wavelen_i > L/LowFreqFactor, and otherwise interpolated as (1-s)·f_i/Factor + s·f_i with
+// s = (L/wavelen_i - LowFreqFactor)/(HighFreqFactor - LowFreqFactor), where L = OriginalMaxPositionEmbeddings.
+// For "linear", every f_i is divided by Factor.
+type RopeScaling struct {
+	RopeType                      string  // rope_type (or the older key "type")
+	Factor                        float64 // factor
+	LowFreqFactor                 float64 // low_freq_factor
+	HighFreqFactor                float64 // high_freq_factor
+	OriginalMaxPositionEmbeddings int     // original_max_position_embeddings
+}
+
+// LoadConfig reads and validates dir/config.json.
+func LoadConfig(dir string) (Config, error) {
+	var raw rawConfig
+	if err := hf.ReadJSON(dir, ConfigFile, &raw); err != nil {
+		return Config{}, fmt.Errorf("llama: %w", err)
+	}
+	cfg, err := raw.config()
+	if err != nil {
+		return Config{}, fmt.Errorf("%s: %w", filepath.Join(dir, ConfigFile), err)
+	}
+	return cfg, nil
+}
+
+// rawConfig mirrors config.json. Pointers tell absent (or null) fields from zero values.
+type rawConfig struct {
+	ModelType             string          `json:"model_type"`
+	HiddenSize            *int            `json:"hidden_size"`
+	NumHiddenLayers       *int            `json:"num_hidden_layers"`
+	NumAttentionHeads     *int            `json:"num_attention_heads"`
+	NumKeyValueHeads      *int            `json:"num_key_value_heads"`
+	HeadDim               *int            `json:"head_dim"`
+	IntermediateSize      *int            `json:"intermediate_size"`
+	RMSNormEps            *float64        `json:"rms_norm_eps"`
+	RopeTheta             *float64        `json:"rope_theta"`
+	RopeScaling           json.RawMessage `json:"rope_scaling"`
+	TieWordEmbeddings     *bool           `json:"tie_word_embeddings"`
+	VocabSize             *int            `json:"vocab_size"`
+	MaxPositionEmbeddings *int            `json:"max_position_embeddings"`
+	BOSTokenID            json.RawMessage `json:"bos_token_id"`
+	EOSTokenID            json.RawMessage `json:"eos_token_id"`
+	TorchDType            string          `json:"torch_dtype"`
+	DType                 string          `json:"dtype"`
+	HiddenAct             string          `json:"hidden_act"`
+	AttentionBias         bool            `json:"attention_bias"`
+	MLPBias               bool            `json:"mlp_bias"`
+}
+
+type rawRopeScaling struct {
+	RopeType                      string   `json:"rope_type"`
+	Type                          string   `json:"type"`
+	Factor                        *float64 `json:"factor"`
+	LowFreqFactor                 *float64 `json:"low_freq_factor"`
+	HighFreqFactor                *float64 `json:"high_freq_factor"`
+	OriginalMaxPositionEmbeddings *int     `json:"original_max_position_embeddings"`
+}
+
+// ParseConfig parses and validates the contents of a config.json.
+func ParseConfig(data []byte) (Config, error) {
+	var raw rawConfig
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return Config{}, fmt.Errorf("llama: config: %w", err)
+	}
+	return raw.config()
+}
+
+func (raw *rawConfig) config() (Config, error) {
+	if raw.ModelType != "" && raw.ModelType != "llama" {
+		return Config{}, fmt.Errorf("llama: config: model_type %q is not supported (want \"llama\")", raw.ModelType)
+	}
+	if raw.HiddenAct != "" && raw.HiddenAct != "silu" {
+		return Config{}, fmt.Errorf("llama: config: hidden_act %q is not supported (want \"silu\")", raw.HiddenAct)
+	}
+	if raw.AttentionBias {
+		return Config{}, errors.New("llama: config: attention_bias = true is not supported")
+	}
+	if raw.MLPBias {
+		return Config{}, errors.New("llama: config: mlp_bias = true is not supported")
+	}
+	var missing []string
+	req := func(name string, p *int) int {
+		if p == nil {
+			missing = append(missing, name)
+			return 0
+		}
+		return *p
+	}
+	cfg := Config{
+		HiddenSize:            req("hidden_size", raw.HiddenSize),
+		NumHiddenLayers:       req("num_hidden_layers", raw.NumHiddenLayers),
+		NumAttentionHeads:     req("num_attention_heads", raw.NumAttentionHeads),
+		IntermediateSize:      req("intermediate_size", raw.IntermediateSize),
+		VocabSize:             req("vocab_size", raw.VocabSize),
+		RMSNormEps:            1e-6,
+		RopeTheta:             10000,
+		MaxPositionEmbeddings: 2048,
+		BOSTokenID:            -1,
+		TorchDType:            raw.TorchDType,
+	}
+	if len(missing) > 0 {
+		return Config{}, fmt.Errorf("llama: config: missing %s", strings.Join(missing, ", "))
+	}
+	cfg.NumKeyValueHeads = cfg.NumAttentionHeads
+	if raw.NumKeyValueHeads != nil {
+		cfg.NumKeyValueHeads = *raw.NumKeyValueHeads
+	}
+	if raw.HeadDim != nil {
+		cfg.HeadDim = *raw.HeadDim
+	} else if cfg.NumAttentionHeads > 0 {
+		if cfg.HiddenSize%cfg.NumAttentionHeads != 0 {
+			return Config{}, fmt.Errorf("llama: config: hidden_size %d is not a multiple of num_attention_heads %d (and head_dim is not given)",
+				cfg.HiddenSize, cfg.NumAttentionHeads)
+		}
+		cfg.HeadDim = cfg.HiddenSize / cfg.NumAttentionHeads
+	}
+	if raw.RMSNormEps != nil {
+		cfg.RMSNormEps = *raw.RMSNormEps
+	}
+	if raw.RopeTheta != nil {
+		cfg.RopeTheta = *raw.RopeTheta
+	}
+	if raw.TieWordEmbeddings != nil {
+		cfg.TieWordEmbeddings = *raw.TieWordEmbeddings
+	}
+	if raw.MaxPositionEmbeddings != nil {
+		cfg.MaxPositionEmbeddings = *raw.MaxPositionEmbeddings
+	}
+	if cfg.TorchDType == "" {
+		cfg.TorchDType = raw.DType
+	}
+	if !isNull(raw.RopeScaling) {
+		var rs rawRopeScaling
+		if err := json.Unmarshal(raw.RopeScaling, &rs); err != nil {
+			return Config{}, fmt.Errorf("llama: config: rope_scaling: %w", err)
+		}
+		s := &RopeScaling{RopeType: rs.RopeType}
+		if s.RopeType == "" {
+			s.RopeType = rs.Type
+		}
+		if rs.Factor != nil {
+			s.Factor = *rs.Factor
+		}
+		if rs.LowFreqFactor != nil {
+			s.LowFreqFactor = *rs.LowFreqFactor
+		}
+		if rs.HighFreqFactor != nil {
+			s.HighFreqFactor = *rs.HighFreqFactor
+		}
+		if rs.OriginalMaxPositionEmbeddings != nil {
+			s.OriginalMaxPositionEmbeddings = *rs.OriginalMaxPositionEmbeddings
+		}
+		cfg.RopeScaling = s
+	}
+	if !isNull(raw.BOSTokenID) {
+		if err := json.Unmarshal(raw.BOSTokenID, &cfg.BOSTokenID); err != nil {
+			return Config{}, fmt.Errorf("llama: config: bos_token_id: want an integer: %w", err)
+		}
+	}
+	if !isNull(raw.EOSTokenID) {
+		var one int
+		if err := json.Unmarshal(raw.EOSTokenID, &one); err == nil {
+			cfg.EOSTokenIDs = []int{one}
+		} else if err := json.Unmarshal(raw.EOSTokenID, &cfg.EOSTokenIDs); err != nil {
+			return Config{}, fmt.Errorf("llama: config: eos_token_id: want an integer or a list of integers, got %s", raw.EOSTokenID)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// MarshalJSON writes the configuration as a Hugging Face config.json (LlamaForCausalLM).
+func (c Config) MarshalJSON() ([]byte, error) {
+	type ropeScaling struct {
+		RopeType                      string  `json:"rope_type"`
+		Factor                        float64 `json:"factor"`
+		LowFreqFactor                 float64 `json:"low_freq_factor,omitempty"`
+		HighFreqFactor                float64 `json:"high_freq_factor,omitempty"`
+		OriginalMaxPositionEmbeddings int     `json:"original_max_position_embeddings,omitempty"`
+	}
+	out := struct {
+		Architectures         []string     `json:"architectures"`
+		ModelType             string       `json:"model_type"`
+		HiddenSize            int          `json:"hidden_size"`
+		NumHiddenLayers       int          `json:"num_hidden_layers"`
+		NumAttentionHeads     int          `json:"num_attention_heads"`
+		NumKeyValueHeads      int          `json:"num_key_value_heads"`
+		HeadDim               int          `json:"head_dim"`
+		IntermediateSize      int          `json:"intermediate_size"`
+		HiddenAct             string       `json:"hidden_act"`
+		RMSNormEps            float64      `json:"rms_norm_eps"`
+		RopeTheta             float64      `json:"rope_theta"`
+		RopeScaling           *ropeScaling `json:"rope_scaling"`
+		TieWordEmbeddings     bool         `json:"tie_word_embeddings"`
+		VocabSize             int          `json:"vocab_size"`
+		MaxPositionEmbeddings int          `json:"max_position_embeddings"`
+		BOSTokenID            *int         `json:"bos_token_id"`
+		EOSTokenID            any          `json:"eos_token_id"`
+		TorchDType            string       `json:"torch_dtype,omitempty"`
+	}{
+		Architectures:         []string{"LlamaForCausalLM"},
+		ModelType:             "llama",
+		HiddenSize:            c.HiddenSize,
+		NumHiddenLayers:       c.NumHiddenLayers,
+		NumAttentionHeads:     c.NumAttentionHeads,
+		NumKeyValueHeads:      c.NumKeyValueHeads,
+		HeadDim:               c.HeadDim,
+		IntermediateSize:      c.IntermediateSize,
+		HiddenAct:             "silu",
+		RMSNormEps:            c.RMSNormEps,
+		RopeTheta:             c.RopeTheta,
+		TieWordEmbeddings:     c.TieWordEmbeddings,
+		VocabSize:             c.VocabSize,
+		MaxPositionEmbeddings: c.MaxPositionEmbeddings,
+		TorchDType:            c.TorchDType,
+	}
+	if s := c.RopeScaling; s != nil {
+		out.RopeScaling = &ropeScaling{s.RopeType, s.Factor, s.LowFreqFactor, s.HighFreqFactor, s.OriginalMaxPositionEmbeddings}
+	}
+	if c.BOSTokenID >= 0 {
+		out.BOSTokenID = &c.BOSTokenID
+	}
+	switch len(c.EOSTokenIDs) {
+	case 0:
+	case 1:
+		out.EOSTokenID = c.EOSTokenIDs[0]
+	default:
+		out.EOSTokenID = c.EOSTokenIDs
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON parses a Hugging Face config.json, as ParseConfig does.
+func (c *Config) UnmarshalJSON(data []byte) error {
+	cfg, err := ParseConfig(data)
+	if err != nil {
+		return err
+	}
+	*c = cfg
+	return nil
+}
+
+func isNull(m json.RawMessage) bool {
+	m = bytes.TrimSpace(m)
+	return len(m) == 0 || string(m) == "null"
+}
+
+// Validate reports the first inconsistency of the configuration.
+func (c Config) Validate() error {
+	pos := []struct {
+		name string
+		v    int
+	}{
+		{"hidden_size", c.HiddenSize},
+		{"num_hidden_layers", c.NumHiddenLayers},
+		{"num_attention_heads", c.NumAttentionHeads},
+		{"num_key_value_heads", c.NumKeyValueHeads},
+		{"head_dim", c.HeadDim},
+		{"intermediate_size", c.IntermediateSize},
+		{"vocab_size", c.VocabSize},
+		{"max_position_embeddings", c.MaxPositionEmbeddings},
+	}
+	for _, p := range pos {
+		if p.v <= 0 {
+			return fmt.Errorf("llama: config: %s must be positive, got %d", p.name, p.v)
+		}
+	}
+	if c.NumAttentionHeads%c.NumKeyValueHeads != 0 {
+		return fmt.Errorf("llama: config: num_attention_heads %d is not a multiple of num_key_value_heads %d",
+			c.NumAttentionHeads, c.NumKeyValueHeads)
+	}
+	if c.HeadDim%2 != 0 {
+		return fmt.Errorf("llama: config: head_dim must be even for rotary embeddings, got %d", c.HeadDim)
+	}
+	if !(c.RMSNormEps > 0) || math.IsInf(c.RMSNormEps, 0) {
+		return fmt.Errorf("llama: config: rms_norm_eps must be positive, got %g", c.RMSNormEps)
+	}
+	if !(c.RopeTheta > 1) || math.IsInf(c.RopeTheta, 0) {
+		return fmt.Errorf("llama: config: rope_theta must be > 1, got %g", c.RopeTheta)
+	}
+	if c.BOSTokenID >= c.VocabSize {
+		return fmt.Errorf("llama: config: bos_token_id %d is not below vocab_size %d", c.BOSTokenID, c.VocabSize)
+	}
+	for _, id := range c.EOSTokenIDs {
+		if id < 0 || id >= c.VocabSize {
+			return fmt.Errorf("llama: config: eos_token_id %d is outside [0, vocab_size %d)", id, c.VocabSize)
+		}
+	}
+	if s := c.RopeScaling; s != nil {
+		switch s.RopeType {
+		case "default":
+		case "linear":
+			if !(s.Factor > 0) || math.IsInf(s.Factor, 0) {
+				return fmt.Errorf("llama: config: rope_scaling: factor must be positive, got %g", s.Factor)
+			}
+		case "llama3":
+			if !(s.Factor > 0) || math.IsInf(s.Factor, 0) {
+				return fmt.Errorf("llama: config: rope_scaling: factor must be positive, got %g", s.Factor)
+			}
+			if !(s.LowFreqFactor > 0) || !(s.HighFreqFactor > s.LowFreqFactor) || math.IsInf(s.HighFreqFactor, 0) {
+				return fmt.Errorf("llama: config: rope_scaling: want 0 < low_freq_factor < high_freq_factor, got %g and %g",
+					s.LowFreqFactor, s.HighFreqFactor)
+			}
+			if s.OriginalMaxPositionEmbeddings <= 0 {
+				return fmt.Errorf("llama: config: rope_scaling: original_max_position_embeddings must be positive, got %d",
+					s.OriginalMaxPositionEmbeddings)
+			}
+		case "":
+			return errors.New("llama: config: rope_scaling: rope_type is missing")
+		default:
+			return fmt.Errorf("llama: config: rope_scaling: rope_type %q is not supported (supported: llama3, linear, default)", s.RopeType)
+		}
+	}
+	return nil
+}
+
+// NumParams returns the number of parameters of the model (the embedding counted once when tied).
+func (c Config) NumParams() int {
+	n := 0
+	for _, w := range c.weightSpecs() {
+		n += w.size()
+	}
+	return n
+}
+
+// InvFreq returns the rotary inverse frequencies f_i, i < HeadDim/2, after rope scaling.
+func (c Config) InvFreq() []float64 {
+	half := c.HeadDim / 2
+	f := make([]float64, half)
+	for i := range f {
+		f[i] = 1 / math.Pow(c.RopeTheta, float64(2*i)/float64(c.HeadDim))
+	}
+	s := c.RopeScaling
+	if s == nil {
+		return f
+	}
+	switch s.RopeType {
+	case "linear":
+		for i := range f {
+			f[i] /= s.Factor
+		}
+	case "llama3":
+		old := float64(s.OriginalMaxPositionEmbeddings)
+		lowWavelen := old / s.LowFreqFactor
+		highWavelen := old / s.HighFreqFactor
+		for i, fi := range f {
+			wavelen := 2 * math.Pi / fi
+			switch {
+			case wavelen < highWavelen:
+			case wavelen > lowWavelen:
+				f[i] = fi / s.Factor
+			default:
+				sm := (old/wavelen - s.LowFreqFactor) / (s.HighFreqFactor - s.LowFreqFactor)
+				f[i] = (1-sm)*fi/s.Factor + sm*fi
+			}
+		}
+	}
+	return f
+}
+
+// weightSpec is one weight tensor of the model: its Hugging Face name and shape.
+type weightSpec struct {
+	name  string
+	shape []int
+}
+
+func (w weightSpec) size() int {
+	n := 1
+	for _, d := range w.shape {
+		n *= d
+	}
+	return n
+}
+
+// Per-layer weights, in the order of weightSpecs.
+const (
+	wInputNorm = iota
+	wQ
+	wK
+	wV
+	wO
+	wPostNorm
+	wGate
+	wUp
+	wDown
+	numLayerWeights
+)
+
+// weightSpecs lists the model's weights in a fixed order: the embedding, numLayerWeights per layer (in the
+// order of the w* constants), the final norm, and lm_head unless the embeddings are tied.
+// Linear weights are [out, in], as in Hugging Face checkpoints.
+func (c Config) weightSpecs() []weightSpec {
+	H, I, V := c.HiddenSize, c.IntermediateSize, c.VocabSize
+	q, kv := c.NumAttentionHeads*c.HeadDim, c.NumKeyValueHeads*c.HeadDim
+	specs := []weightSpec{{"model.embed_tokens.weight", []int{V, H}}}
+	for i := range c.NumHiddenLayers {
+		p := fmt.Sprintf("model.layers.%d.", i)
+		specs = append(specs,
+			weightSpec{p + "input_layernorm.weight", []int{H}},
+			weightSpec{p + "self_attn.q_proj.weight", []int{q, H}},
+			weightSpec{p + "self_attn.k_proj.weight", []int{kv, H}},
+			weightSpec{p + "self_attn.v_proj.weight", []int{kv, H}},
+			weightSpec{p + "self_attn.o_proj.weight", []int{H, q}},
+			weightSpec{p + "post_attention_layernorm.weight", []int{H}},
+			weightSpec{p + "mlp.gate_proj.weight", []int{I, H}},
+			weightSpec{p + "mlp.up_proj.weight", []int{I, H}},
+			weightSpec{p + "mlp.down_proj.weight", []int{H, I}},
+		)
+	}
+	specs = append(specs, weightSpec{"model.norm.weight", []int{H}})
+	if !c.TieWordEmbeddings {
+		specs = append(specs, weightSpec{"lm_head.weight", []int{V, H}})
+	}
+	return specs
+}
+
+// WeightNames returns the names of the checkpoint tensors the model reads, in a fixed order.
+func (c Config) WeightNames() []string {
+	specs := c.weightSpecs()
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.name
+	}
+	return names
+}
+
+// WeightShape returns the expected shape of the named weight, and whether the model reads it.
+func (c Config) WeightShape(name string) ([]int, bool) {
+	for _, s := range c.weightSpecs() {
+		if s.name == name {
+			return s.shape, true
+		}
+	}
+	return nil, false
+}

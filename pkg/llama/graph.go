@@ -1,0 +1,237 @@
+package llama
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // the graph DSL reads best unqualified
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+)
+
+// This file builds the computation graphs. Three kinds exist, all with fixed shapes:
+//
+//   - decode(B): one token for each of B rows, attending that row's KV cache. Inputs: the weights, tokens
+//     [B], cos and sin [B, HeadDim/2] (the rotary angles of each row's position), the attention bias [B, S+1]
+//     (0 where a cache slot may be attended, -inf elsewhere), the write index [B, 2] = (row, slot), and the
+//     caches. Outputs: logits [B, V] and the updated caches.
+//   - prefill(B): a chunk of C prompt tokens of one sequence, written into every row's cache. Inputs: tokens
+//     [C], cos, sin [C, HeadDim/2], bias [C, S+1], write index [B, C, 2], the position [1] in the chunk of the
+//     last real token, and the caches. Outputs: logits [1, V] at that position and the updated caches.
+//   - forward(T): T tokens without a cache (for tests). Inputs: tokens [T], cos, sin [T, HeadDim/2], the causal
+//     bias [T, T]. Output: logits [T, V].
+//
+// Positions, masks and write slots are inputs computed on the host, so one compiled graph serves every step.
+//
+// The caches of a layer are K [B, kvHeads, S+1, HeadDim] and V [B, kvHeads, HeadDim, S+1], S = MaxSeq: both
+// layouts are already the [batch, cross, contracting] form the pure-Go backend's DotGeneral works in, so
+// attention reads them without a transposed copy. Slot S is a scratch slot that is never attended: rows that
+// are not stepped, and the padding of a prefill chunk, write there.
+//
+// A cache write must replace the slot's old value exactly, in place, and touch nothing else. The pure-Go
+// backend has neither DynamicUpdateSlice nor ScatterUpdate (graph.ScatterUpdate costs a full-size mask and
+// Where). Instead, ScatterMin with -inf followed by ScatterMax with the new values sets the slots to exactly
+// the new values; both scatters reuse the donated cache buffer, so a write costs O(B·kvHeads·HeadDim).
+
+// weightNodes are the weight parameters of a graph.
+type weightNodes struct {
+	embed  *Node
+	layers [][numLayerWeights]*Node
+	norm   *Node
+	head   *Node
+}
+
+// weightParams declares the weights as the graph's first parameters, in the order of Config.weightSpecs.
+func (m *Model) weightParams(g *Graph) weightNodes {
+	specs := m.cfg.weightSpecs()
+	p := make([]*Node, len(specs))
+	for i, s := range specs {
+		p[i] = Parameter(g, s.name, shapes.Make(dtypes.Float32, s.shape...))
+	}
+	w := weightNodes{embed: p[0], layers: make([][numLayerWeights]*Node, m.cfg.NumHiddenLayers)}
+	for l := range w.layers {
+		copy(w.layers[l][:], p[1+l*numLayerWeights:])
+	}
+	w.norm = p[1+m.cfg.NumHiddenLayers*numLayerWeights]
+	w.head = w.embed
+	if !m.cfg.TieWordEmbeddings {
+		w.head = p[len(p)-1]
+	}
+	return w
+}
+
+// cacheParams declares the KV caches of a batch of B rows.
+func (m *Model) cacheParams(g *Graph, B int) (k, v []*Node) {
+	c := m.cfg
+	S1 := m.opts.MaxSeq + 1
+	for l := range c.NumHiddenLayers {
+		k = append(k, Parameter(g, fmt.Sprintf("k_cache.%d", l), shapes.Make(dtypes.Float32, B, c.NumKeyValueHeads, S1, c.HeadDim)))
+		v = append(v, Parameter(g, fmt.Sprintf("v_cache.%d", l), shapes.Make(dtypes.Float32, B, c.NumKeyValueHeads, c.HeadDim, S1)))
+	}
+	return k, v
+}
+
+// linear multiplies x [N, in] by a Hugging Face Linear weight w [out, in]: [N, out].
+func linear(x, w *Node) *Node {
+	return DotGeneral(x, []int{1}, nil, w, []int{1}, nil)
+}
+
+// rmsNorm normalizes x [N, H] over its last axis and scales by w [H].
+func rmsNorm(x, w *Node, eps float64) *Node {
+	ms := ReduceMean(Mul(x, x), -1)
+	inv := Rsqrt(AddScalar(ms, eps))
+	return Mul(Mul(x, InsertAxes(inv, -1)), InsertAxes(w, 0))
+}
+
+// rope rotates x [N, heads, hd] by the angles whose cos and sin [N, hd/2] are given, in the "rotate_half"
+// convention of Hugging Face Llama: the pairs are (x[i], x[i+hd/2]).
+func rope(x, cos, sin *Node) *Node {
+	N, hd := x.Shape().Dimensions[0], x.Shape().Dimensions[2]
+	half := hd / 2
+	x1 := Slice(x, AxisRange(), AxisRange(), AxisRange(0, half))
+	x2 := Slice(x, AxisRange(), AxisRange(), AxisRange(half, hd))
+	c := Reshape(cos, N, 1, half)
+	s := Reshape(sin, N, 1, half)
+	return Concatenate([]*Node{Sub(Mul(x1, c), Mul(x2, s)), Add(Mul(x2, c), Mul(x1, s))}, -1)
+}
+
+// mlp is the SwiGLU feed-forward block: down(silu(gate(x)) · up(x)).
+func mlp(x *Node, w *[numLayerWeights]*Node) *Node {
+	gate := linear(x, w[wGate])
+	up := linear(x, w[wUp])
+	return linear(Mul(Mul(gate, Sigmoid(gate)), up), w[wDown])
+}
+
+// qkv projects the normalized hidden states h [N, H] to rotated queries [N, heads, hd], pre-scaled by
+// 1/sqrt(hd), rotated keys and values [N, kvHeads, hd].
+func (m *Model) qkv(h *Node, w *[numLayerWeights]*Node, cos, sin *Node) (q, k, v *Node) {
+	c := m.cfg
+	N := h.Shape().Dimensions[0]
+	q = Reshape(linear(h, w[wQ]), N, c.NumAttentionHeads, c.HeadDim)
+	k = Reshape(linear(h, w[wK]), N, c.NumKeyValueHeads, c.HeadDim)
+	v = Reshape(linear(h, w[wV]), N, c.NumKeyValueHeads, c.HeadDim)
+	q = MulScalar(rope(q, cos, sin), 1/math.Sqrt(float64(c.HeadDim)))
+	k = rope(k, cos, sin)
+	return q, k, v
+}
+
+// writeCache writes updates [..., kvH, hd] into cache at the (row, slot) pairs of idx [..., 2]. slotAxis is
+// the cache axis indexed by slot: 2 for K [B, kvH, S1, hd], 3 for V [B, kvH, hd, S1]. The leading axes of idx
+// and updates must match.
+func writeCache(cache, idx, updates *Node, slotAxis int) *Node {
+	r := idx.Rank() - 1
+	window := []int{r, r + 1}
+	inserted := []int{0, slotAxis}
+	negInf := BroadcastToDims(Infinity(cache.Graph(), dtypes.Float32, -1), updates.Shape().Dimensions...)
+	cache = BackendScatterMin(cache, idx, negInf, r, window, inserted, inserted, false, false)
+	return BackendScatterMax(cache, idx, updates, r, window, inserted, inserted, false, false)
+}
+
+// attendSeq is the attention of C queries of one sequence: q [C, heads, hd] (pre-scaled) against k
+// [kvH, S, hd] and v [kvH, hd, S] with bias [C, S]. It returns [C, heads·hd].
+func (m *Model) attendSeq(q, k, v, bias *Node) *Node {
+	c := m.cfg
+	C := q.Shape().Dimensions[0]
+	S := bias.Shape().Dimensions[1]
+	kvH, G, hd := c.NumKeyValueHeads, c.NumAttentionHeads/c.NumKeyValueHeads, c.HeadDim
+	// Query head j uses KV head j / G (Hugging Face repeat_kv).
+	qg := Reshape(TransposeAllAxes(Reshape(q, C, kvH, G, hd), 1, 0, 2, 3), kvH, C*G, hd)
+	scores := DotGeneral(qg, []int{2}, []int{0}, k, []int{2}, []int{0}) // [kvH, C*G, S]
+	scores = Add(Reshape(scores, kvH, C, G, S), Reshape(bias, 1, C, 1, S))
+	p := Reshape(Softmax(scores, -1), kvH, C*G, S)
+	o := DotGeneral(p, []int{2}, []int{0}, v, []int{2}, []int{0}) // [kvH, C*G, hd]
+	return Reshape(TransposeAllAxes(Reshape(o, kvH, C, G, hd), 1, 0, 2, 3), C, kvH*G*hd)
+}
+
+// buildDecode builds decode(B): see the comment at the top of the file.
+func (m *Model) buildDecode(g *Graph, B int) []*Node {
+	c := m.cfg
+	S1 := m.opts.MaxSeq + 1
+	half := c.HeadDim / 2
+	kvH, G, hd := c.NumKeyValueHeads, c.NumAttentionHeads/c.NumKeyValueHeads, c.HeadDim
+	w := m.weightParams(g)
+	tokens := Parameter(g, "tokens", shapes.Make(dtypes.Int32, B))
+	cos := Parameter(g, "cos", shapes.Make(dtypes.Float32, B, half))
+	sin := Parameter(g, "sin", shapes.Make(dtypes.Float32, B, half))
+	bias := Parameter(g, "bias", shapes.Make(dtypes.Float32, B, S1))
+	idx := Parameter(g, "write_index", shapes.Make(dtypes.Int32, B, 2))
+	kc, vc := m.cacheParams(g, B)
+
+	bias4 := Reshape(bias, B, 1, 1, S1)
+	x := Gather(w.embed, Reshape(tokens, B, 1)) // [B, H]
+	for l := range c.NumHiddenLayers {
+		lw := &w.layers[l]
+		q, k, v := m.qkv(rmsNorm(x, lw[wInputNorm], c.RMSNormEps), lw, cos, sin)
+		kc[l] = writeCache(kc[l], idx, k, 2)
+		vc[l] = writeCache(vc[l], idx, v, 3)
+		scores := DotGeneral(Reshape(q, B, kvH, G, hd), []int{3}, []int{0, 1}, kc[l], []int{3}, []int{0, 1}) // [B, kvH, G, S1]
+		p := Softmax(Add(scores, bias4), -1)
+		o := DotGeneral(p, []int{3}, []int{0, 1}, vc[l], []int{3}, []int{0, 1}) // [B, kvH, G, hd]
+		x = Add(x, linear(Reshape(o, B, kvH*G*hd), lw[wO]))
+		x = Add(x, mlp(rmsNorm(x, lw[wPostNorm], c.RMSNormEps), lw))
+	}
+	logits := linear(rmsNorm(x, w.norm, c.RMSNormEps), w.head)
+	out := []*Node{logits}
+	for l := range c.NumHiddenLayers {
+		out = append(out, kc[l], vc[l])
+	}
+	return out
+}
+
+// buildPrefill builds prefill(B): see the comment at the top of the file.
+func (m *Model) buildPrefill(g *Graph, B int) []*Node {
+	c := m.cfg
+	S1 := m.opts.MaxSeq + 1
+	C := m.opts.PrefillChunk
+	half := c.HeadDim / 2
+	kvH, hd := c.NumKeyValueHeads, c.HeadDim
+	w := m.weightParams(g)
+	tokens := Parameter(g, "tokens", shapes.Make(dtypes.Int32, C))
+	cos := Parameter(g, "cos", shapes.Make(dtypes.Float32, C, half))
+	sin := Parameter(g, "sin", shapes.Make(dtypes.Float32, C, half))
+	bias := Parameter(g, "bias", shapes.Make(dtypes.Float32, C, S1))
+	idx := Parameter(g, "write_index", shapes.Make(dtypes.Int32, B, C, 2))
+	last := Parameter(g, "last", shapes.Make(dtypes.Int32, 1))
+	kc, vc := m.cacheParams(g, B)
+
+	x := Gather(w.embed, Reshape(tokens, C, 1)) // [C, H]
+	for l := range c.NumHiddenLayers {
+		lw := &w.layers[l]
+		q, k, v := m.qkv(rmsNorm(x, lw[wInputNorm], c.RMSNormEps), lw, cos, sin)
+		kc[l] = writeCache(kc[l], idx, BroadcastToDims(Reshape(k, 1, C, kvH, hd), B, C, kvH, hd), 2)
+		vc[l] = writeCache(vc[l], idx, BroadcastToDims(Reshape(v, 1, C, kvH, hd), B, C, kvH, hd), 3)
+		k0 := Reshape(Slice(kc[l], AxisRange(0, 1)), kvH, S1, hd)
+		v0 := Reshape(Slice(vc[l], AxisRange(0, 1)), kvH, hd, S1)
+		x = Add(x, linear(m.attendSeq(q, k0, v0, bias), lw[wO]))
+		x = Add(x, mlp(rmsNorm(x, lw[wPostNorm], c.RMSNormEps), lw))
+	}
+	h := Gather(x, Reshape(last, 1, 1)) // [1, H]
+	logits := linear(rmsNorm(h, w.norm, c.RMSNormEps), w.head)
+	out := []*Node{logits}
+	for l := range c.NumHiddenLayers {
+		out = append(out, kc[l], vc[l])
+	}
+	return out
+}
+
+// buildForward builds forward(T): see the comment at the top of the file.
+func (m *Model) buildForward(g *Graph, T int) []*Node {
+	c := m.cfg
+	half := c.HeadDim / 2
+	w := m.weightParams(g)
+	tokens := Parameter(g, "tokens", shapes.Make(dtypes.Int32, T))
+	cos := Parameter(g, "cos", shapes.Make(dtypes.Float32, T, half))
+	sin := Parameter(g, "sin", shapes.Make(dtypes.Float32, T, half))
+	bias := Parameter(g, "bias", shapes.Make(dtypes.Float32, T, T))
+
+	x := Gather(w.embed, Reshape(tokens, T, 1)) // [T, H]
+	for l := range c.NumHiddenLayers {
+		lw := &w.layers[l]
+		q, k, v := m.qkv(rmsNorm(x, lw[wInputNorm], c.RMSNormEps), lw, cos, sin)
+		kT := TransposeAllAxes(k, 1, 0, 2) // [kvH, T, hd]
+		vT := TransposeAllAxes(v, 1, 2, 0) // [kvH, hd, T]
+		x = Add(x, linear(m.attendSeq(q, kT, vT, bias), lw[wO]))
+		x = Add(x, mlp(rmsNorm(x, lw[wPostNorm], c.RMSNormEps), lw))
+	}
+	return []*Node{linear(rmsNorm(x, w.norm, c.RMSNormEps), w.head)}
+}

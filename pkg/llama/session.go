@@ -1,0 +1,280 @@
+package llama
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+)
+
+// Session is a batch of rows decoded together, each row a token sequence with its own length in a shared
+// KV cache of Model.MaxSeq positions per row. A Session is not safe for concurrent use.
+type Session struct {
+	m     *Model
+	batch int
+	k, v  []backends.Buffer // per layer: K [B, kvH, S+1, hd], V [B, kvH, hd, S+1]
+	lens  []int
+	err   error // set when an execution failed after consuming the cache
+}
+
+// NewSession returns a session of batch rows, all empty. batch 0 means Options.Batch. The cache takes
+// 2·layers·batch·kvHeads·(MaxSeq+1)·HeadDim float32s.
+func (m *Model) NewSession(batch int) (*Session, error) {
+	if batch < 0 {
+		return nil, fmt.Errorf("llama: NewSession: negative batch %d", batch)
+	}
+	if batch == 0 {
+		batch = m.opts.Batch
+	}
+	s := &Session{m: m, batch: batch, lens: make([]int, batch)}
+	c := m.cfg
+	S1 := m.opts.MaxSeq + 1
+	kShape := shapes.Make(dtypes.Float32, batch, c.NumKeyValueHeads, S1, c.HeadDim)
+	vShape := shapes.Make(dtypes.Float32, batch, c.NumKeyValueHeads, c.HeadDim, S1)
+	zeros := make([]float32, kShape.Size())
+	for range c.NumHiddenLayers {
+		kb, err := m.backend.BufferFromFlatData(0, zeros, kShape)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("llama: NewSession: %w", err)
+		}
+		s.k = append(s.k, kb)
+		vb, err := m.backend.BufferFromFlatData(0, zeros, vShape)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("llama: NewSession: %w", err)
+		}
+		s.v = append(s.v, vb)
+	}
+	return s, nil
+}
+
+// Batch returns the number of rows.
+func (s *Session) Batch() int { return s.batch }
+
+// Len returns the number of tokens in row (the position its next token takes).
+func (s *Session) Len(row int) int { return s.lens[row] }
+
+// Close releases the cache. The session must not be used afterwards.
+func (s *Session) Close() {
+	for _, b := range append(s.k, s.v...) {
+		if b != nil {
+			_ = s.m.backend.BufferFinalize(b)
+		}
+	}
+	s.k, s.v = nil, nil
+	if s.err == nil {
+		s.err = errors.New("llama: session is closed")
+	}
+}
+
+// Model returns the session's model.
+func (s *Session) Model() *Model { return s.m }
+
+// Forward is Model.Forward: the logits at every position of ids, computed without a cache.
+func (s *Session) Forward(ids []int) ([][]float32, error) { return s.m.Forward(ids) }
+
+// Prefill computes the prompt once and copies its keys and values into every row, replacing whatever the
+// rows held: afterwards every row has length len(prompt). It returns the logits of the token that follows the
+// prompt (the same for every row). The prompt is computed in chunks of Options.PrefillChunk tokens, the last
+// one padded, so one compiled graph serves every prompt length.
+func (s *Session) Prefill(prompt []int) ([]float32, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	m := s.m
+	n := len(prompt)
+	if n == 0 {
+		return nil, errors.New("llama: Prefill: empty prompt")
+	}
+	if n > m.opts.MaxSeq {
+		return nil, fmt.Errorf("llama: Prefill: prompt of %d tokens exceeds MaxSeq %d", n, m.opts.MaxSeq)
+	}
+	if err := m.checkIDs(prompt); err != nil {
+		return nil, fmt.Errorf("llama: Prefill: %w", err)
+	}
+	g, err := m.graph(m.prefill, s.batch, m.buildPrefill)
+	if err != nil {
+		return nil, err
+	}
+	B, C, S := s.batch, m.opts.PrefillChunk, m.opts.MaxSeq
+	S1 := S + 1
+	half := m.cfg.HeadDim / 2
+	negInf := float32(math.Inf(-1))
+	var logits []float32
+	for start := 0; start < n; start += C {
+		tokens := make([]int32, C)
+		cos := make([]float32, C*half)
+		sin := make([]float32, C*half)
+		bias := make([]float32, C*S1)
+		idx := make([]int32, B*C*2)
+		last := []int32{int32(min(n-start, C) - 1)}
+		for i := range C {
+			pos := start + i
+			row := bias[i*S1 : (i+1)*S1]
+			slot := S // scratch slot for padding
+			if pos < n {
+				tokens[i] = int32(prompt[pos])
+				m.rope(pos, cos[i*half:(i+1)*half], sin[i*half:(i+1)*half])
+				for j := pos + 1; j < S1; j++ {
+					row[j] = negInf
+				}
+				slot = pos
+			} else {
+				m.rope(0, cos[i*half:(i+1)*half], sin[i*half:(i+1)*half])
+				for j := 1; j < S1; j++ {
+					row[j] = negInf
+				}
+			}
+			for b := range B {
+				idx[(b*C+i)*2] = int32(b)
+				idx[(b*C+i)*2+1] = int32(slot)
+			}
+		}
+		in := inputs{m: m}
+		in.weights()
+		in.add(tokens, C)
+		in.add(cos, C, half)
+		in.add(sin, C, half)
+		in.add(bias, C, S1)
+		in.add(idx, B, C, 2)
+		in.add(last, 1)
+		if in.err != nil {
+			in.release()
+			return nil, fmt.Errorf("llama: Prefill: %w", in.err)
+		}
+		logits, err = s.exec(g, in)
+		if err != nil {
+			return nil, err
+		}
+	}
+	for b := range s.lens {
+		s.lens[b] = n
+	}
+	return logits, nil
+}
+
+// Step appends tokens[j] to row rows[j], for every j, in one batched execution, and returns for each j the
+// logits (VocabSize float32s) of the token that follows in row rows[j]. Rows not listed are untouched. The
+// rows must be distinct and not full (Len < MaxSeq).
+func (s *Session) Step(tokens []int, rows []int) ([][]float32, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	m := s.m
+	if len(tokens) != len(rows) {
+		return nil, fmt.Errorf("llama: Step: %d tokens for %d rows", len(tokens), len(rows))
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	if err := m.checkIDs(tokens); err != nil {
+		return nil, fmt.Errorf("llama: Step: %w", err)
+	}
+	B, S := s.batch, m.opts.MaxSeq
+	S1 := S + 1
+	seen := make([]bool, B)
+	for _, r := range rows {
+		if r < 0 || r >= B {
+			return nil, fmt.Errorf("llama: Step: row %d is outside [0, %d)", r, B)
+		}
+		if seen[r] {
+			return nil, fmt.Errorf("llama: Step: row %d is listed twice", r)
+		}
+		seen[r] = true
+		if s.lens[r] >= S {
+			return nil, fmt.Errorf("llama: Step: row %d is full (%d tokens, MaxSeq %d)", r, s.lens[r], S)
+		}
+	}
+	g, err := m.graph(m.decode, B, m.buildDecode)
+	if err != nil {
+		return nil, err
+	}
+	half := m.cfg.HeadDim / 2
+	negInf := float32(math.Inf(-1))
+	tok := make([]int32, B)
+	cos := make([]float32, B*half)
+	sin := make([]float32, B*half)
+	bias := make([]float32, B*S1)
+	idx := make([]int32, B*2)
+	for b := range B {
+		idx[2*b] = int32(b)
+		idx[2*b+1] = int32(S) // idle rows write to the scratch slot and attend slot 0 only
+		cos[b*half] = 1
+		for i := 1; i < half; i++ {
+			cos[b*half+i] = 1
+		}
+		for j := 1; j < S1; j++ {
+			bias[b*S1+j] = negInf
+		}
+	}
+	for j, r := range rows {
+		pos := s.lens[r]
+		tok[r] = int32(tokens[j])
+		idx[2*r+1] = int32(pos)
+		m.rope(pos, cos[r*half:(r+1)*half], sin[r*half:(r+1)*half])
+		row := bias[r*S1 : (r+1)*S1]
+		for i := 1; i <= pos; i++ {
+			row[i] = 0
+		}
+	}
+	in := inputs{m: m}
+	in.weights()
+	in.add(tok, B)
+	in.add(cos, B, half)
+	in.add(sin, B, half)
+	in.add(bias, B, S1)
+	in.add(idx, B, 2)
+	if in.err != nil {
+		in.release()
+		return nil, fmt.Errorf("llama: Step: %w", in.err)
+	}
+	flat, err := s.exec(g, in)
+	if err != nil {
+		return nil, err
+	}
+	V := m.cfg.VocabSize
+	out := make([][]float32, len(rows))
+	for j, r := range rows {
+		out[j] = flat[r*V : (r+1)*V : (r+1)*V]
+		s.lens[r]++
+	}
+	return out, nil
+}
+
+// exec runs a decode or prefill graph on in plus the session's caches, takes the updated caches back and
+// returns the logits.
+func (s *Session) exec(g *graph.Graph, in inputs) ([]float32, error) {
+	for l := range s.k {
+		in.addOwned(s.k[l], s.v[l])
+	}
+	out, err := s.m.run(g, in)
+	if err != nil {
+		// The cache buffers were donated to the failed execution: the session cannot go on.
+		s.k, s.v = nil, nil
+		s.err = err
+		return nil, err
+	}
+	for l := range s.k {
+		s.k[l], s.v[l] = out[1+2*l], out[2+2*l]
+	}
+	return s.m.readFloat32(out[0])
+}
+
+// Truncate shortens row to length tokens: the row continues from position length, keeping the cached
+// prefix without recomputing it (later steps overwrite the slots beyond). To get the logits that follow the
+// kept prefix again, truncate to length-1 and Step the token at length-1.
+func (s *Session) Truncate(row, length int) error {
+	if row < 0 || row >= s.batch {
+		return fmt.Errorf("llama: Truncate: row %d is outside [0, %d)", row, s.batch)
+	}
+	if length < 0 || length > s.lens[row] {
+		return fmt.Errorf("llama: Truncate: length %d is outside [0, %d] for row %d", length, s.lens[row], row)
+	}
+	s.lens[row] = length
+	return nil
+}

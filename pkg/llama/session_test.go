@@ -1,0 +1,293 @@
+package llama
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// lastLogits returns Forward(ids)'s logits at the last position.
+func lastLogits(t *testing.T, m *Model, ids []int) []float32 {
+	t.Helper()
+	out, err := m.Forward(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out[len(out)-1]
+}
+
+// checkClose fails when got and want differ by more than tol anywhere.
+func checkClose(t *testing.T, what string, got, want []float32, tol float64) {
+	t.Helper()
+	if d := maxAbsDiff(t, [][]float32{got}, [][]float32{want}); d > tol {
+		t.Errorf("%s: max abs difference %.3g > %g", what, d, tol)
+	}
+}
+
+const cacheTolerance = 1e-4
+
+// TestCachedDecodingMatchesForward: prefill (several chunks, the last one padded) then steps give the
+// logits of a full forward pass at every position.
+func TestCachedDecodingMatchesForward(t *testing.T) {
+	cfg := smallConfig()
+	m := newRandomModel(t, cfg, Options{MaxSeq: 64, PrefillChunk: 8})
+	ids := randomIDs(40, cfg.VocabSize, 2)
+	full, err := m.Forward(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []int{1, 8, 19} {
+		s, err := m.NewSession(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Prefill(ids[:p])
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkClose(t, "prefill", got, full[p-1], cacheTolerance)
+		for i := p; i < len(ids); i++ {
+			out, err := s.Step([]int{ids[i]}, []int{0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkClose(t, "step", out[0], full[i], cacheTolerance)
+		}
+		if s.Len(0) != len(ids) {
+			t.Errorf("Len = %d, want %d", s.Len(0), len(ids))
+		}
+		s.Close()
+	}
+}
+
+// TestTruncateContinue: truncating a row and continuing with other tokens gives the logits of a fresh run
+// of the new sequence, and rows that are not stepped keep their state.
+func TestTruncateContinue(t *testing.T) {
+	cfg := smallConfig()
+	m := newRandomModel(t, cfg, Options{MaxSeq: 48, PrefillChunk: 8})
+	prompt := randomIDs(5, cfg.VocabSize, 3)
+	a := randomIDs(30, cfg.VocabSize, 4)
+	b := randomIDs(30, cfg.VocabSize, 5)
+	s, err := m.NewSession(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Prefill(prompt); err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range a {
+		if _, err := s.Step([]int{tok, tok}, []int{0, 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Row 0 keeps prompt + a[:7], then continues with b; row 1 keeps everything and continues with b too.
+	const keep = 7
+	if err := s.Truncate(0, len(prompt)+keep); err != nil {
+		t.Fatal(err)
+	}
+	if s.Len(0) != len(prompt)+keep || s.Len(1) != len(prompt)+len(a) {
+		t.Fatalf("lengths %d, %d", s.Len(0), s.Len(1))
+	}
+	seq0 := slices.Concat(prompt, a[:keep])
+	seq1 := slices.Concat(prompt, a)
+	for i := range 10 {
+		out, err := s.Step([]int{b[i], b[i]}, []int{0, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq0 = append(seq0, b[i])
+		seq1 = append(seq1, b[i])
+		checkClose(t, "truncated row", out[0], lastLogits(t, m, seq0), cacheTolerance)
+		checkClose(t, "untruncated row", out[1], lastLogits(t, m, seq1), cacheTolerance)
+	}
+	// Truncating into the prompt and to zero works too.
+	if err := s.Truncate(0, 2); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Step([]int{b[20]}, []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkClose(t, "truncated into the prompt", out[0], lastLogits(t, m, []int{prompt[0], prompt[1], b[20]}), cacheTolerance)
+	if err := s.Truncate(1, 0); err != nil {
+		t.Fatal(err)
+	}
+	out, err = s.Step([]int{b[21]}, []int{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkClose(t, "truncated to empty", out[0], lastLogits(t, m, []int{b[21]}), cacheTolerance)
+}
+
+// TestBatchedRows: rows of different lengths stepped in varying subsets and orders give the logits of
+// single-sequence runs.
+func TestBatchedRows(t *testing.T) {
+	cfg := smallConfig()
+	cfg.TieWordEmbeddings = true
+	m := newRandomModel(t, cfg, Options{MaxSeq: 40, PrefillChunk: 16})
+	const B = 5
+	s, err := m.NewSession(B)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	prompt := randomIDs(3, cfg.VocabSize, 6)
+	if _, err := s.Prefill(prompt); err != nil {
+		t.Fatal(err)
+	}
+	seqs := make([][]int, B)
+	for r := range seqs {
+		seqs[r] = slices.Clone(prompt)
+	}
+	stream := randomIDs(200, cfg.VocabSize, 7)
+	for step := range 12 {
+		// Row r skips every (r+2)-th step; rows are listed in decreasing order.
+		var rows, tokens []int
+		for r := B - 1; r >= 0; r-- {
+			if (step+r)%(r+2) != 0 {
+				rows = append(rows, r)
+				tokens = append(tokens, stream[step*B+r])
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		out, err := s.Step(tokens, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, r := range rows {
+			seqs[r] = append(seqs[r], tokens[j])
+			checkClose(t, "batched row", out[j], lastLogits(t, m, seqs[r]), cacheTolerance)
+		}
+		for r := range B {
+			if s.Len(r) != len(seqs[r]) {
+				t.Fatalf("row %d: Len %d, want %d", r, s.Len(r), len(seqs[r]))
+			}
+		}
+	}
+	lens := map[int]bool{}
+	for r := range B {
+		lens[s.Len(r)] = true
+	}
+	if len(lens) < 3 {
+		t.Errorf("rows ended with too few distinct lengths: %v", lens)
+	}
+}
+
+// TestNoRecompilation: after the first prefill and step, other prompt lengths, steps, row subsets and
+// truncations compile nothing.
+func TestNoRecompilation(t *testing.T) {
+	cfg := smallConfig()
+	m := newRandomModel(t, cfg, Options{MaxSeq: 32, PrefillChunk: 8})
+	s, err := m.NewSession(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Prefill([]int{1, 2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Step([]int{4, 5, 6}, []int{0, 1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	n := m.Compiles()
+	if n != 2 {
+		t.Errorf("%d graphs compiled after one prefill and one step, want 2", n)
+	}
+	if _, err := s.Prefill(randomIDs(21, cfg.VocabSize, 8)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, err := s.Step([]int{i}, []int{i % 3}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Truncate(1, 4); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Step([]int{9, 9}, []int{1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Compiles(); got != n {
+		t.Errorf("%d graphs compiled, want still %d", got, n)
+	}
+}
+
+func TestSessionErrors(t *testing.T) {
+	cfg := smallConfig()
+	m := newRandomModel(t, cfg, Options{MaxSeq: 8, PrefillChunk: 4})
+	s, err := m.NewSession(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	V := cfg.VocabSize
+	for _, tc := range []struct {
+		name string
+		f    func() error
+		want string
+	}{
+		{"empty prompt", func() error { _, err := s.Prefill(nil); return err }, "empty prompt"},
+		{"long prompt", func() error { _, err := s.Prefill(make([]int, 9)); return err }, "exceeds MaxSeq"},
+		{"bad prompt id", func() error { _, err := s.Prefill([]int{1, V}); return err }, "outside [0, vocab_size"},
+		{"tokens/rows", func() error { _, err := s.Step([]int{1}, []int{0, 1}); return err }, "1 tokens for 2 rows"},
+		{"bad row", func() error { _, err := s.Step([]int{1}, []int{2}); return err }, "row 2 is outside"},
+		{"duplicate row", func() error { _, err := s.Step([]int{1, 1}, []int{1, 1}); return err }, "listed twice"},
+		{"bad token", func() error { _, err := s.Step([]int{-1}, []int{0}); return err }, "token id -1"},
+		{"truncate longer", func() error { return s.Truncate(0, 1) }, "length 1 is outside [0, 0]"},
+		{"truncate bad row", func() error { return s.Truncate(-1, 0) }, "row -1 is outside"},
+		{"forward empty", func() error { _, err := m.Forward(nil); return err }, "no ids"},
+	} {
+		err := tc.f()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+	// A full row refuses another token; the other row goes on.
+	if _, err := s.Prefill(make([]int, 8)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Truncate(1, 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Step([]int{1}, []int{0}); err == nil || !strings.Contains(err.Error(), "row 0 is full") {
+		t.Errorf("stepping a full row: error %v", err)
+	}
+	if _, err := s.Step([]int{1}, []int{1}); err != nil {
+		t.Errorf("stepping a row after a refused step: %v", err)
+	}
+}
+
+func TestOptions(t *testing.T) {
+	cfg := smallConfig()
+	w := randomWeights(cfg, 1)
+	if _, err := New(cfg, w, Options{MaxSeq: cfg.MaxPositionEmbeddings + 1}); err == nil || !strings.Contains(err.Error(), "exceeds the model's max_position_embeddings") {
+		t.Errorf("MaxSeq too large: error %v", err)
+	}
+	if _, err := New(cfg, w, Options{Backend: "nosuch"}); err == nil || !strings.Contains(err.Error(), `backend "nosuch" is not compiled in`) {
+		t.Errorf("unknown backend: error %v", err)
+	}
+	t.Setenv("GOMLX_BACKEND", "xla:cpu")
+	if _, err := New(cfg, w, Options{}); err == nil || !strings.Contains(err.Error(), `backend "xla" is not compiled in`) {
+		t.Errorf("$GOMLX_BACKEND=xla:cpu: error %v", err)
+	}
+	m, err := New(cfg, w, Options{Backend: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	o := m.Options()
+	if o.MaxSeq != min(DefaultMaxSeq, cfg.MaxPositionEmbeddings) || o.Batch != 1 || o.PrefillChunk != DefaultPrefillChunk {
+		t.Errorf("defaults: %+v", o)
+	}
+	s, err := m.NewSession(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Batch() != 1 {
+		t.Errorf("NewSession(0).Batch() = %d, want 1", s.Batch())
+	}
+}

@@ -1,0 +1,269 @@
+#!/usr/bin/python3
+"""Builds the small random Llama checkpoints and reference logits in this directory.
+
+The forward pass below is written from the Hugging Face transformers LlamaForCausalLM semantics
+(RMSNorm, rotate_half RoPE with "llama3" frequency scaling, grouped-query attention, SwiGLU MLP,
+tied or separate lm_head), in float64 numpy, independently of GoMLX. The weights are drawn at random,
+rounded to float32 (the checkpoint's dtype) and the reference is computed from those float32 values.
+
+Requirements: numpy only (Debian: apt-get install python3-numpy; it lands in /usr/bin/python3, which a
+pyenv python3 earlier on PATH may shadow, hence the shebang). Run from anywhere:
+
+    /usr/bin/python3 pkg/llama/testdata/make_reference.py
+
+It (re)writes, for each case directory (tiny/, tied/):
+
+    config.json        HF LlamaConfig fields
+    model.safetensors  float32 weights, HF names, Linear weights as [out, in]
+    ids.json           the token ids of the reference sequence
+    logits.npy         float64 [len(ids), vocab_size]: logits at every position
+
+The output is deterministic (fixed seeds).
+"""
+
+import json
+import math
+import os
+import struct
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+# ---- safetensors, by hand ----------------------------------------------------------------------------------
+
+def write_safetensors(path, tensors, metadata=None):
+    """tensors: list of (name, float32 ndarray). Writes the safetensors format: an 8-byte little-endian
+    header length, a JSON header (padded with spaces to a multiple of 8) and the raw little-endian data."""
+    header = {}
+    offset = 0
+    blobs = []
+    for name, arr in tensors:
+        arr = np.ascontiguousarray(arr, dtype="<f4")
+        b = arr.tobytes()
+        header[name] = {"dtype": "F32", "shape": list(arr.shape), "data_offsets": [offset, offset + len(b)]}
+        offset += len(b)
+        blobs.append(b)
+    if metadata:
+        header["__metadata__"] = metadata
+    h = json.dumps(header, separators=(",", ":")).encode()
+    h += b" " * (-len(h) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)))
+        f.write(h)
+        for b in blobs:
+            f.write(b)
+
+
+def write_npy(path, arr):
+    """Writes a float64 .npy file (format version 1.0) by hand, so the layout is fixed."""
+    arr = np.ascontiguousarray(arr, dtype="<f8")
+    hdr = "{'descr': '<f8', 'fortran_order': False, 'shape': %s, }" % (tuple(arr.shape),)
+    hdr = hdr.encode("latin1")
+    pad = -(10 + len(hdr) + 1) % 64
+    hdr += b" " * pad + b"\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00")
+        f.write(struct.pack("<H", len(hdr)))
+        f.write(hdr)
+        f.write(arr.tobytes())
+
+
+# ---- the model, following transformers' LlamaForCausalLM ----------------------------------------------------
+
+def rope_inv_freq(cfg, head_dim):
+    base = cfg["rope_theta"]
+    inv_freq = 1.0 / (base ** (np.arange(0, head_dim, 2, dtype=np.float64) / head_dim))
+    rs = cfg.get("rope_scaling")
+    if not rs:
+        return inv_freq
+    assert rs["rope_type"] == "llama3"
+    factor = rs["factor"]
+    low = rs["low_freq_factor"]
+    high = rs["high_freq_factor"]
+    old = rs["original_max_position_embeddings"]
+    low_freq_wavelen = old / low
+    high_freq_wavelen = old / high
+    out = np.empty_like(inv_freq)
+    for i, f in enumerate(inv_freq):
+        wavelen = 2 * math.pi / f
+        if wavelen < high_freq_wavelen:
+            out[i] = f
+        elif wavelen > low_freq_wavelen:
+            out[i] = f / factor
+        else:
+            s = (old / wavelen - low) / (high - low)
+            out[i] = (1 - s) * f / factor + s * f
+    return out
+
+
+def rms_norm(x, w, eps):
+    var = np.mean(x * x, axis=-1, keepdims=True)
+    return w * (x / np.sqrt(var + eps))
+
+
+def rotate_half(x):
+    h = x.shape[-1] // 2
+    return np.concatenate([-x[..., h:], x[..., :h]], axis=-1)
+
+
+def forward(cfg, W, ids):
+    """Logits [T, V] for the token ids, in float64."""
+    H = cfg["hidden_size"]
+    nh = cfg["num_attention_heads"]
+    nkv = cfg["num_key_value_heads"]
+    hd = cfg.get("head_dim") or H // nh
+    eps = cfg["rms_norm_eps"]
+    T = len(ids)
+    g = lambda n: W[n].astype(np.float64)
+
+    inv_freq = rope_inv_freq(cfg, hd)
+    pos = np.arange(T, dtype=np.float64)
+    freqs = np.outer(pos, inv_freq)                   # [T, hd/2]
+    emb = np.concatenate([freqs, freqs], axis=-1)     # [T, hd]
+    cos, sin = np.cos(emb), np.sin(emb)
+
+    x = g("model.embed_tokens.weight")[ids]           # [T, H]
+    mask = np.triu(np.full((T, T), -np.inf), k=1)
+    for i in range(cfg["num_hidden_layers"]):
+        p = "model.layers.%d." % i
+        h = rms_norm(x, g(p + "input_layernorm.weight"), eps)
+        q = (h @ g(p + "self_attn.q_proj.weight").T).reshape(T, nh, hd).transpose(1, 0, 2)
+        k = (h @ g(p + "self_attn.k_proj.weight").T).reshape(T, nkv, hd).transpose(1, 0, 2)
+        v = (h @ g(p + "self_attn.v_proj.weight").T).reshape(T, nkv, hd).transpose(1, 0, 2)
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        rep = nh // nkv                               # repeat_kv: head j uses kv head j // rep
+        k = np.repeat(k, rep, axis=0)
+        v = np.repeat(v, rep, axis=0)
+        s = q @ k.transpose(0, 2, 1) / math.sqrt(hd) + mask
+        s = s - s.max(axis=-1, keepdims=True)
+        a = np.exp(s)
+        a /= a.sum(axis=-1, keepdims=True)
+        o = (a @ v).transpose(1, 0, 2).reshape(T, nh * hd)
+        x = x + o @ g(p + "self_attn.o_proj.weight").T
+        h = rms_norm(x, g(p + "post_attention_layernorm.weight"), eps)
+        gate = h @ g(p + "mlp.gate_proj.weight").T
+        up = h @ g(p + "mlp.up_proj.weight").T
+        act = gate / (1 + np.exp(-gate))              # SiLU
+        x = x + (act * up) @ g(p + "mlp.down_proj.weight").T
+    x = rms_norm(x, g("model.norm.weight"), eps)
+    head = g("model.embed_tokens.weight") if cfg["tie_word_embeddings"] else g("lm_head.weight")
+    return x @ head.T
+
+
+def random_weights(cfg, rng):
+    H = cfg["hidden_size"]
+    nh = cfg["num_attention_heads"]
+    nkv = cfg["num_key_value_heads"]
+    hd = cfg.get("head_dim") or H // nh
+    I = cfg["intermediate_size"]
+    V = cfg["vocab_size"]
+    f32 = lambda a: a.astype(np.float32)
+    lin = lambda o, i: f32(rng.standard_normal((o, i)) / math.sqrt(i))
+    norm = lambda n: f32(1 + 0.1 * rng.standard_normal(n))
+    t = [("model.embed_tokens.weight", f32(0.5 * rng.standard_normal((V, H))))]
+    for i in range(cfg["num_hidden_layers"]):
+        p = "model.layers.%d." % i
+        t += [
+            (p + "input_layernorm.weight", norm(H)),
+            (p + "self_attn.q_proj.weight", lin(nh * hd, H)),
+            (p + "self_attn.k_proj.weight", lin(nkv * hd, H)),
+            (p + "self_attn.v_proj.weight", lin(nkv * hd, H)),
+            (p + "self_attn.o_proj.weight", lin(H, nh * hd)),
+            (p + "post_attention_layernorm.weight", norm(H)),
+            (p + "mlp.gate_proj.weight", lin(I, H)),
+            (p + "mlp.up_proj.weight", lin(I, H)),
+            (p + "mlp.down_proj.weight", lin(H, I)),
+        ]
+    t.append(("model.norm.weight", norm(H)))
+    if not cfg["tie_word_embeddings"]:
+        t.append(("lm_head.weight", lin(V, H)))
+    return t
+
+
+CASES = {
+    # Separate lm_head, GQA (2 query heads per KV head), Llama-3.1 rope scaling with a small original context
+    # (64) so that high-, medium- and low-frequency dimensions all occur with head_dim 16 and theta 500000.
+    "tiny": dict(
+        seed=1,
+        config={
+            "architectures": ["LlamaForCausalLM"],
+            "model_type": "llama",
+            "hidden_size": 64,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "intermediate_size": 128,
+            "hidden_act": "silu",
+            "rms_norm_eps": 1e-5,
+            "rope_theta": 500000.0,
+            "rope_scaling": {
+                "rope_type": "llama3",
+                "factor": 8.0,
+                "low_freq_factor": 1.0,
+                "high_freq_factor": 4.0,
+                "original_max_position_embeddings": 64,
+            },
+            "max_position_embeddings": 512,
+            "vocab_size": 256,
+            "tie_word_embeddings": False,
+            "attention_bias": False,
+            "mlp_bias": False,
+            "bos_token_id": 1,
+            "eos_token_id": [2, 3],
+            "torch_dtype": "float32",
+        },
+    ),
+    # Tied embeddings, multi-query attention (1 KV head), head_dim set explicitly and != hidden/heads,
+    # no rope scaling, rope_theta 10000.
+    "tied": dict(
+        seed=2,
+        config={
+            "architectures": ["LlamaForCausalLM"],
+            "model_type": "llama",
+            "hidden_size": 32,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 1,
+            "head_dim": 16,
+            "intermediate_size": 64,
+            "hidden_act": "silu",
+            "rms_norm_eps": 1e-6,
+            "rope_theta": 10000.0,
+            "rope_scaling": None,
+            "max_position_embeddings": 128,
+            "vocab_size": 256,
+            "tie_word_embeddings": True,
+            "bos_token_id": 1,
+            "eos_token_id": 2,
+            "torch_dtype": "float32",
+        },
+    ),
+}
+
+
+def main():
+    for name, case in CASES.items():
+        d = os.path.join(HERE, name)
+        os.makedirs(d, exist_ok=True)
+        cfg = case["config"]
+        rng = np.random.default_rng(case["seed"])
+        tensors = random_weights(cfg, rng)
+        ids = [int(i) for i in rng.integers(0, cfg["vocab_size"], size=24)]
+        ids[0] = cfg["bos_token_id"]
+        logits = forward(cfg, dict(tensors), ids)
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump(cfg, f, indent=2)
+            f.write("\n")
+        write_safetensors(os.path.join(d, "model.safetensors"), tensors, {"format": "pt"})
+        with open(os.path.join(d, "ids.json"), "w") as f:
+            json.dump(ids, f)
+            f.write("\n")
+        write_npy(os.path.join(d, "logits.npy"), logits)
+        print("%s: %d tensors, logits %s, |logits| max %.3f" % (name, len(tensors), logits.shape, np.abs(logits).max()))
+
+
+if __name__ == "__main__":
+    main()
