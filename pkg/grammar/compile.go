@@ -50,6 +50,7 @@ type compiler struct {
 	terms    map[ByteSet]int
 	classes  map[string]Symbol // multi-alternative class rules, by their ranges
 	counter  map[int]int       // per parent rule, for generated names
+	size     int               // RHS symbols plus productions so far
 }
 
 func compileFile(f *File, opts Options) (*Grammar, ErrorList, error) {
@@ -68,21 +69,43 @@ func compileFile(f *File, opts Options) (*Grammar, ErrorList, error) {
 	}
 	c.declare()
 	if len(c.errs) > 0 {
-		c.errs.Sort()
-		return nil, nil, c.errs
+		return nil, nil, limitErrors(c.errs)
 	}
-	for i, r := range f.Rules {
-		for _, a := range c.alts(r.Body, i) {
-			c.addProd(i, a)
-		}
+	if !c.lower() {
+		return nil, nil, limitErrors(c.errs)
 	}
 	g := c.prune()
 	c.warns.Sort()
 	if len(c.errs) > 0 {
-		c.errs.Sort()
-		return nil, c.warns, c.errs
+		return nil, c.warns, limitErrors(c.errs)
 	}
 	return g, c.warns, nil
+}
+
+// tooLarge is panicked by addProd (and recovered by lower) when the grammar
+// outgrows maxSize.
+type tooLarge struct{}
+
+// lower builds the productions of every user rule, and of the rules
+// generated for their expressions. It reports false if the result would be
+// too large.
+func (c *compiler) lower() (ok bool) {
+	i := 0
+	defer func() {
+		if r := recover(); r != nil {
+			if _, big := r.(tooLarge); !big {
+				panic(r)
+			}
+			c.errs.Addf(c.file.Rules[i].NamePos, "grammar too large: more than %d symbols after expanding repetitions", maxSize)
+			ok = false
+		}
+	}()
+	for ; i < len(c.file.Rules); i++ {
+		for _, a := range c.alts(c.file.Rules[i].Body, i) {
+			c.addProd(i, a)
+		}
+	}
+	return true
 }
 
 // declare creates the user rules, in source order, and checks names:
@@ -151,6 +174,9 @@ type alt struct {
 }
 
 func (c *compiler) addProd(rule int, a alt) {
+	if c.size += len(a.syms) + 1; c.size > maxSize {
+		panic(tooLarge{})
+	}
 	c.g.Rules[rule].Prods = append(c.g.Rules[rule].Prods, len(c.g.Prods))
 	c.g.Prods = append(c.g.Prods, Prod{LHS: rule, RHS: a.syms})
 	c.prodPos = append(c.prodPos, a.pos)
@@ -292,6 +318,9 @@ func (c *compiler) repeat(x *Repeat, parent int, out []Symbol) []Symbol {
 	}
 	if x.Max == 0 {
 		return out
+	}
+	if c.size+len(out)+x.Min > maxSize {
+		panic(tooLarge{}) // before copying X min times into one production
 	}
 	pos := x.Pos()
 	item := c.ruleFor(as, parent, "group", pos)

@@ -208,7 +208,11 @@ func TestErrors(t *testing.T) {
 		{"several semantic errors", "root ::= a b a\nroot ::= \"x\"\nb ::= [^\\x00-\\U0010FFFF]", false,
 			[]string{`1:10: undefined rule a`, `2:1: duplicate definition of rule root`, `3:7: character class matches no character`}},
 		{"nesting", "root ::= " + strings.Repeat("(", 600) + `"a"` + strings.Repeat(")", 600), false, []string{`1:510: expression nested too deeply`}},
-		{"too many errors", strings.Repeat("x ::= )\n", 30), false, []string{"1:7", "2:7", "3:7", "4:7", "5:7", "6:7", "7:7", "8:7", "9:7", "10:7"}},
+		{"too many errors", strings.Repeat("x ::= )\n", 30), false, []string{"1:7", "2:7", "3:7", "4:7", "5:7", "6:7", "7:7", "8:7", "9:7", "10:7", "11:7: too many errors"}},
+		{"too many semantic errors", "root ::= " + strings.Repeat("u ", 30) + "\n" + strings.Repeat("x ::= \"\"\n", 12), false,
+			[]string{"1:10: undefined rule u", "3:1: duplicate", "4:1", "5:1", "6:1", "7:1", "8:1", "9:1", "10:1", "11:1", "12:1: too many errors"}},
+		{"too large", "root ::= \"x\"\nz ::= " + strings.Repeat(`"a"{0,1000}`, 900), false, []string{"2:1: grammar too large"}},
+		{"too large in one production", "root ::= \"x\"\nz ::= " + strings.Repeat(`"a"{1000} `, 5000), false, []string{"2:1: grammar too large"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

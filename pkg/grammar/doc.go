@@ -38,17 +38,22 @@
 // Literals and classes may use the escapes \t \r \n \\ \" \' \[ \] \- \^ \/
 // and \xNN, \uNNNN, \UNNNNNNNN. A numeric escape denotes a code point, not a
 // byte: "\xE9" is é, encoded as the two bytes C3 A9 (as in llama.cpp). Other
-// escapes are errors. Classes denote sets of Unicode scalar values: a range
-// or complement never includes the surrogates D800-DFFF, and a negated class
-// includes its range end points' neighbours exactly (unlike transformers-CFG,
-// whose "." also excludes "\n" and whose negated ranges drop the end point).
-// The source must be valid UTF-8.
+// escapes are errors. Classes denote sets of Unicode scalar values: ranges
+// and complements never include the surrogates D800-DFFF, and [^a-c]
+// excludes exactly a, b and c (unlike transformers-CFG, whose negated
+// ranges drop the end point, and whose "." excludes "\n"). A "-" first or
+// last in a class is literal. The source must be valid UTF-8; a byte order
+// mark at its start is skipped.
 //
-// Errors (each with file:line:col; Compile collects several): syntax errors,
-// bad escapes, unterminated literals and classes, empty classes "[]",
-// inverted ranges "[z-a]", bad repetition bounds, undefined rules,
-// duplicate definitions, a missing start rule, and an empty language (a
-// start rule that derives no finite string). With Options.Lenient an
+// Errors (each with file:line:col; Compile collects up to 10, then says
+// "too many errors"): syntax errors, bad escapes, unterminated literals and
+// classes (a literal or class cannot span lines), empty classes "[]",
+// classes that match nothing, inverted ranges "[z-a]", bad repetition
+// bounds ({3,2}, {}, bounds over 1000), nesting deeper than 500, undefined
+// rules (once per name, at the first use), duplicate definitions, a missing
+// start rule, a compiled grammar of more than 1<<20 symbols, and an empty
+// language (a start rule that derives no finite string). If there are
+// syntax errors, Compile reports only those. With Options.Lenient an
 // undefined rule is instead a rule with no alternatives, with a warning:
 // the CP grammars of the GAD benchmark rely on this.
 //

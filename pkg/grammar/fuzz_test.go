@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -63,7 +64,7 @@ func FuzzCompile(f *testing.F) {
 				t.Fatalf("invalid grammar: %v\n%s", err, g)
 			}
 			g2, _, _ := Compile("f.gbnf", src, opts)
-			if g2 == nil || g.String() != g2.String() {
+			if !reflect.DeepEqual(g, g2) {
 				t.Fatalf("compilation is not deterministic")
 			}
 			const maxDepth = 4

@@ -3,9 +3,10 @@ package grammar
 import "fmt"
 
 const (
-	maxErrors  = 10   // parsing stops after this many errors, as go/parser does
-	maxNesting = 500  // groups and postfix operators nest at most this deep, to bound recursion
-	maxRepeat  = 1000 // the largest bound allowed in {m,n}
+	maxErrors  = 10      // at most this many errors are reported, then "too many errors", as in go/parser
+	maxNesting = 500     // groups and postfix operators nest at most this deep, to bound recursion
+	maxRepeat  = 1000    // the largest bound allowed in {m,n}
+	maxSize    = 1 << 20 // the most grammar symbols (RHS symbols plus productions) a compiled grammar may have
 )
 
 // bailout is panicked (and recovered in Parse) to stop parsing early.
@@ -39,8 +40,7 @@ func Parse(filename string, src []byte) (f *File, errs ErrorList) {
 				panic(r)
 			}
 		}
-		p.errs.Sort()
-		errs = p.errs
+		errs = limitErrors(p.errs)
 	}()
 	p.next()
 	for p.tok != tEOF {
@@ -55,12 +55,22 @@ func Parse(filename string, src []byte) (f *File, errs ErrorList) {
 	return f, nil
 }
 
+// limitErrors sorts a list and cuts it to maxErrors errors followed by a
+// "too many errors" entry at the position of the first one left out.
+func limitErrors(l ErrorList) ErrorList {
+	l.Sort()
+	if len(l) > maxErrors {
+		l = append(l[:maxErrors:maxErrors], &Error{Pos: l[maxErrors].Pos, Msg: "too many errors"})
+	}
+	return l
+}
+
 // next advances to the next token, skipping newlines inside parentheses and
 // illegal characters (which the scanner has reported).
 func (p *parser) next() {
 	for {
 		p.tok, p.pos, p.lit = p.sc.scan()
-		if len(p.errs) >= maxErrors {
+		if len(p.errs) > maxErrors {
 			panic(bailout{})
 		}
 		if p.tok == tIllegal || p.tok == tNewline && p.nest > 0 {
@@ -98,7 +108,7 @@ func (p *parser) errorf(pos Pos, format string, args ...any) {
 	}
 	p.lastErrLine = pos.Line
 	p.errs.Addf(pos, format, args...)
-	if len(p.errs) >= maxErrors {
+	if len(p.errs) > maxErrors {
 		panic(bailout{})
 	}
 }
