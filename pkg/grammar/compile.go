@@ -134,6 +134,7 @@ func (c *compiler) declare() {
 					return
 				}
 				reported[x.Name] = true // once per name, at its first use
+				c.names[x.Name] = true  // no generated rule takes the name
 				if c.opts.Lenient {
 					c.warns.Addf(x.NamePos, "undefined rule %s (treated as a rule with no alternatives)", x.Name)
 				} else {
