@@ -1,13 +1,242 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gasplab/gasp/pkg/earley"
+	"github.com/gasplab/gasp/pkg/gcd"
+	"github.com/gasplab/gasp/pkg/grammar"
 )
 
-// runBench implements "gasp bench". Placeholder until "gasp bench masks"
-// lands; it only prints its usage.
-func runBench(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "usage: gasp bench masks ...")
-	return 2
+var benchCommands = []subcommand{
+	{"masks", "token-mask speed: step through a sentence's tokens under a grammar", runBenchMasks},
+	{"tokenize", "tokenizer speed: encode megabytes of mixed text (MB/s)", runBenchTokenize},
 }
+
+func runBench(args []string, stdout, stderr io.Writer) int {
+	return runGroup("bench", "Benchmarks. Workloads are in data/bench/masks.", benchCommands, args, stdout, stderr)
+}
+
+// maskReport is what "gasp bench masks --json" prints.
+type maskReport struct {
+	Grammar   string  `json:"grammar"`
+	Tokenizer string  `json:"tokenizer"`
+	VocabSize int     `json:"vocab_size"`
+	Passes    int     `json:"passes"`
+	VocabMS   float64 `json:"vocab_ms"`   // loading the tokenizer and building its trie (once per vocabulary)
+	CompileMS float64 `json:"compile_ms"` // grammar text to a ready Masker, median over passes
+	Steps     int     `json:"steps"`
+	P50US     float64 `json:"p50_us"`
+	P90US     float64 `json:"p90_us"`
+	P99US     float64 `json:"p99_us"`
+	MaxUS     float64 `json:"max_us"`
+	MeanUS    float64 `json:"mean_us"`
+	Allowed   []int   `json:"allowed"`
+	Verified  int     `json:"verified_steps"` // steps checked against a brute-force mask
+	States    int     `json:"earley_states"`  // Earley states built in the last pass
+}
+
+func runBenchMasks(args []string, stdout, stderr io.Writer) int {
+	fset := newFlagSet("gasp bench masks", "gasp bench masks --tokenizer PATH --grammar G.gbnf --ids IDS [--passes N] [--json] [--verify K]", `
+Steps through a sentence's token ids (one per line, no BOS) under a grammar.
+At each step it computes the mask of allowed tokens over the whole vocabulary,
+checks that the next id is allowed and advances; the last step must allow
+EOS. Each pass starts from a freshly compiled grammar, so caches are cold at
+the start of every pass. Reports the compile time (grammar text to a ready
+masker; median over passes), per-step p50/p90/p99/max in µs over all passes,
+and the number of allowed tokens at each step. Exits 1 if a token or the
+final EOS is rejected, or if a verified mask differs from brute force.`)
+	tokPath := fset.String("tokenizer", ".cache/llama3/tokenizer.json", "Hugging Face tokenizer.json")
+	gramPath := fset.String("grammar", "", "grammar file (GBNF)")
+	idsPath := fset.String("ids", "", "token ids of the sentence, one per line")
+	passes := fset.Int("passes", 5, "number of passes")
+	asJSON := fset.Bool("json", false, "print one JSON object")
+	verify := fset.Int("verify", 0, "in the first pass, check every K-th step's mask against brute force (0: off)")
+	lenient := fset.Bool("lenient", false, "lenient grammar compilation")
+	eos := fset.Int("eos", -1, "EOS token id (default: the tokenizer's end-of-text tokens)")
+	pos, done, code := parseFlags(fset, args, stdout, stderr)
+	if done {
+		return code
+	}
+	if len(pos) > 0 || *gramPath == "" || *idsPath == "" || *passes < 1 {
+		fset.SetOutput(stderr)
+		fset.Usage()
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "gasp bench masks: %v\n", err)
+		return 1
+	}
+
+	src, err := os.ReadFile(*gramPath)
+	if err != nil {
+		return fail(err)
+	}
+	ids, err := readIDs(*idsPath)
+	if err != nil {
+		return fail(err)
+	}
+	t0 := time.Now()
+	vocab, err := gcd.LoadVocab(*tokPath)
+	if err != nil {
+		return fail(err)
+	}
+	if *eos >= 0 {
+		vocab.EOS = []int{*eos}
+	}
+	trie := gcd.NewTrie(vocab)
+	rep := maskReport{Grammar: *gramPath, Tokenizer: *tokPath, VocabSize: vocab.Size(), Passes: *passes,
+		VocabMS: ms(time.Since(t0))}
+	for _, id := range ids {
+		if id < 0 || id >= vocab.Size() {
+			return fail(fmt.Errorf("%s: token id %d out of range [0, %d)", *idsPath, id, vocab.Size()))
+		}
+	}
+
+	var compiles []float64
+	var steps []float64
+	for pass := 0; pass < *passes; pass++ {
+		t0 := time.Now()
+		g, _, err := grammar.Compile(*gramPath, src, grammar.Options{Lenient: *lenient})
+		if err != nil {
+			return fail(err)
+		}
+		m := earley.New(g)
+		masker := gcd.NewMasker(m, vocab, trie)
+		compiles = append(compiles, ms(time.Since(t0)))
+
+		st := masker.NewState()
+		var allowed []int
+		for i := 0; i <= len(ids); i++ {
+			t0 := time.Now()
+			mask := st.Allowed()
+			steps = append(steps, us(time.Since(t0)))
+			if pass == 0 {
+				allowed = append(allowed, mask.Count())
+				if *verify > 0 && i%*verify == 0 || *verify > 0 && i == len(ids) {
+					if err := verifyMask(g, vocab, st.Bytes(), mask); err != nil {
+						return fail(fmt.Errorf("step %d: %v", i, err))
+					}
+					rep.Verified++
+				}
+			}
+			if i == len(ids) {
+				if !slices.ContainsFunc(vocab.EOS, mask.Has) {
+					return fail(fmt.Errorf("step %d: EOS not allowed at the end of the sentence", i))
+				}
+				break
+			}
+			if !mask.Has(ids[i]) {
+				return fail(fmt.Errorf("step %d: token %d %q not allowed after %q", i, ids[i], vocab.Tokens[ids[i]], st.Bytes()))
+			}
+			if err := st.Advance(ids[i]); err != nil {
+				return fail(fmt.Errorf("step %d: %v", i, err))
+			}
+		}
+		if pass == 0 {
+			rep.Allowed = allowed
+		}
+		rep.States = m.NumStates()
+	}
+	rep.CompileMS = percentile(compiles, 50)
+	rep.Steps = len(ids) + 1
+	rep.P50US = percentile(steps, 50)
+	rep.P90US = percentile(steps, 90)
+	rep.P99US = percentile(steps, 99)
+	rep.MaxUS = percentile(steps, 100)
+	for _, s := range steps {
+		rep.MeanUS += s / float64(len(steps))
+	}
+
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		if err := enc.Encode(rep); err != nil {
+			return fail(err)
+		}
+		return 0
+	}
+	fmt.Fprintf(stdout, "grammar %s, vocabulary %d tokens (%s, loaded in %.0f ms)\n", rep.Grammar, rep.VocabSize, rep.Tokenizer, rep.VocabMS)
+	fmt.Fprintf(stdout, "compile   %.2f ms (median of %d)\n", rep.CompileMS, rep.Passes)
+	fmt.Fprintf(stdout, "steps     %d per pass, %d passes\n", rep.Steps, rep.Passes)
+	fmt.Fprintf(stdout, "per step  p50 %.1f µs  p90 %.1f µs  p99 %.1f µs  max %.1f µs  mean %.1f µs\n",
+		rep.P50US, rep.P90US, rep.P99US, rep.MaxUS, rep.MeanUS)
+	if rep.Verified > 0 {
+		fmt.Fprintf(stdout, "verified  %d steps against brute force\n", rep.Verified)
+	}
+	var b strings.Builder
+	for i, n := range rep.Allowed {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.Itoa(n))
+	}
+	fmt.Fprintf(stdout, "allowed   %s\n", b.String())
+	return 0
+}
+
+// verifyMask recomputes the allowed set after prefix by brute force, every
+// token's bytes through a parser of a freshly built Machine (sharing no
+// caches with the masker), and compares.
+func verifyMask(g *grammar.Grammar, v *gcd.Vocab, prefix []byte, mask gcd.Bitset) error {
+	p := earley.New(g).NewParser()
+	if !p.FeedBytes(prefix) {
+		return fmt.Errorf("prefix %q not viable", prefix)
+	}
+	cp := p.Checkpoint()
+	for id := 0; id < v.Size(); id++ {
+		var want bool
+		switch {
+		case slices.Contains(v.EOS, id):
+			want = p.Complete()
+		case v.Special[id] || len(v.Tokens[id]) == 0:
+			want = false
+		default:
+			want = p.FeedBytes(v.Tokens[id])
+			p.Rollback(cp)
+		}
+		if want != mask.Has(id) {
+			return fmt.Errorf("token %d %q: mask says %v, brute force %v", id, v.Tokens[id], mask.Has(id), want)
+		}
+	}
+	return nil
+}
+
+func readIDs(path string) ([]int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var ids []int
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		id, err := strconv.Atoi(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: not a token id: %q", path, i+1, line)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+func percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	i := int(p/100*float64(len(s))+0.5) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }

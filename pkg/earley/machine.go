@@ -2,7 +2,9 @@ package earley
 
 import (
 	"encoding/binary"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gasplab/gasp/pkg/grammar"
 )
@@ -20,6 +22,14 @@ const Dead State = 0
 // self is the origin of an item predicted in the set that holds it.
 const self = -1
 
+// opaque is the origin of an item in a local State (see Machine.Local)
+// whose origin set was projected away.
+const opaque = -2
+
+// escaped marks a memoized transition of a local State that had to
+// complete an item with an opaque origin.
+const escaped State = 1 << 30
+
 // noSymbol marks an item whose dot is at the end of its production.
 const noSymbol grammar.Symbol = 1<<31 - 1
 
@@ -31,11 +41,12 @@ type item struct {
 }
 
 type stateData struct {
-	items     []item  // sorted; origins are State ids or self
+	items     []item  // sorted; origins are State ids, self or opaque
 	scan      []item  // the items whose next symbol is a terminal
-	next      []State // per byte class; unknown entries are -1; allocated on first use
+	next      []State // per byte class, maybe with the escaped bit; unknown entries are -1; allocated on first use
 	accepting bool
 	waiting   map[grammar.Symbol][]item // items by next nonterminal; built on first completion into this set
+	local     []State                   // local[d-1] is Local(s, d), or 0 if not computed yet
 }
 
 // Machine is an incremental byte-level Earley recognizer for one grammar.
@@ -102,7 +113,7 @@ func New(g *grammar.Grammar) *Machine {
 	for _, lr := range m.initial[g.Start] {
 		items = m.addItem(items, seen, item{lr, self})
 	}
-	items = m.closure(items, seen)
+	items, _ = m.closure(items, seen)
 	m.start = m.intern(items)
 	return m
 }
@@ -188,8 +199,28 @@ func (m *Machine) Step(s State, b byte) State { return m.StepClass(s, int(m.clas
 
 // StepClass is Step for a byte class.
 func (m *Machine) StepClass(s State, class int) State {
+	n, _ := m.StepLocal(s, class)
+	return n
+}
+
+// StepLocal is StepClass for a local State (see Local). It also reports
+// whether the step escaped: whether it completed an item whose origin was
+// projected away. The State it returns then holds only what the local view
+// can see; the true set may hold more. Steps of ordinary States never
+// escape.
+func (m *Machine) StepLocal(s State, class int) (next State, esc bool) {
+	// The fast path, small enough to inline: a memoized transition.
+	if tr := m.states[s].next; tr != nil {
+		if n := tr[class]; n >= 0 {
+			return n &^ escaped, n&escaped != 0
+		}
+	}
+	return m.stepSlow(s, class)
+}
+
+func (m *Machine) stepSlow(s State, class int) (next State, esc bool) {
 	if s == Dead {
-		return Dead
+		return Dead, false
 	}
 	st := &m.states[s]
 	if st.next == nil {
@@ -198,15 +229,17 @@ func (m *Machine) StepClass(s State, class int) State {
 			st.next[i] = -1
 		}
 	}
-	if n := st.next[class]; n >= 0 {
-		return n
+	n := st.next[class]
+	if n < 0 {
+		n = m.compute(s, class)
+		m.states[s].next[class] = n // m.states may have grown: index again
 	}
-	n := m.compute(s, class)
-	m.states[s].next[class] = n // m.states may have grown: index again
-	return n
+	return n &^ escaped, n&escaped != 0
 }
 
-// compute runs one Earley step: scan the byte class, then close the new set.
+// compute runs one Earley step: scan the byte class, then close the new
+// set. The result carries the escaped bit if the closure met an opaque
+// origin.
 func (m *Machine) compute(s State, class int) State {
 	var items []item
 	seen := make(map[item]bool)
@@ -222,7 +255,12 @@ func (m *Machine) compute(s State, class int) State {
 	if len(items) == 0 {
 		return Dead
 	}
-	return m.intern(m.closure(items, seen))
+	items, esc := m.closure(items, seen)
+	n := m.intern(items)
+	if esc {
+		n |= escaped
+	}
+	return n
 }
 
 func (m *Machine) addItem(items []item, seen map[item]bool, it item) []item {
@@ -235,14 +273,20 @@ func (m *Machine) addItem(items []item, seen map[item]bool, it item) []item {
 
 // closure adds predictions and completions to items (Aycock and Horspool's
 // variant: predicting a nullable rule also moves the dot over it, so items
-// completed in the set they were predicted in need no completer step).
-func (m *Machine) closure(items []item, seen map[item]bool) []item {
+// completed in the set they were predicted in need no completer step). It
+// reports whether it had to complete an item with an opaque origin, which
+// it cannot.
+func (m *Machine) closure(items []item, seen map[item]bool) (_ []item, esc bool) {
 	for i := 0; i < len(items); i++ {
 		it := items[i]
 		sym := m.lrNext[it.lr]
 		switch {
 		case sym == noSymbol:
 			if it.origin == self {
+				continue
+			}
+			if it.origin == opaque {
+				esc = true
 				continue
 			}
 			lhs := grammar.NT(int(m.lrLHS[it.lr]))
@@ -262,7 +306,60 @@ func (m *Machine) closure(items []item, seen map[item]bool) []item {
 			}
 		}
 	}
-	return items
+	return items, esc
+}
+
+// Local returns the local view of s to the given depth: s with the origins
+// of its items replaced by their own local views, and origins deeper than
+// depth replaced by an opaque marker. Depth counts the rules a user wrote:
+// the origin of an item of a generated rule (a repetition, group or
+// character class) is viewed at the same depth as the item, since it lies
+// inside the same user rule (every pass of a loop completes into the set
+// where the loop began). The future of a local State is the part of s's
+// future that does not complete items with opaque origins; StepLocal says
+// when a step would need more.
+//
+// Prefixes that differ only in what lies deeper (a JSON string inside
+// objects at different nesting levels, an identifier in different SQL
+// clauses) share local States, so work done for one is reused for the
+// others. Local States are never accepting.
+func (m *Machine) Local(s State, depth int) State {
+	if s == Dead || depth < 1 {
+		return s
+	}
+	st := &m.states[s]
+	if len(st.local) < depth {
+		st.local = append(st.local, make([]State, depth-len(st.local))...)
+	}
+	if l := st.local[depth-1]; l != 0 {
+		return l
+	}
+	items := make([]item, len(st.items))
+	for i, it := range st.items {
+		switch {
+		case it.origin == self || it.origin == opaque:
+		case m.g.Rules[m.lrLHS[it.lr]].Generated:
+			it.origin = int32(m.Local(State(it.origin), depth))
+		case depth == 1:
+			it.origin = opaque
+		default:
+			it.origin = int32(m.Local(State(it.origin), depth-1))
+		}
+		items[i] = it
+	}
+	// Projection can make two items equal.
+	slices.SortFunc(items, compareItems)
+	items = slices.Compact(items)
+	l := m.internLocal(items)
+	m.states[s].local[depth-1] = l
+	return l
+}
+
+func compareItems(a, b item) int {
+	if a.lr != b.lr {
+		return int(a.lr - b.lr)
+	}
+	return int(a.origin - b.origin)
 }
 
 // waiting returns the items of State s indexed by the nonterminal after their dot.
@@ -280,14 +377,42 @@ func (m *Machine) waiting(s State) map[grammar.Symbol][]item {
 }
 
 // intern returns the State of an item set, adding it if it is new.
+//
+// Completed items are dropped first: the completer has already used them,
+// and nothing later looks at them, but their origins would make otherwise
+// equal sets differ (the set after every character of a string would point
+// back to the one before it).
 func (m *Machine) intern(items []item) State {
-	slices.SortFunc(items, func(a, b item) int {
-		if a.lr != b.lr {
-			return int(a.lr - b.lr)
+	accepting := len(m.states) == 1 && m.nullable[m.g.Start] // the empty prefix
+	kept := items[:0]
+	for _, it := range items {
+		if m.lrNext[it.lr] != noSymbol {
+			kept = append(kept, it)
+			continue
 		}
-		return int(a.origin - b.origin)
-	})
+		// The start rule completed from the empty prefix's set: a sentence.
+		if len(m.states) > 1 && int(m.lrLHS[it.lr]) == m.g.Start && it.origin == int32(m.start) {
+			accepting = true
+		}
+	}
+	slices.SortFunc(kept, compareItems)
+	return m.add(kept, accepting, false)
+}
+
+// internLocal interns the items of a local State.
+func (m *Machine) internLocal(items []item) State { return m.add(items, false, true) }
+
+// add returns the State of sorted items, adding it if it is new.
+func (m *Machine) add(items []item, accepting, local bool) State {
 	m.key = m.key[:0]
+	switch {
+	case accepting:
+		m.key = append(m.key, 'A')
+	case local:
+		m.key = append(m.key, 'L')
+	default:
+		m.key = append(m.key, 'S')
+	}
 	for _, it := range items {
 		m.key = binary.AppendVarint(m.key, int64(it.lr))
 		m.key = binary.AppendVarint(m.key, int64(it.origin))
@@ -296,23 +421,42 @@ func (m *Machine) intern(items []item) State {
 		return s
 	}
 	s := State(len(m.states))
-	st := stateData{items: slices.Clip(items)}
+	st := stateData{items: slices.Clip(items), accepting: accepting}
 	for _, it := range items {
-		sym := m.lrNext[it.lr]
-		switch {
-		case sym == noSymbol:
-			// The start rule completed from the empty prefix's set: a sentence.
-			if int(m.lrLHS[it.lr]) == m.g.Start && (it.origin == int32(m.start) && len(m.states) > 1) {
-				st.accepting = true
-			}
-		case sym.IsTerminal():
+		if m.lrNext[it.lr].IsTerminal() {
 			st.scan = append(st.scan, it)
 		}
-	}
-	if len(m.states) == 1 { // the empty prefix
-		st.accepting = m.nullable[m.g.Start]
 	}
 	m.states = append(m.states, st)
 	m.index[string(m.key)] = s
 	return s
+}
+
+// Describe formats the items of State s, one per line, with their origins
+// as State ids (-1: predicted in s itself). It is meant for debugging.
+func (m *Machine) Describe(s State) string {
+	var b strings.Builder
+	for _, it := range m.states[s].items {
+		p := m.lrProd(it.lr)
+		prod := m.g.Prods[p]
+		fmt.Fprintf(&b, "%s ::=", m.g.Rules[prod.LHS].Name)
+		dot := int(it.lr - m.prodBase[p])
+		for i, sym := range prod.RHS {
+			if i == dot {
+				b.WriteString(" •")
+			}
+			b.WriteString(" " + m.g.SymbolString(sym))
+		}
+		if dot == len(prod.RHS) {
+			b.WriteString(" •")
+		}
+		fmt.Fprintf(&b, "  @%d\n", it.origin)
+	}
+	return b.String()
+}
+
+// lrProd returns the production of LR(0) item lr.
+func (m *Machine) lrProd(lr int32) int {
+	p, _ := slices.BinarySearch(m.prodBase, lr+1)
+	return p - 1
 }

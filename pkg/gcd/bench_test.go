@@ -1,0 +1,61 @@
+package gcd
+
+import (
+	"testing"
+
+	"github.com/gasplab/gasp/pkg/earley"
+)
+
+// BenchmarkWorkload runs whole passes over the token-mask workloads of
+// data/bench/masks, each from a freshly built Machine (cold caches), and
+// reports the mean time per step. "gasp bench masks" reports percentiles.
+func BenchmarkWorkload(b *testing.B) {
+	v := loadLlama3(b)
+	v.EOS = []int{128001}
+	trie := NewTrie(v)
+	for _, name := range []string{"json", "sygus", "sqltest"} {
+		w := loadWorkload(b, name)
+		b.Run(name, func(b *testing.B) {
+			steps := 0
+			for b.Loop() {
+				st := NewMasker(earley.New(w.g), v, trie).NewState()
+				for _, id := range w.ids {
+					if !st.Allowed().Has(id) {
+						b.Fatal("rejected")
+					}
+					if err := st.Advance(id); err != nil {
+						b.Fatal(err)
+					}
+					steps++
+				}
+				st.Allowed()
+				steps++
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps)/1e3, "µs/step")
+		})
+	}
+}
+
+// BenchmarkFirstMask compares, in one run, the uncached mask after the
+// first token of each workload with the naive baseline that feeds every
+// token's bytes to the parser (what an engine without a token trie does).
+func BenchmarkFirstMask(b *testing.B) {
+	v := loadLlama3(b)
+	v.EOS = []int{128001}
+	trie := NewTrie(v)
+	for _, name := range []string{"json", "sygus", "sqltest"} {
+		w := loadWorkload(b, name)
+		b.Run(name+"/trie", func(b *testing.B) {
+			for b.Loop() {
+				st := NewMasker(earley.New(w.g), v, trie).NewState()
+				st.Advance(w.ids[0])
+				st.Allowed()
+			}
+		})
+		b.Run(name+"/naive", func(b *testing.B) {
+			for b.Loop() {
+				bruteMask(w.g, v, v.Tokens[w.ids[0]])
+			}
+		})
+	}
+}
