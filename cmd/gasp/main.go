@@ -42,6 +42,7 @@ func init() {
 		{"bench", "benchmarks (token-mask speed on data/bench/masks)", runBench},
 
 		{"logits", "next-token logits of a Llama model for given token ids", runLogits},
+		{"tokenize", "encode text to token ids with a tokenizer.json (Llama 3)", runTokenize},
 		{"help", "show help for a command", runHelp},
 	}
 }

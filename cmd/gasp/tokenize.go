@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gasplab/gasp/pkg/tokenizer"
+)
+
+// defaultTokenizer is where scripts/fetch-tokenizer.sh puts Llama 3's
+// tokenizer.json.
+const defaultTokenizer = ".cache/llama3/tokenizer.json"
+
+func runTokenize(args []string, stdout, stderr io.Writer) int {
+	return runTokenizeIO(args, os.Stdin, stdout, stderr)
+}
+
+// runTokenizeIO is "gasp tokenize" reading its input from stdin.
+func runTokenizeIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fset := newFlagSet("gasp tokenize", "gasp tokenize [--tokenizer PATH] [--jsonl] [--special-as-text] [--bos]", `
+Encodes text to token ids with a Hugging Face tokenizer.json (Llama 3's byte-
+level BPE; see pkg/tokenizer), as Hugging Face tokenizers does.
+
+Reads all of standard input as one text and prints its ids separated by
+spaces. With --jsonl, each input line is a JSON string and each output line
+the JSON array of its ids, so that one process encodes many strings.
+
+The text of special tokens, such as <|eot_id|>, becomes the special token
+unless --special-as-text is given. --bos adds the special tokens of the
+tokenizer's post-processor (for Llama 3, <|begin_of_text|> in front).`)
+	tokPath := fset.String("tokenizer", defaultTokenizer, "Hugging Face tokenizer.json")
+	jsonl := fset.Bool("jsonl", false, "input lines are JSON strings; print a JSON array of ids per line")
+	asText := fset.Bool("special-as-text", false, "encode special-token text such as <|eot_id|> as ordinary text")
+	bos := fset.Bool("bos", false, "add the post-processor's special tokens (BOS)")
+	pos, done, code := parseFlags(fset, args, stdout, stderr)
+	if done {
+		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "gasp tokenize: unexpected arguments %q (the text is read from standard input)\n", pos)
+		fset.SetOutput(stderr)
+		fset.Usage()
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "gasp tokenize: %v\n", err)
+		return 1
+	}
+	tok, err := tokenizer.Load(*tokPath)
+	if err != nil {
+		return fail(err)
+	}
+	opts := tokenizer.EncodeOptions{AddSpecial: *bos, SpecialAsText: *asText}
+	w := bufio.NewWriter(stdout)
+	if !*jsonl {
+		text, err := io.ReadAll(stdin)
+		if err != nil {
+			return fail(err)
+		}
+		w.Write(appendIDs(nil, tok.EncodeWith(string(text), opts), ' '))
+		w.WriteByte('\n')
+	} else if err := tokenizeLines(tok, opts, stdin, w); err != nil {
+		w.Flush()
+		return fail(err)
+	}
+	if err := w.Flush(); err != nil {
+		return fail(err)
+	}
+	return 0
+}
+
+// tokenizeLines encodes each JSON-string line of r and writes the ids as a
+// JSON array line.
+func tokenizeLines(tok *tokenizer.Tokenizer, opts tokenizer.EncodeOptions, r io.Reader, w *bufio.Writer) error {
+	br := bufio.NewReader(r)
+	var ids []int
+	var out []byte
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if len(line) == 0 && err == io.EOF {
+			return nil
+		}
+		if err != nil && err != io.EOF {
+			return err
+		}
+		var text string
+		if jerr := json.Unmarshal(line, &text); jerr != nil {
+			return fmt.Errorf("line %d: want a JSON string: %v", n, jerr)
+		}
+		ids = tok.AppendEncode(ids[:0], text, opts)
+		out = append(appendIDs(append(out[:0], '['), ids, ','), "]\n"...)
+		if _, err := w.Write(out); err != nil {
+			return err
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// appendIDs appends ids separated by sep.
+func appendIDs(b []byte, ids []int, sep byte) []byte {
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, sep)
+		}
+		b = strconv.AppendInt(b, int64(id), 10)
+	}
+	return b
+}
+
+func runBenchTokenize(args []string, stdout, stderr io.Writer) int {
+	fset := newFlagSet("gasp bench tokenize", "gasp bench tokenize [--tokenizer PATH] [--mb N] [--passes P] [--text FILE]", `
+Measures the encoding speed of pkg/tokenizer in MB/s: encodes N MB of text
+P times on one goroutine and reports each pass (the first with a cold BPE
+cache) and the best. The text is FILE, repeated to N MB, or by default a mix
+of the prompts in data/gad, llama.cpp's test inputs in
+pkg/tokenizer/testdata and 256 KB of random mixed-script text (fixed seed),
+repeated; run it from the repository root.`)
+	tokPath := fset.String("tokenizer", defaultTokenizer, "Hugging Face tokenizer.json")
+	mb := fset.Float64("mb", 8, "megabytes of text to encode per pass")
+	passes := fset.Int("passes", 3, "number of passes")
+	textPath := fset.String("text", "", "text file to encode (default: the mix above)")
+	pos, done, code := parseFlags(fset, args, stdout, stderr)
+	if done {
+		return code
+	}
+	if len(pos) > 0 || *mb <= 0 || *mb > 4096 || *passes < 1 {
+		fset.SetOutput(stderr)
+		fset.Usage()
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "gasp bench tokenize: %v\n", err)
+		return 1
+	}
+
+	t0 := time.Now()
+	tok, err := tokenizer.Load(*tokPath)
+	if err != nil {
+		return fail(err)
+	}
+	loadMS := ms(time.Since(t0))
+	var base, source string
+	if *textPath != "" {
+		data, err := os.ReadFile(*textPath)
+		if err != nil {
+			return fail(err)
+		}
+		if len(data) == 0 {
+			return fail(fmt.Errorf("%s is empty", *textPath))
+		}
+		base, source = string(data), *textPath
+	} else {
+		base, source = benchMix()
+	}
+	n := int(*mb * 1e6)
+	text := strings.Repeat(base, n/len(base)+1)[:n]
+
+	fmt.Fprintf(stdout, "tokenizer %s: %d tokens, loaded in %.0f ms\n", *tokPath, tok.VocabSize(), loadMS)
+	fmt.Fprintf(stdout, "text      %.2f MB: %s\n", float64(n)/1e6, source)
+	var rates []float64
+	var ids []int
+	for p := range *passes {
+		t0 := time.Now()
+		ids = tok.AppendEncode(ids[:0], text, tokenizer.EncodeOptions{})
+		d := time.Since(t0)
+		rate := float64(n) / 1e6 / d.Seconds()
+		rates = append(rates, rate)
+		note := ""
+		if p == 0 {
+			note = " (cold cache)"
+		}
+		fmt.Fprintf(stdout, "pass %d    %.1f MB/s, %.0f ms, %d tokens, %.2f bytes/token%s\n",
+			p+1, rate, ms(d), len(ids), float64(n)/float64(max(len(ids), 1)), note)
+	}
+	fmt.Fprintf(stdout, "best      %.1f MB/s\n", slices.Max(rates))
+	return 0
+}
+
+// benchMix returns the default text of "gasp bench tokenize" and says what
+// it is made of.
+func benchMix() (text, source string) {
+	var b strings.Builder
+	var parts []string
+	nPrompts := 0
+	filepath.WalkDir(filepath.Join("data", "gad"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == "prompt.txt" {
+			if data, err := os.ReadFile(path); err == nil {
+				b.Write(data)
+				nPrompts++
+			}
+		}
+		return nil
+	})
+	if nPrompts > 0 {
+		parts = append(parts, fmt.Sprintf("%d prompts of data/gad", nPrompts))
+	}
+	if data, err := os.ReadFile(filepath.Join("pkg", "tokenizer", "testdata", "llama-bpe.inp")); err == nil {
+		b.Write(data)
+		parts = append(parts, "llama.cpp's test inputs")
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		parts = append(parts, fmt.Sprintf("(llama.cpp's test inputs: %v)", err))
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for end := b.Len() + 256<<10; b.Len() < end; {
+		b.WriteString(randomMixed(r))
+	}
+	parts = append(parts, "256 KB of random mixed-script text")
+	return b.String(), strings.Join(parts, ", ") + ", repeated"
+}
+
+// Material of randomMixed.
+var (
+	mixWords = strings.Fields("the of and to in is that for it with as was on be by this are from at or an " +
+		"Hello World tokenizer grammar sample SyGuS (define-fun f ((x (_ BitVec 4))) (bvadd x #x1)) " +
+		"λόγος привет Москва مرحبا שלום नमस्ते สวัสดี 你好 世界 こんにちは 한국어 Führer Cửa naïve")
+	mixSpaces = []string{" ", "  ", "\n", "\n\n", "\t", "\r\n", "    ", "\u00a0", "\u3000"}
+	mixOther  = []string{"12", "2024", "3.14159", "'s", "'LL", "!", "?!", "...", "—", "()", "=>", "🦙", "👍🏽",
+		"👨\u200d👩\u200d👧", "<|eot_id|>", "e\u0301", "½", "#{}", "\"quoted\""}
+)
+
+// randomMixed returns a random run of words, spaces, numbers, punctuation
+// and emoji.
+func randomMixed(r *rand.Rand) string {
+	var b strings.Builder
+	for range 1 + r.IntN(16) {
+		switch r.IntN(6) {
+		case 0, 1, 2:
+			b.WriteString(mixWords[r.IntN(len(mixWords))])
+		case 3:
+			b.WriteString(mixOther[r.IntN(len(mixOther))])
+		default:
+			for k := 1 + r.IntN(6); k > 0; k-- {
+				b.WriteByte(byte('a' + r.IntN(26)))
+			}
+		}
+		b.WriteString(mixSpaces[r.IntN(len(mixSpaces))])
+	}
+	return b.String()
+}

