@@ -110,17 +110,17 @@ func (h *hubClient) statusError(id, rev, file string, resp *http.Response) error
 	if file != "" {
 		what = "file " + file + " of " + id
 	}
-	tokenHint := "set HF_TOKEN (or Options.Token) to a token with access"
+	hint := "accept its terms on the hub and set HF_TOKEN (or Options.Token) to a token of that account"
 	if h.token != "" {
-		tokenHint = "the token given was refused or lacks access to it; check HF_TOKEN"
+		hint = "the token given was refused or its account has no access (accept the model's terms on the hub; check HF_TOKEN)"
 	}
 	switch {
 	case code == "GatedRepo" || resp.StatusCode == http.StatusForbidden:
-		return fmt.Errorf("hf: %s@%s: %w (%s): access to %s is restricted (gated or private model): accept its terms on the hub, then %s",
-			id, rev, ErrUnauthorized, resp.Status, id, tokenHint)
+		return fmt.Errorf("hf: %s@%s: %w (%s): access to %s is restricted (gated or private model): %s",
+			id, rev, ErrUnauthorized, resp.Status, id, hint)
 	case resp.StatusCode == http.StatusUnauthorized:
 		return fmt.Errorf("hf: %s@%s: %w (%s): %s is gated, private or does not exist: %s",
-			id, rev, ErrUnauthorized, resp.Status, what, tokenHint)
+			id, rev, ErrUnauthorized, resp.Status, what, hint)
 	case code == "RevisionNotFound":
 		return fmt.Errorf("hf: %s@%s: revision %q %w on %s (%s)", id, rev, rev, ErrNotFound, h.endpoint, resp.Status)
 	case code == "EntryNotFound" || resp.StatusCode == http.StatusNotFound && file != "":

@@ -22,8 +22,9 @@ import (
 // use: revision info (GET /api/models/{id}/revision/{rev}) and file downloads (HEAD and GET
 // /{id}/resolve/{rev}/{file}) with ETag and X-Repo-Commit headers.
 type fakeHub struct {
-	token string // the token gated repositories require
-	repos map[string]*fakeRepo
+	token      string // the token gated repositories require
+	repos      map[string]*fakeRepo
+	noSiblings bool // leave the file list out of revision info
 
 	mu       sync.Mutex
 	requests []string // "METHOD path auth"
@@ -72,7 +73,9 @@ func (h *fakeHub) serveInfo(w http.ResponseWriter, r *http.Request, id, rev stri
 		Siblings []sibling `json:"siblings"`
 	}{ID: id, SHA: commit}
 	for _, n := range names {
-		info.Siblings = append(info.Siblings, sibling{n})
+		if !h.noSiblings {
+			info.Siblings = append(info.Siblings, sibling{n})
+		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(info)
@@ -549,6 +552,56 @@ func TestResolveDownloadFailure(t *testing.T) {
 	_, err := Resolve(context.Background(), "test-org/tiny", Options{Endpoint: srv.URL, CacheDir: t.TempDir()})
 	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "file tokenizer.json not found") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// TestResolveWithoutFileList resolves against a hub whose revision info lists no files, so that Resolve
+// probes each file.
+func TestResolveWithoutFileList(t *testing.T) {
+	isolate(t)
+	h, srv := newFakeHub(t)
+	h.noSiblings = true
+	h.repos["test-org/sharded"].commits[commit3]["generation_config.json"] = []byte(`{}`)
+	cache := t.TempDir()
+	dir, err := Resolve(context.Background(), "test-org/sharded", Options{Endpoint: srv.URL, CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, want := range map[string]bool{"generation_config.json": true, "tokenizer_config.json": false, "model-00002-of-00002.safetensors": true} {
+		if _, err := os.Stat(filepath.Join(dir, f)); (err == nil) != want {
+			t.Errorf("%s downloaded: %v, want %v", f, err == nil, want)
+		}
+	}
+	_, err = Resolve(context.Background(), "test-org/sharded", Options{Endpoint: srv.URL, CacheDir: cache, Files: []string{"nope.txt"}})
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "nope.txt") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestResolveServerErrors(t *testing.T) {
+	isolate(t)
+	for _, tt := range []struct {
+		status int
+		code   string
+		is     error
+		want   string
+	}{
+		{http.StatusForbidden, "", ErrUnauthorized, "restricted (gated or private model): accept its terms"},
+		{http.StatusUnauthorized, "RepoNotFound", ErrUnauthorized, "gated, private or does not exist"},
+		{http.StatusInternalServerError, "", nil, "hub answered 500 Internal Server Error: overloaded"},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if tt.code != "" {
+				w.Header().Set("X-Error-Code", tt.code)
+			}
+			w.Header().Set("X-Error-Message", "overloaded")
+			w.WriteHeader(tt.status)
+		}))
+		_, err := Resolve(context.Background(), "org/m", Options{Endpoint: srv.URL, CacheDir: t.TempDir()})
+		srv.Close()
+		if err == nil || (tt.is != nil && !errors.Is(err, tt.is)) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "org/m@main") {
+			t.Errorf("status %d: error %v, want %q", tt.status, err, tt.want)
+		}
 	}
 }
 

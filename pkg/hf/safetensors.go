@@ -2,6 +2,7 @@ package hf
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -421,10 +422,10 @@ func validateLayout(tensors []TensorInfo, dataSize int64, path string) error {
 	sorted := slices.Clone(tensors)
 	slices.SortFunc(sorted, func(a, b TensorInfo) int {
 		if a.Offset != b.Offset {
-			return cmpInt64(a.Offset, b.Offset)
+			return cmp.Compare(a.Offset, b.Offset)
 		}
 		if a.Size != b.Size {
-			return cmpInt64(a.Size, b.Size)
+			return cmp.Compare(a.Size, b.Size)
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
@@ -444,16 +445,6 @@ func validateLayout(tensors []TensorInfo, dataSize int64, path string) error {
 			dataSize, pos, dataSize-pos)
 	}
 	return nil
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // shardIndex is the content of model.safetensors.index.json.

@@ -485,7 +485,6 @@ func TestWriteErrors(t *testing.T) {
 		tensors []Tensor
 		want    string
 	}{
-		{"empty name", []Tensor{Float32Tensor("", []int{1}, []float32{1})}, "empty name"},
 		{"reserved", []Tensor{Float32Tensor("__metadata__", []int{1}, []float32{1})}, "reserved"},
 		{"duplicate", []Tensor{Float32Tensor("a", []int{1}, []float32{1}), Float32Tensor("a", []int{1}, []float32{1})}, "given twice"},
 		{"dtype", []Tensor{{Name: "a", DType: "F99", Shape: []int{1}, Data: []byte{0}}}, `unknown dtype "F99"`},

@@ -105,8 +105,6 @@ func safetensorsHeader(tensors []Tensor, metadata map[string]string, path string
 	seen := make(map[string]bool, len(tensors))
 	for _, t := range tensors {
 		switch {
-		case t.Name == "":
-			return nil, nil, formatErrorf(path, "", "tensor with an empty name")
 		case t.Name == "__metadata__":
 			return nil, nil, formatErrorf(path, t.Name, "reserved name")
 		case !utf8.ValidString(t.Name):
