@@ -1,9 +1,12 @@
 package gcd
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/earley"
+	"github.com/gasplab/gasp/pkg/grammar"
 )
 
 // BenchmarkWorkload runs whole passes over the token-mask workloads of
@@ -55,6 +58,28 @@ func BenchmarkFirstMask(b *testing.B) {
 		b.Run(name+"/naive", func(b *testing.B) {
 			for b.Loop() {
 				bruteMask(w.g, v, v.Tokens[w.ids[0]])
+			}
+		})
+	}
+}
+
+// BenchmarkCompile measures what "gasp bench masks" reports as compile
+// time: grammar text to a Masker ready for its first mask.
+func BenchmarkCompile(b *testing.B) {
+	v := loadLlama3(b)
+	trie := NewTrie(v)
+	for _, name := range []string{"json", "sygus", "sqltest"} {
+		src, err := os.ReadFile(filepath.Join("..", "..", "data", "bench", "masks", name+".gbnf"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				g, _, err := grammar.Compile(name, src, grammar.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				NewMasker(earley.New(g), v, trie)
 			}
 		})
 	}

@@ -87,86 +87,75 @@ func (t *Trie) VocabSize() int { return t.size }
 // relabel returns the trie of the same tokens over other labels: each
 // byte b becomes class(b), and tokens whose bytes map to the same label
 // sequence share a node. With a grammar's byte classes this shrinks the
-// trie a walk must visit several times over (every lowercase ASCII word of
-// a length is one path inside a JSON string), without changing any answer:
-// bytes of one class lead every State to the same State.
+// trie a walk must visit (every lowercase word of a length is one path
+// inside a JSON string) without changing any answer: bytes of one class lead
+// every State to the same State.
+//
+// It builds the new trie depth first: a new node stands for the set of old
+// nodes that map to it, and its children are found by grouping the old
+// nodes' children by label. No maps, and each old node is touched once.
 func (t *Trie) relabel(class func(b byte) uint8) *Trie {
 	n := len(t.label)
-	// Map each node to its node in the relabelled tree, numbered in order of
-	// creation, with children lists.
-	node := make([]int32, n)
-	child := make(map[int64]int32, n/4)
-	var label []byte
-	var firstChild, lastChild, nextSibling []int32
-	var tokens [][]int32
-	newNode := func(l byte) int32 {
-		label = append(label, l)
-		firstChild = append(firstChild, -1)
-		lastChild = append(lastChild, -1)
-		nextSibling = append(nextSibling, -1)
-		tokens = append(tokens, nil)
-		return int32(len(label) - 1)
-	}
-	newNode(0)
-	for i := 1; i < n; i++ {
-		p := node[t.parent[i]]
-		l := class(t.label[i])
-		key := int64(p)<<8 | int64(l)
-		c, ok := child[key]
-		if !ok {
-			c = newNode(l)
-			child[key] = c
-			if lastChild[p] < 0 {
-				firstChild[p] = c
-			} else {
-				nextSibling[lastChild[p]] = c
-			}
-			lastChild[p] = c
-		}
-		node[i] = c
-		tokens[c] = append(tokens[c], t.ids[t.first[i]:t.first[i+1]]...)
-	}
-
-	// Lay the new tree out in preorder.
-	m := len(label)
 	r := &Trie{
-		label:  make([]byte, 0, m),
-		depth:  make([]int32, 0, m),
-		parent: make([]int32, 0, m),
-		end:    make([]int32, m),
-		first:  make([]int32, 0, m+1),
+		label:  make([]byte, 0, n/2),
+		depth:  make([]int32, 0, n/2),
+		parent: make([]int32, 0, n/2),
+		first:  make([]int32, 0, n/2),
 		ids:    make([]int32, 0, len(t.ids)),
 		size:   t.size,
 	}
-	type frame struct{ node, parent, depth int32 }
-	stack := []frame{{0, 0, 0}}
-	var open []int32 // preorder indexes whose subtree is not closed yet
+	var end []int32
+	// A pending node: its label, depth, parent, and its old nodes, which
+	// are members[off:off+len] of an arena that only grows.
+	type pending struct {
+		label         byte
+		depth, parent int32
+		off, len      int32
+	}
+	members := make([]int32, 1, n)
+	stack := []pending{{0, 0, 0, 0, 1}}
+	var bucket [256][]int32
+	var touched []uint8
+	var open []int32 // new nodes whose subtree is not closed yet
 	for len(stack) > 0 {
-		f := stack[len(stack)-1]
+		p := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		i := int32(len(r.label))
-		for len(open) > 0 && r.depth[open[len(open)-1]] >= f.depth {
-			r.end[open[len(open)-1]] = i
+		for len(open) > 0 && r.depth[open[len(open)-1]] >= p.depth {
+			end[open[len(open)-1]] = i
 			open = open[:len(open)-1]
 		}
 		open = append(open, i)
-		r.label = append(r.label, label[f.node])
-		r.depth = append(r.depth, f.depth)
-		r.parent = append(r.parent, f.parent)
+		r.label = append(r.label, p.label)
+		r.depth = append(r.depth, p.depth)
+		r.parent = append(r.parent, p.parent)
 		r.first = append(r.first, int32(len(r.ids)))
-		r.ids = append(r.ids, tokens[f.node]...)
-		// Push children in reverse so the first child is visited first.
-		var kids []int32
-		for c := firstChild[f.node]; c >= 0; c = nextSibling[c] {
-			kids = append(kids, c)
+		end = append(end, 0)
+		touched = touched[:0]
+		for _, m := range members[p.off : p.off+p.len] {
+			r.ids = append(r.ids, t.ids[t.first[m]:t.first[m+1]]...)
+			for c := m + 1; c < t.end[m]; c = t.end[c] {
+				l := class(t.label[c])
+				if len(bucket[l]) == 0 {
+					touched = append(touched, l)
+				}
+				bucket[l] = append(bucket[l], c)
+			}
 		}
-		for j := len(kids) - 1; j >= 0; j-- {
-			stack = append(stack, frame{kids[j], i, f.depth + 1})
+		// Push children last-first so that they come out in the order their
+		// labels were first seen.
+		for j := len(touched) - 1; j >= 0; j-- {
+			l := touched[j]
+			off := int32(len(members))
+			members = append(members, bucket[l]...)
+			stack = append(stack, pending{l, p.depth + 1, i, off, int32(len(bucket[l]))})
+			bucket[l] = bucket[l][:0]
 		}
 	}
 	for _, o := range open {
-		r.end[o] = int32(len(r.label))
+		end[o] = int32(len(r.label))
 	}
+	r.end = end
 	r.first = append(r.first, int32(len(r.ids)))
 	return r
 }
