@@ -1,6 +1,7 @@
 package earley
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -149,7 +150,7 @@ func (c *chart) process(j int) {
 			}
 			lhs := int32(g.Prods[it.prod].LHS)
 			ws := c.waits[it.origin]
-			w0, _ := slices.BinarySearchFunc(ws, lhs, func(e waitEntry, r int32) int { return int(e.rule - r) })
+			w0, _ := slices.BinarySearchFunc(ws, lhs, func(e waitEntry, r int32) int { return cmp.Compare(e.rule, r) })
 			for _, w := range ws[w0:] {
 				if w.rule != lhs {
 					break
@@ -193,7 +194,7 @@ func (c *chart) process(j int) {
 	}
 	// A stable sort keeps items of one rule in chart order, so that
 	// completion, and with it the tree chosen, is deterministic.
-	slices.SortStableFunc(ws, func(a, b waitEntry) int { return int(a.rule - b.rule) })
+	slices.SortStableFunc(ws, func(a, b waitEntry) int { return cmp.Compare(a.rule, b.rule) })
 	c.waits[j] = ws
 	c.seen, c.seenNext = c.seenNext, c.seen
 	clear(c.seenNext)

@@ -82,7 +82,7 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 	t = t.relabel(func(b byte) uint8 { return uint8(m.ByteClass(b)) })
 	k := &Masker{
 		m: m, vocab: v, trie: t,
-		LocalDepth:    2,
+		LocalDepth:    1,
 		MaxCacheBytes: 256 << 20,
 		cache:         make(map[earley.State]Bitset),
 		locals:        make(map[earley.State]*localWalk),

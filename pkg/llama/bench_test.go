@@ -6,6 +6,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 )
 
 // cpuTime returns the user+system CPU time of the process: on a shared machine, tokens per CPU-second is a
@@ -88,6 +93,59 @@ func BenchmarkDecode(b *testing.B) {
 			b.ReportMetric(float64(b.N*batch)/el.Seconds(), "tokens/s")
 			b.ReportMetric(float64(b.N*batch)/cpu.Seconds(), "tokens/cpu-s")
 			b.ReportMetric(float64(el.Microseconds())/float64(b.N)/1000, "ms/step")
+		})
+	}
+}
+
+// BenchmarkCacheWrite compares two ways to write one new key per row into a K cache [B, kvH, S+1, hd]
+// without DynamicUpdateSlice: the ScatterMin/ScatterMax pair the decoder uses (in place, O(B·kvH·hd)) and a
+// Where over the whole cache against an iota == slot mask (O(cache)).
+func BenchmarkCacheWrite(b *testing.B) {
+	const B, kvH, S1, hd = 64, 2, 257, 64
+	be, err := newBackend("go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Finalize()
+	cacheShape := shapes.Make(dtypes.Float32, B, kvH, S1, hd)
+	build := map[string]func(cache, slot, idx, upd *Node) *Node{
+		"scatter": func(cache, _, idx, upd *Node) *Node { return writeCache(cache, idx, upd, 2) },
+		"where": func(cache, slot, _, upd *Node) *Node {
+			mask := Equal(Iota(cache.Graph(), shapes.Make(dtypes.Int32, B, kvH, S1, hd), 2),
+				BroadcastToDims(Reshape(slot, B, 1, 1, 1), B, kvH, S1, hd))
+			return Where(mask, BroadcastToDims(Reshape(upd, B, kvH, 1, hd), B, kvH, S1, hd), cache)
+		},
+	}
+	for _, name := range []string{"scatter", "where"} {
+		b.Run(name, func(b *testing.B) {
+			g := NewGraph(be, name)
+			cache := Parameter(g, "cache", cacheShape)
+			slot := Parameter(g, "slot", shapes.Make(dtypes.Int32, B))
+			idx := Parameter(g, "idx", shapes.Make(dtypes.Int32, B, 2))
+			upd := Parameter(g, "upd", shapes.Make(dtypes.Float32, B, kvH, hd))
+			g.Compile(build[name](cache, slot, idx, upd))
+			defer g.Finalize()
+			cb, err := be.BufferFromFlatData(0, make([]float32, cacheShape.Size()), cacheShape)
+			if err != nil {
+				b.Fatal(err)
+			}
+			slots := make([]int32, B)
+			idxs := make([]int32, 2*B)
+			for r := range B {
+				slots[r] = int32(r)
+				idxs[2*r], idxs[2*r+1] = int32(r), int32(r)
+			}
+			updates := make([]float32, B*kvH*hd)
+			b.ResetTimer()
+			for range b.N {
+				sb, _ := be.BufferFromFlatData(0, slots, shapes.Make(dtypes.Int32, B))
+				ib, _ := be.BufferFromFlatData(0, idxs, shapes.Make(dtypes.Int32, B, 2))
+				ub, _ := be.BufferFromFlatData(0, updates, shapes.Make(dtypes.Float32, B, kvH, hd))
+				out := g.RunWithBuffers([]backends.Buffer{cb, sb, ib, ub}, []bool{true, true, true, true}, 0)
+				if cb, err = out[0].DonateBuffer(be, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

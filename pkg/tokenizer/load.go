@@ -348,6 +348,10 @@ func (t *Tokenizer) modelID(name string, buf []byte) (int32, []byte, bool) {
 // buildMerges reads the merges, in either form, into t.merges.
 func (t *Tokenizer) buildMerges(data []byte, m *modelJSON) error {
 	t.merges = make(map[uint64]uint64, 1<<18)
+	t.bytePairs = make([]uint64, 1<<16)
+	for i := range t.bytePairs {
+		t.bytePairs[i] = noMerge
+	}
 	rank := 0
 	var buf []byte
 	err := newJSONReader(data, m.Merges).merges(func(a, b string) error {
@@ -363,16 +367,16 @@ func (t *Tokenizer) buildMerges(data []byte, m *modelJSON) error {
 			return fmt.Errorf("merge %d: merged token %q is not in the vocab", rank, a+b)
 		}
 		// A later duplicate overrides an earlier one, as in HF.
-		t.merges[pairKey(idA, idB)] = uint64(rank)<<32 | uint64(idAB)
+		v := uint64(rank)<<32 | uint64(idAB)
+		t.merges[pairKey(idA, idB)] = v
+		if len(t.tokens[idA]) == 1 && len(t.tokens[idB]) == 1 && t.byteIDs[t.tokens[idA][0]] == idA && t.byteIDs[t.tokens[idB][0]] == idB {
+			t.bytePairs[int(t.tokens[idA][0])<<8|int(t.tokens[idB][0])] = v
+		}
 		rank++
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("model.merges: %w", err)
-	}
-	t.bytePairs = make([]uint64, 1<<16)
-	for i := range t.bytePairs {
-		t.bytePairs[i] = t.merge(t.byteIDs[i>>8], t.byteIDs[i&0xff])
 	}
 	return nil
 }
