@@ -188,7 +188,10 @@ func (k *Masker) walk(s earley.State, root int32, b Bitset, local bool) (escapes
 	// stack[d-base] is the State after the first d bytes of the current
 	// node's path.
 	stack := append(k.stack[:0], s)
-	k.loopClasses(s)
+	if root == 0 {
+		// Worth it for a whole walk, not for the small subtrees of escapes.
+		k.loopClasses(s)
+	}
 	for i := first; i < end; {
 		k.Stats.Nodes++
 		d := t.depth[i] - base
