@@ -204,8 +204,7 @@ func (s *Session) Step(tokens []int, rows []int) ([][]float32, error) {
 	for b := range B {
 		idx[2*b] = int32(b)
 		idx[2*b+1] = int32(S) // idle rows write to the scratch slot and attend slot 0 only
-		cos[b*half] = 1
-		for i := 1; i < half; i++ {
+		for i := range half {
 			cos[b*half+i] = 1
 		}
 		for j := 1; j < S1; j++ {
