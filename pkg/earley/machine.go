@@ -22,12 +22,12 @@ const Dead State = 0
 // self is the origin of an item predicted in the set that holds it.
 const self = -1
 
-// opaque is the origin of an item in a local State (see Machine.Local)
-// whose origin set was projected away.
+// opaque is the origin of an item in a view (see Machine.ScanViews) whose
+// origin set lies beyond the view's depth.
 const opaque = -2
 
-// escaped marks a memoized transition of a local State that had to
-// complete an item with an opaque origin.
+// escaped marks a memoized transition of a view that had to complete an
+// item with an opaque origin.
 const escaped State = 1 << 30
 
 // noSymbol marks an item whose dot is at the end of its production.
@@ -46,7 +46,6 @@ type stateData struct {
 	next      []State // per byte class, maybe with the escaped bit; unknown entries are -1; allocated on first use
 	accepting bool
 	waiting   map[grammar.Symbol][]item // items by next nonterminal; built on first completion into this set
-	local     []State                   // local[d-1] is Local(s, d), or 0 if not computed yet
 }
 
 // Machine is an incremental byte-level Earley recognizer for one grammar.
@@ -77,6 +76,8 @@ type Machine struct {
 
 	states []stateData
 	index  map[string]State
+	views  map[viewKey]State
+	seen   itemSet // scratch for compute
 	start  State
 	key    []byte // scratch for interning
 }
@@ -85,7 +86,7 @@ type Machine struct {
 // grammar (as grammar.Compile returns): otherwise a viable prefix is only
 // one that the grammar's productive part can continue.
 func New(g *grammar.Grammar) *Machine {
-	m := &Machine{g: g, index: make(map[string]State)}
+	m := &Machine{g: g, index: make(map[string]State), views: make(map[viewKey]State)}
 	m.prodBase = make([]int32, len(g.Prods))
 	n := int32(0)
 	for p, prod := range g.Prods {
@@ -109,7 +110,7 @@ func New(g *grammar.Grammar) *Machine {
 
 	m.states = append(m.states, stateData{}) // Dead
 	var items []item
-	seen := make(map[item]bool)
+	seen := new(itemSet)
 	for _, lr := range m.initial[g.Start] {
 		items = m.addItem(items, seen, item{lr, self})
 	}
@@ -203,11 +204,11 @@ func (m *Machine) StepClass(s State, class int) State {
 	return n
 }
 
-// StepLocal is StepClass for a local State (see Local). It also reports
-// whether the step escaped: whether it completed an item whose origin was
-// projected away. The State it returns then holds only what the local view
-// can see; the true set may hold more. Steps of ordinary States never
-// escape.
+// StepLocal is StepClass for a view (see ScanViews) or a State reached
+// from one. It also reports whether the step escaped: whether it completed
+// an item whose origin lies beyond the view. The State it returns then holds
+// only what the view can see; the true set may hold more. Steps of ordinary
+// States never escape.
 func (m *Machine) StepLocal(s State, class int) (next State, esc bool) {
 	// The fast path, small enough to inline: a memoized transition.
 	if tr := m.states[s].next; tr != nil {
@@ -242,7 +243,8 @@ func (m *Machine) stepSlow(s State, class int) (next State, esc bool) {
 // origin.
 func (m *Machine) compute(s State, class int) State {
 	var items []item
-	seen := make(map[item]bool)
+	seen := &m.seen
+	seen.reset()
 	for _, it := range m.states[s].scan {
 		if m.termClass[m.lrNext[it.lr].Terminal()].Has(uint8(class)) {
 			origin := it.origin
@@ -263,12 +265,47 @@ func (m *Machine) compute(s State, class int) State {
 	return n
 }
 
-func (m *Machine) addItem(items []item, seen map[item]bool, it item) []item {
-	if seen[it] {
+func (m *Machine) addItem(items []item, seen *itemSet, it item) []item {
+	if seen.has(items, it) {
 		return items
 	}
-	seen[it] = true
 	return append(items, it)
+}
+
+// itemSet answers whether an item is already in the set being built: by a
+// scan while the set is small, as most are, and by a map once it is large.
+type itemSet struct {
+	m map[item]bool
+	n int // items of the set already in m
+}
+
+func (s *itemSet) reset() {
+	clear(s.m)
+	s.n = 0
+}
+
+// has reports whether it is in items, and if not, counts it as added.
+func (s *itemSet) has(items []item, it item) bool {
+	if len(items) < 32 {
+		for _, x := range items {
+			if x == it {
+				return true
+			}
+		}
+		return false
+	}
+	if s.m == nil {
+		s.m = make(map[item]bool)
+	}
+	for ; s.n < len(items); s.n++ {
+		s.m[items[s.n]] = true
+	}
+	if s.m[it] {
+		return true
+	}
+	s.m[it] = true
+	s.n++ // it is about to be appended
+	return false
 }
 
 // closure adds predictions and completions to items (Aycock and Horspool's
@@ -276,7 +313,7 @@ func (m *Machine) addItem(items []item, seen map[item]bool, it item) []item {
 // completed in the set they were predicted in need no completer step). It
 // reports whether it had to complete an item with an opaque origin, which
 // it cannot.
-func (m *Machine) closure(items []item, seen map[item]bool) (_ []item, esc bool) {
+func (m *Machine) closure(items []item, seen *itemSet) (_ []item, esc bool) {
 	for i := 0; i < len(items); i++ {
 		it := items[i]
 		sym := m.lrNext[it.lr]
@@ -309,50 +346,88 @@ func (m *Machine) closure(items []item, seen map[item]bool) (_ []item, esc bool)
 	return items, esc
 }
 
-// Local returns the local view of s to the given depth: s with the origins
-// of its items replaced by their own local views, and origins deeper than
-// depth replaced by an opaque marker. Depth counts the rules a user wrote:
-// the origin of an item of a generated rule (a repetition, group or
-// character class) is viewed at the same depth as the item, since it lies
-// inside the same user rule (every pass of a loop completes into the set
-// where the loop began). The future of a local State is the part of s's
-// future that does not complete items with opaque origins; StepLocal says
-// when a step would need more.
+// ScanViews appends to dst a view of each scan item of s (each item whose
+// next symbol is a terminal) and returns dst.
 //
-// Prefixes that differ only in what lies deeper (a JSON string inside
-// objects at different nesting levels, an identifier in different SQL
-// clauses) share local States, so work done for one is reused for the
-// others. Local States are never accepting.
-func (m *Machine) Local(s State, depth int) State {
-	if s == Dead || depth < 1 {
-		return s
-	}
-	st := &m.states[s]
-	if len(st.local) < depth {
-		st.local = append(st.local, make([]State, depth-len(st.local))...)
-	}
-	if l := st.local[depth-1]; l != 0 {
-		return l
-	}
-	items := make([]item, len(st.items))
-	for i, it := range st.items {
-		switch {
-		case it.origin == self || it.origin == opaque:
-		case m.g.Rules[m.lrLHS[it.lr]].Generated:
-			it.origin = int32(m.Local(State(it.origin), depth))
-		case depth == 1:
-			it.origin = opaque
-		default:
-			it.origin = int32(m.Local(State(it.origin), depth-1))
+// The set of tokens allowed in s is the union, over its scan items, of the
+// tokens each allows on its own: scanning and closure act on every item
+// separately. And what an item allows depends on the sets it points to only
+// through completion, which looks in the origin set for the items waiting on
+// the completed rule. A view keeps just that: the item, with its origin
+// replaced by a view of the origin set restricted to the items that wait on
+// the item's rule (and, recursively, their origins). So the view of an
+// identifier's next character is the same State in every SQL clause, and the
+// view of a JSON string's next character the same in every object.
+//
+// Depth bounds how far views reach, counted in rules the user wrote: the
+// origin of an item of a generated rule (a repetition, group or character
+// class) is viewed at the same depth, since it lies inside the same user
+// rule; beyond depth, origins are opaque. Stepping a view with StepLocal
+// says when a step would complete an item with an opaque origin, whose
+// future the view does not know. Views are never accepting.
+func (m *Machine) ScanViews(s State, depth int, dst []State) []State {
+	for _, it := range m.states[s].scan {
+		origin := it.origin
+		if origin == self {
+			origin = int32(s)
 		}
-		items[i] = it
+		v := item{it.lr, m.originView(origin, it.lr, depth)}
+		dst = append(dst, m.add([]item{v}, false, true))
 	}
-	// Projection can make two items equal.
+	return dst
+}
+
+// originView returns the view of origin for item lr at depth (see ScanViews).
+func (m *Machine) originView(origin, lr int32, depth int) int32 {
+	if origin == opaque {
+		return opaque
+	}
+	if !m.g.Rules[m.lrLHS[lr]].Generated {
+		depth--
+	}
+	if depth <= 0 {
+		return opaque
+	}
+	return int32(m.view(State(origin), grammar.NT(int(m.lrLHS[lr])), depth))
+}
+
+// view returns the view of State o for completions of rule want: the items
+// of o waiting on want, or on the rule of such an item that was predicted
+// in o (those complete into o itself), with their origins viewed in turn.
+func (m *Machine) view(o State, want grammar.Symbol, depth int) State {
+	key := viewKey{o, want, depth}
+	if v, ok := m.views[key]; ok {
+		return v
+	}
+	wait := m.waiting(o)
+	wanted := []grammar.Symbol{want}
+	for i := 0; i < len(wanted); i++ {
+		for _, it := range wait[wanted[i]] {
+			if lhs := grammar.NT(int(m.lrLHS[it.lr])); it.origin == self && !slices.Contains(wanted, lhs) {
+				wanted = append(wanted, lhs)
+			}
+		}
+	}
+	var items []item
+	for _, w := range wanted {
+		for _, it := range wait[w] {
+			if it.origin != self {
+				it.origin = m.originView(it.origin, it.lr, depth)
+			}
+			items = append(items, it)
+		}
+	}
 	slices.SortFunc(items, compareItems)
 	items = slices.Compact(items)
-	l := m.internLocal(items)
-	m.states[s].local[depth-1] = l
-	return l
+	v := m.add(items, false, true)
+	m.views[key] = v
+	return v
+}
+
+type viewKey struct {
+	o     State
+	want  grammar.Symbol
+	depth int
 }
 
 func compareItems(a, b item) int {
@@ -398,9 +473,6 @@ func (m *Machine) intern(items []item) State {
 	slices.SortFunc(kept, compareItems)
 	return m.add(kept, accepting, false)
 }
-
-// internLocal interns the items of a local State.
-func (m *Machine) internLocal(items []item) State { return m.add(items, false, true) }
 
 // add returns the State of sorted items, adding it if it is new.
 func (m *Machine) add(items []item, accepting, local bool) State {

@@ -1,6 +1,8 @@
 package gcd
 
 import (
+	"slices"
+
 	"github.com/gasplab/gasp/pkg/earley"
 	"github.com/gasplab/gasp/pkg/grammar"
 )
@@ -35,8 +37,8 @@ type Masker struct {
 	vocab *Vocab
 	trie  *Trie // the vocabulary's trie relabelled by the grammar's byte classes
 
-	// LocalDepth is the depth of the local views the walk starts from (see
-	// earley.Machine.Local); 0 walks from the true State only.
+	// LocalDepth is the depth of the views of scan items that walks start
+	// from (see earley.Machine.ScanViews); 0 walks from the true State only.
 	LocalDepth int
 	// MaxCacheBytes bounds the memory held by cached masks; when it is
 	// exceeded the caches are emptied.
@@ -49,11 +51,14 @@ type Masker struct {
 	// Stats counts the work done so far.
 	Stats MaskStats
 
-	cache      map[earley.State]Bitset     // by true State
-	locals     map[earley.State]*localWalk // by local State
+	cache      map[earley.State]Bitset    // by true State
+	items      map[earley.State]*itemWalk // by view of a scan item
+	subs       map[subKey]*itemWalk       // by view and trie node
 	cacheBytes int
 
-	stack []earley.State // scratch: States by trie depth
+	views   []earley.State // scratch
+	escapes []int32        // scratch
+
 	// loopOf[s] holds the byte classes leading from State s back to s, once
 	// hasLoop[s] is set.
 	loopOf  []grammar.ByteSet
@@ -62,18 +67,11 @@ type Masker struct {
 
 // MaskStats counts a Masker's work.
 type MaskStats struct {
-	Masks      int // calls of Mask
-	CacheHits  int // masks served from the cache
-	LocalWalks int // walks from a new local State
-	Escapes    int // subtrees walked again from a true State
-	Nodes      int // trie nodes visited
-}
-
-// localWalk is what a walk from a local State found: the tokens it accepts
-// in every context, and the trie nodes whose subtrees it could not decide.
-type localWalk struct {
-	accepted Bitset
-	escapes  []int32
+	Masks     int // calls of Mask
+	CacheHits int // masks served from the cache
+	ViewWalks int // walks from a new view of a scan item
+	Escapes   int // subtrees walked again from a true State
+	Nodes     int // trie nodes visited
 }
 
 // NewMasker returns a Masker for the grammar of m over vocabulary v, whose
@@ -85,7 +83,8 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 		LocalDepth:    1,
 		MaxCacheBytes: 256 << 20,
 		cache:         make(map[earley.State]Bitset),
-		locals:        make(map[earley.State]*localWalk),
+		items:         make(map[earley.State]*itemWalk),
+		subs:          make(map[subKey]*itemWalk),
 	}
 	n := t.Nodes()
 	k.subtree = make([]grammar.ByteSet, n)
@@ -134,20 +133,23 @@ func (k *Masker) Mask(s earley.State) Bitset {
 		return b
 	}
 	b := NewBitset(k.trie.size)
+	out := &sink{bits: b}
 	if k.LocalDepth > 0 {
-		l := k.m.Local(s, k.LocalDepth)
-		lw := k.locals[l]
-		if lw == nil {
-			k.Stats.LocalWalks++
-			lw = &localWalk{accepted: NewBitset(k.trie.size)}
-			lw.escapes = k.walk(l, 0, lw.accepted, true)
-			k.remember(8 * len(lw.accepted))
-			k.locals[l] = lw
+		k.views = k.m.ScanViews(s, k.LocalDepth, k.views[:0])
+		escapes := k.escapes[:0]
+		for _, v := range k.views {
+			iw := k.items[v]
+			if iw == nil {
+				iw = k.walkView(v, 0)
+				k.items[v] = iw
+			}
+			iw.addTo(out)
+			escapes = append(escapes, iw.escapes...)
 		}
-		copy(b, lw.accepted)
-		k.walkEscapes(s, lw.escapes, b)
+		k.escapes = escapes
+		k.walkEscapes(s, 0, k.outermost(escapes), out, false)
 	} else {
-		k.walk(s, 0, b, false)
+		k.walk(s, 0, true, out, false, false)
 	}
 	if k.m.Accepting(s) {
 		for _, id := range k.vocab.EOS {
@@ -159,100 +161,224 @@ func (k *Masker) Mask(s earley.State) Bitset {
 	return b
 }
 
+// sink collects the tokens a walk accepts: into a Bitset, or, when list
+// is set, appended to ids (cheap for the small sets most views allow).
+type sink struct {
+	bits Bitset
+	list bool
+	ids  []int32
+}
+
+func (k *sink) add(ids []int32) {
+	if k.list {
+		k.ids = append(k.ids, ids...)
+		return
+	}
+	for _, id := range ids {
+		k.bits.Set(int(id))
+	}
+}
+
+// itemWalk is what a walk from the view of one scan item found: the tokens
+// it accepts in every context, as a Bitset or, when there are few, a list,
+// and the trie nodes whose subtrees it could not decide.
+type itemWalk struct {
+	bits    Bitset
+	ids     []int32
+	escapes []int32
+}
+
+func (w *itemWalk) addTo(out *sink) {
+	switch {
+	case w.bits == nil:
+		out.add(w.ids)
+	case out.list:
+		w.bits.Each(func(id int) { out.ids = append(out.ids, int32(id)) })
+	default:
+		for i, x := range w.bits {
+			out.bits[i] |= x
+		}
+	}
+}
+
+// walkView walks the descendants of trie node from view v, the State at
+// node, and keeps the result compactly.
+func (k *Masker) walkView(v earley.State, node int32) *itemWalk {
+	k.Stats.ViewWalks++
+	out := &sink{list: true}
+	iw := &itemWalk{}
+	iw.escapes = k.walk(v, node, true, out, true, false)
+	if len(out.ids) > k.trie.size/32 {
+		// Dense: a list would take more than 4 bytes per token listed.
+		iw.bits = NewBitset(k.trie.size)
+		for _, id := range out.ids {
+			iw.bits.Set(int(id))
+		}
+		k.remember(8 * len(iw.bits))
+	} else {
+		iw.ids = slices.Clip(out.ids)
+		k.remember(4 * len(iw.ids))
+	}
+	k.remember(4 * len(iw.escapes))
+	return iw
+}
+
+// outermost sorts trie nodes and drops duplicates and nodes inside the
+// subtree of another.
+func (k *Masker) outermost(nodes []int32) []int32 {
+	slices.Sort(nodes)
+	out := nodes[:0]
+	for _, n := range nodes {
+		if len(out) > 0 && n < k.trie.end[out[len(out)-1]] {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
 // remember accounts for n more cached bytes, emptying the caches first if
 // they would grow past MaxCacheBytes.
 func (k *Masker) remember(n int) {
 	if k.cacheBytes+n > k.MaxCacheBytes {
 		clear(k.cache)
-		clear(k.locals)
+		clear(k.items)
+		clear(k.subs)
 		k.cacheBytes = 0
 	}
 	k.cacheBytes += n
 }
 
-// walk adds to b the ordinary tokens in the subtree of trie node root (0
-// for the whole trie) whose bytes are viable from s, the State at root's
-// parent (at root itself when root is 0). For a local s it does not decide
-// subtrees below a step that escaped the local view: it returns their root
-// nodes instead.
-func (k *Masker) walk(s earley.State, root int32, b Bitset, local bool) (escapes []int32) {
+// walk adds to b the ordinary tokens in a subtree of the trie whose bytes
+// are viable from State s. With below set, s is the State at node root and
+// the subtree is root's descendants (root 0: the whole trie); otherwise s is
+// the State at root's parent and the subtree includes root.
+//
+// From a view (local), a token is accepted when the view's own items keep
+// it alive: they are a part of the true set's. A step that escaped the view
+// means the true set holds items the view cannot see; where the view then
+// dies, the subtree is undecided, and walk returns its root node instead.
+// With escaped set, the path to s already escaped.
+//
+// Below the first byte of a whole-trie walk, large subtrees are not walked
+// directly: the State there is split into the views of its scan items, and
+// each view's walk of the subtree is cached. After a space and inside an
+// expression, say, every view that starts an identifier is the same, so the
+// identifiers are walked once, whatever came before the space.
+func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local, escaped bool) (escapes []int32) {
 	t := k.trie
-	end := t.end[root]
-	base := t.depth[root]
-	first := root
-	if root == 0 {
-		first, base = 1, 0
-	} else {
-		base--
+	first, base := root, t.depth[root]-1
+	if below {
+		first, base = root+1, t.depth[root]
 	}
-	// stack[d-base] is the State after the first d bytes of the current
-	// node's path.
-	stack := append(k.stack[:0], s)
-	if root == 0 {
-		// Worth it for a whole walk, not for the small subtrees of escapes.
+	// stack[d] is the State after the first base+d bytes of the current
+	// node's path; esc[d] whether a step on that path escaped.
+	stack := []earley.State{s}
+	esc := []bool{escaped}
+	if below {
+		// Worth it for a large walk, not for the small subtrees of escapes.
 		k.loopClasses(s)
 	}
-	for i := first; i < end; {
-		k.Stats.Nodes++
+	nodes := 0
+	for i := first; i < t.end[root]; {
+		nodes++
 		d := t.depth[i] - base
 		parent := stack[d-1]
 		if int(parent) < len(k.hasLoop) && k.hasLoop[parent] && subsetOf(&k.subtree[i], &k.loopOf[parent]) {
 			// Every byte below keeps the parent's State: all viable.
-			for _, id := range t.ids[t.first[i]:t.first[t.end[i]]] {
-				b.Set(int(id))
+			b.add(t.ids[t.first[i]:t.first[t.end[i]]])
+			i = t.end[i]
+			continue
+		}
+		next, e := k.m.StepLocal(parent, int(t.label[i]))
+		e = e || esc[d-1]
+		if next == earley.Dead {
+			if e && local {
+				escapes = append(escapes, i)
 			}
 			i = t.end[i]
 			continue
 		}
-		next, esc := k.m.StepLocal(parent, int(t.label[i]))
-		if esc && local {
-			escapes = append(escapes, i)
+		b.add(t.ids[t.first[i]:t.first[i+1]])
+		if root == 0 && d == 1 && !e && k.LocalDepth > 0 && t.end[i]-i >= splitMin {
+			escapes = append(escapes, k.split(next, i, b, local)...)
 			i = t.end[i]
 			continue
-		}
-		if next == earley.Dead {
-			i = t.end[i]
-			continue
-		}
-		for _, id := range t.ids[t.first[i]:t.first[i+1]] {
-			b.Set(int(id))
 		}
 		stack = append(stack[:d], next)
+		esc = append(esc[:d], e)
 		i++
 	}
-	k.stack = stack[:0]
+	k.Stats.Nodes += nodes
 	return escapes
 }
 
-// walkEscapes walks, from the true State s, the subtrees a local walk could
-// not decide. Their roots come in preorder, so the path to each is stepped
-// from the longest prefix it shares with the path to the one before.
-func (k *Masker) walkEscapes(s earley.State, escapes []int32, b Bitset) {
+// splitMin is the size of a subtree below which split is not worth it.
+const splitMin = 256
+
+// split adds to b the tokens below trie node i that are viable from s, the
+// State at i, as the union of what the views of s's scan items allow (each
+// cached by view and node), and returns the nodes it leaves undecided.
+func (k *Masker) split(s earley.State, i int32, b *sink, local bool) []int32 {
+	var escapes []int32
+	for _, v := range k.m.ScanViews(s, k.LocalDepth, nil) {
+		key := subKey{v, i}
+		sw := k.subs[key]
+		if sw == nil {
+			sw = k.walkView(v, i)
+			k.subs[key] = sw
+		}
+		sw.addTo(b)
+		escapes = append(escapes, sw.escapes...)
+	}
+	return k.walkEscapes(s, i, k.outermost(escapes), b, local)
+}
+
+type subKey struct {
+	view earley.State
+	node int32
+}
+
+// walkEscapes walks the subtrees rooted at the given nodes, below node from
+// whose State is s, and returns those it leaves undecided in turn (only when
+// s is a view: local). The roots come in preorder, so the path to each is
+// stepped from the longest prefix it shares with the path to the one before.
+func (k *Masker) walkEscapes(s earley.State, from int32, roots []int32, b *sink, local bool) (undecided []int32) {
 	t := k.trie
-	path := []int32{0}          // trie nodes on the current path, by depth
+	base := t.depth[from]
+	path := []int32{from}       // trie nodes on the current path, by depth-base
 	states := []earley.State{s} // the State after each
+	escs := []bool{false}       // whether the path to it escaped
 	var climb []int32
-	for _, e := range escapes {
-		// Find the deepest ancestor of e on the current path.
+	for _, r := range roots {
+		// Find the deepest ancestor of r on the current path.
 		climb = climb[:0]
-		n := t.parent[e]
-		for int(t.depth[n]) >= len(path) || path[t.depth[n]] != n {
+		n := t.parent[r]
+		for d := t.depth[n] - base; int(d) >= len(path) || path[d] != n; d = t.depth[n] - base {
 			climb = append(climb, n)
 			n = t.parent[n]
 		}
-		d := t.depth[n]
-		path, states = path[:d+1], states[:d+1]
-		ps := states[d]
+		d := t.depth[n] - base
+		path, states, escs = path[:d+1], states[:d+1], escs[:d+1]
+		ps, pe := states[d], escs[d]
 		for j := len(climb) - 1; j >= 0 && ps != earley.Dead; j-- {
-			ps = k.m.StepClass(ps, int(t.label[climb[j]]))
+			var e bool
+			ps, e = k.m.StepLocal(ps, int(t.label[climb[j]]))
+			pe = pe || e
 			path = append(path, climb[j])
 			states = append(states, ps)
+			escs = append(escs, pe)
 		}
-		if ps != earley.Dead {
+		switch {
+		case ps == earley.Dead && pe && local:
+			undecided = append(undecided, r)
+		case ps == earley.Dead:
+		default:
 			k.Stats.Escapes++
-			k.walk(ps, e, b, false)
+			undecided = append(undecided, k.walk(ps, r, false, b, local, pe)...)
 		}
 	}
+	return undecided
 }
 
 // loopClasses returns the byte classes that lead from s back to s, stepping
