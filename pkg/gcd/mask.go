@@ -205,17 +205,22 @@ func (w *itemWalk) addTo(out *sink) {
 // node, and keeps the result compactly.
 func (k *Masker) walkView(v earley.State, node int32) *itemWalk {
 	k.Stats.ViewWalks++
-	out := &sink{list: true}
 	iw := &itemWalk{}
-	iw.escapes = k.walk(v, node, true, out, true, false)
-	if len(out.ids) > k.trie.size/32 {
-		// Dense: a list would take more than 4 bytes per token listed.
-		iw.bits = NewBitset(k.trie.size)
-		for _, id := range out.ids {
-			iw.bits.Set(int(id))
+	if node == 0 {
+		// A whole-trie walk: collect into a Bitset, then list it if sparse.
+		out := &sink{bits: NewBitset(k.trie.size)}
+		iw.escapes = k.walk(v, node, true, out, true, false)
+		if n := out.bits.Count(); n > k.trie.size/32 {
+			iw.bits = out.bits
+			k.remember(8 * len(iw.bits))
+		} else {
+			iw.ids = make([]int32, 0, n)
+			out.bits.Each(func(id int) { iw.ids = append(iw.ids, int32(id)) })
+			k.remember(4 * n)
 		}
-		k.remember(8 * len(iw.bits))
 	} else {
+		out := &sink{list: true}
+		iw.escapes = k.walk(v, node, true, out, true, false)
 		iw.ids = slices.Clip(out.ids)
 		k.remember(4 * len(iw.ids))
 	}
