@@ -11,27 +11,32 @@ import (
 //
 // A token is allowed in a State iff feeding its bytes keeps the prefix
 // viable; an EOS token iff the prefix is a sentence; other special tokens
-// never. The Masker finds them by walking the vocabulary trie, pruning a
-// subtree at the first byte that kills the parse. Three things make that
-// fast:
+// never. The Masker finds them by walking the vocabulary trie (relabelled by
+// the grammar's byte classes), pruning a subtree at the first byte that
+// kills the parse. What makes that fast:
 //
 //   - Transitions are memoized by the earley.Machine, so a walk mostly looks
 //     up States.
 //   - Masks are cached per State. earley States are canonical, so a mask
 //     computed once serves every later prefix that reaches an equal State
 //     (inside a JSON string, every position of that string).
-//   - The trie is walked from the State's local view (earley.Machine.Local),
-//     which forgets what lies deeper than LocalDepth sets. Local views are
-//     shared by many States (every JSON string of a kind, at any nesting
-//     depth), and so is the walk's result: the tokens that stay within the
-//     local view, accepted or rejected for good, and the trie nodes where a
-//     token reached past it. Only those subtrees are walked again from the
-//     true State, and only for the first prefix that reaches it.
+//   - A State's mask is the union of what its scan items allow, and each
+//     item is walked from its view (earley.Machine.ScanViews), which keeps
+//     only what the item can complete into, up to LocalDepth user rules.
+//     Views recur across contexts (the next character of any JSON string,
+//     of any SQL identifier), so their walks are cached. Where a token
+//     reaches past a view (closing the string and going on), the view's walk
+//     leaves the subtree undecided and it is walked again from the true
+//     State.
+//   - Below the first byte of a view's walk, large subtrees are split the
+//     same way and cached by view and trie node: after a space, the
+//     identifiers that may start an expression are walked once for every
+//     clause that allows an expression there.
+//   - A subtree whose bytes all fall in byte classes that lead from the
+//     current State back to itself is accepted whole without walking it.
 //
-// A subtree whose bytes all fall in byte classes that lead from the current
-// State back to itself is accepted whole without walking it.
-//
-// A Masker is not safe for concurrent use.
+// Caches are bounded by MaxCacheBytes. A Masker is not safe for concurrent
+// use.
 type Masker struct {
 	m     *earley.Machine
 	vocab *Vocab
