@@ -41,11 +41,12 @@ type item struct {
 }
 
 type stateData struct {
-	items     []item  // sorted; origins are State ids, self or opaque
-	scan      []item  // the items whose next symbol is a terminal
-	next      []State // per byte class, maybe with the escaped bit; unknown entries are -1; allocated on first use
-	accepting bool
-	waiting   map[grammar.Symbol][]item // items by next nonterminal; built on first completion into this set
+	items       []item          // sorted; origins are State ids, self or opaque
+	scan        []item          // the items whose next symbol is a terminal
+	scanClasses grammar.ByteSet // the byte classes their terminals accept
+	next        []State         // per byte class, maybe with the escaped bit; unknown entries are -1; allocated on first use
+	accepting   bool
+	waiting     map[grammar.Symbol][]item // items by next nonterminal; built on first completion into this set
 }
 
 // Machine is an incremental byte-level Earley recognizer for one grammar.
@@ -192,6 +193,10 @@ func (m *Machine) NumStates() int { return len(m.states) }
 // from every State to the same State.
 func (m *Machine) NumClasses() int { return m.numClasses }
 
+// ScanClasses returns the byte classes that some scan item of s accepts:
+// every other class leads from s to Dead.
+func (m *Machine) ScanClasses(s State) grammar.ByteSet { return m.states[s].scanClasses }
+
 // ByteClass returns the class of byte b.
 func (m *Machine) ByteClass(b byte) int { return int(m.classOf[b]) }
 
@@ -231,6 +236,10 @@ func (m *Machine) stepSlow(s State, class int) (next State, esc bool) {
 		}
 	}
 	n := st.next[class]
+	if n < 0 && !st.scanClasses.Has(uint8(class)) {
+		n = Dead // no item can scan it: no need to look
+		st.next[class] = n
+	}
 	if n < 0 {
 		n = m.compute(s, class)
 		m.states[s].next[class] = n // m.states may have grown: index again
@@ -495,8 +504,12 @@ func (m *Machine) add(items []item, accepting, local bool) State {
 	s := State(len(m.states))
 	st := stateData{items: slices.Clip(items), accepting: accepting}
 	for _, it := range items {
-		if m.lrNext[it.lr].IsTerminal() {
+		if sym := m.lrNext[it.lr]; sym.IsTerminal() {
 			st.scan = append(st.scan, it)
+			tc := &m.termClass[sym.Terminal()]
+			for w := range st.scanClasses {
+				st.scanClasses[w] |= tc[w]
+			}
 		}
 	}
 	m.states = append(m.states, st)

@@ -392,7 +392,7 @@ func (k *Masker) walkEscapes(s earley.State, from int32, roots []int32, b *sink,
 }
 
 // loopClasses returns the byte classes that lead from s back to s, stepping
-// s by every class (which the Machine memoizes) the first time. It is
+// s by every class it can scan (which the Machine memoizes) the first time. It is
 // computed for the State a walk starts from: doing it for every State a
 // walk meets would build many States no token reaches.
 func (k *Masker) loopClasses(s earley.State) grammar.ByteSet {
@@ -400,7 +400,11 @@ func (k *Masker) loopClasses(s earley.State) grammar.ByteSet {
 		return k.loopOf[s]
 	}
 	var set grammar.ByteSet
+	scan := k.m.ScanClasses(s)
 	for c := 0; c < k.m.NumClasses(); c++ {
+		if !scan.Has(uint8(c)) {
+			continue
+		}
 		if next, esc := k.m.StepLocal(s, c); next == s && !esc {
 			set.Add(uint8(c))
 		}
