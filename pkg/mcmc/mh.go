@@ -1,0 +1,379 @@
+package mcmc
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/gasplab/gasp/pkg/gcd"
+	"github.com/gasplab/gasp/pkg/lm"
+	"github.com/gasplab/gasp/pkg/sample"
+)
+
+// LogQ returns log q(y|x): the log-probability that cutting x at a position
+// drawn from px (p_pos^x, normalised) and regenerating the rest with GCD
+// yields y. Every cut i ≤ min(lcp(x, y), |x|−1) can produce y, so
+//
+//	q(y|x) = Σ_{i=0}^{min(lcp, |x|−1)} px[i] · Π_{j≥i} P_GCD(y_j | y_{<j}),
+//
+// computed from y's stored LogQ alone. It is −Inf if no cut can.
+func LogQ(px []float64, x, y *sample.Record) float64 {
+	top := min(lcp(x.Tokens, y.Tokens), len(x.Tokens)-1, len(y.Tokens))
+	suffix := 0.0 // Σ_{j≥i} y.LogQ[j], for i = top first
+	for j := top; j < len(y.LogQ); j++ {
+		suffix += y.LogQ[j]
+	}
+	acc := math.Inf(-1)
+	for i := top; i >= 0; i-- {
+		if i < top {
+			suffix += y.LogQ[i]
+		}
+		if px[i] > 0 {
+			acc = logAddExp(acc, math.Log(px[i])+suffix)
+		}
+	}
+	return acc
+}
+
+// logQCut is the classic mistake LogQ avoids: only the cut that was drawn.
+func logQCut(px []float64, cut int, y *sample.Record) float64 {
+	if cut >= len(px) || px[cut] == 0 {
+		return math.Inf(-1)
+	}
+	s := math.Log(px[cut])
+	for _, v := range y.LogQ[cut:] {
+		s += v
+	}
+	return s
+}
+
+func logAddExp(a, b float64) float64 {
+	if math.IsInf(a, -1) {
+		return b
+	}
+	if math.IsInf(b, -1) {
+		return a
+	}
+	if a < b {
+		a, b = b, a
+	}
+	return a + math.Log1p(math.Exp(b-a))
+}
+
+func lcp(a, b []int) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// LogAlpha returns log α(x, y) = min(0, log P(y) + log q(x|y) − log P(x) −
+// log q(y|x)) for records x and y, the truncation distributions of the
+// kernel in use being px (for x) and py (for y): 0 when y equals x, −Inf
+// when y is not a valid sentence.
+func LogAlpha(x, y *sample.Record, px, py []float64) float64 {
+	switch {
+	case !y.Valid():
+		return math.Inf(-1)
+	case equal(x.Tokens, y.Tokens):
+		return 0
+	}
+	return min(0, y.LogProb()+LogQ(py, y, x)-x.LogProb()-LogQ(px, x, y))
+}
+
+func equal(a, b []int) bool { return len(a) == len(b) && lcp(a, b) == len(a) }
+
+// Config configures Run.
+type Config struct {
+	Sample   sample.Config
+	Proposal Proposal
+	// Steps is k, the number of MH steps of each chain.
+	Steps int
+	// MaxInitTries bounds the GCD draws spent on each chain's start, which
+	// must be a valid sentence; 0 means 100.
+	MaxInitTries int
+
+	wrongQ wrongQ // test hook: compute q wrongly
+}
+
+// wrongQ names the mistakes in q that tests check are noticed.
+type wrongQ uint8
+
+const (
+	rightQ      wrongQ = iota
+	cutOnlyQ           // only the drawn cut's term
+	noPositionQ        // only the suffix's GCD probability, without p_pos
+)
+
+// Step is one MH step of a chain.
+type Step struct {
+	Kernel   int            // the mixture component used (0 unless the Proposal implements Kernels)
+	Cut      int            // the truncation point i: Proposal.Tokens[:Cut] was kept
+	Proposal *sample.Record // y
+	LogAlpha float64        // log α(x, y); −Inf if y is invalid
+	Accepted bool
+}
+
+// Chain is one chain: its GCD start and its steps.
+type Chain struct {
+	Init  *sample.Record
+	Steps []Step
+}
+
+// At returns the chain's state after k steps (0 ≤ k ≤ len(Steps)).
+func (c *Chain) At(k int) *sample.Record {
+	x := c.Init
+	for _, s := range c.Steps[:k] {
+		if s.Accepted {
+			x = s.Proposal
+		}
+	}
+	return x
+}
+
+// Stats counts a run's work. Token evaluations are counted by the lm.Batch;
+// "Authors" figures are what the authors' implementation would spend on the
+// same run: per proposal, |prompt| + i + m to re-encode prompt and kept
+// prefix and generate the m-token suffix, plus |prompt| + |y| for a second
+// pass that scores y; for each start, |prompt| + |x₀| twice.
+type Stats struct {
+	Chains    int
+	Steps     int // MH steps, all chains together
+	Accepted  int // accepted proposals, y == x included
+	Same      int // proposals equal to the current state
+	Invalid   int // proposals that hit the length cap or a dead end (rejected)
+	InitDraws int // GCD draws for the starts, invalid ones included
+
+	InitEvals   int // LM token evaluations for the prefill and the starts
+	Evals       int // LM token evaluations during the MH steps
+	Regenerated int // Σ m, the regenerated suffix lengths
+	// Restored counts evaluations spent re-evaluating tokens of the
+	// current state after a rejection: a chain's row then holds y, and
+	// the next cut of x may lie beyond their common prefix. Evals =
+	// Σ (m − 1 + [i > 0]) + Restored: a cut at i > 0 re-evaluates token
+	// i−1 (its output is not kept), the final token of a suffix is never
+	// evaluated, and a cut at 0 reuses the prompt's logits.
+	Restored int
+
+	AuthorsInitEvals int
+	AuthorsEvals     int // during the MH steps
+}
+
+// EvalsPerStep returns Evals / Steps.
+func (s Stats) EvalsPerStep() float64 { return ratio(s.Evals, s.Steps) }
+
+// RegeneratedPerStep returns the mean regenerated suffix length.
+func (s Stats) RegeneratedPerStep() float64 { return ratio(s.Regenerated, s.Steps) }
+
+// AuthorsEvalsPerStep returns AuthorsEvals / Steps.
+func (s Stats) AuthorsEvalsPerStep() float64 { return ratio(s.AuthorsEvals, s.Steps) }
+
+// AcceptanceRate returns Accepted / Steps.
+func (s Stats) AcceptanceRate() float64 { return ratio(s.Accepted, s.Steps) }
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// Result is the outcome of Run.
+type Result struct {
+	Chains []Chain
+	Stats  Stats
+}
+
+// Final returns each chain's state after k steps.
+func (r *Result) Final(k int) []*sample.Record {
+	out := make([]*sample.Record, len(r.Chains))
+	for i := range r.Chains {
+		out[i] = r.Chains[i].At(k)
+	}
+	return out
+}
+
+type chain struct {
+	row  int
+	st   *gcd.State
+	rand *rand.Rand
+	x    *sample.Record
+	c    *Chain
+}
+
+// Run runs chains independent Metropolis–Hastings chains of cfg.Steps steps
+// (paper Alg. 1), each on its own row of one lm.Batch, all advancing
+// together: every token step of every chain's GCD is one batched Next call.
+//
+// Each chain starts from a valid GCD sample (invalid draws are redrawn, up to
+// MaxInitTries). A step draws a cut i from the proposal's p_pos^x, keeps
+// x[:i] (the row keeps its cache for it), regenerates the rest with GCD into
+// y, and accepts with probability α = min(1, P(y)q(x|y) / (P(x)q(y|x))), q
+// summed over every cut that could have produced y (LogQ), all from stored
+// records. A y that hits the length cap is rejected, which makes the target
+// P^G conditioned on |x| ≤ MaxNew.
+func Run(m lm.Model, prompt []int, chains int, cfg Config, rng *rand.Rand) (*Result, error) {
+	if err := cfg.Sample.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Proposal == nil || chains <= 0 || cfg.Steps < 0 {
+		return nil, errors.New("mcmc: Run needs a Proposal, chains > 0 and Steps ≥ 0")
+	}
+	kw, kp, err := Components(cfg.Proposal)
+	if err != nil {
+		return nil, err
+	}
+	tries := cfg.MaxInitTries
+	if tries == 0 {
+		tries = 100
+	}
+	b, err := lm.NewBatch(m, prompt, chains)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	sc := &cfg.Sample
+	res := &Result{Chains: make([]Chain, chains)}
+	stats := &res.Stats
+	stats.Chains = chains
+	P := len(prompt)
+
+	cs := make([]*chain, chains)
+	for i := range cs {
+		cs[i] = &chain{row: i, st: sc.Masker.NewState(), rand: sample.Fork(rng), c: &res.Chains[i]}
+	}
+	// Starts: GCD until valid.
+	pending := cs
+	for try := 0; len(pending) > 0; try++ {
+		if try == tries {
+			return nil, fmt.Errorf("mcmc: no valid GCD sample for %d chains in %d draws each", len(pending), tries)
+		}
+		jobs := make([]*sample.Job, len(pending))
+		for i, c := range pending {
+			c.st.Rollback(0)
+			c.x = &sample.Record{}
+			jobs[i] = &sample.Job{Row: c.row, State: c.st, Rec: c.x, Rand: c.rand}
+		}
+		if err := sc.Continue(b, jobs); err != nil {
+			return nil, err
+		}
+		stats.InitDraws += len(pending)
+		next := pending[:0:0]
+		for _, c := range pending {
+			stats.AuthorsInitEvals += 2 * (P + len(c.x.Tokens))
+			if c.x.Valid() {
+				c.c.Init = c.x
+			} else {
+				next = append(next, c)
+			}
+		}
+		pending = next
+	}
+	stats.InitEvals = b.Evals()
+
+	jobs := make([]*sample.Job, chains)
+	steps := make([]Step, chains)
+	pxs := make([][]float64, chains)
+	for k := 0; k < cfg.Steps; k++ {
+		for i, c := range cs {
+			kern := 0
+			if len(kp) > 1 {
+				kern = pickIndex(kw, c.rand)
+			}
+			px, err := Positions(kp[kern], c.x)
+			if err != nil {
+				return nil, err
+			}
+			cut := pickIndex(px, c.rand)
+			keep := c.x.Tokens[:cut]
+			if l := lcp(b.Tokens(c.row), keep); cut > l+1 {
+				stats.Restored += cut - l - 1
+			}
+			setState(c.st, keep)
+			pxs[i] = px
+			steps[i] = Step{Kernel: kern, Cut: cut}
+			jobs[i] = &sample.Job{Row: c.row, State: c.st, Rec: c.x.Prefix(cut), Rand: c.rand}
+		}
+		before := b.Evals()
+		if err := sc.Continue(b, jobs); err != nil {
+			return nil, err
+		}
+		stats.Evals += b.Evals() - before
+		for i, c := range cs {
+			s := &steps[i]
+			y := jobs[i].Rec
+			s.Proposal = y
+			m := len(y.Tokens) - s.Cut
+			stats.Steps++
+			stats.Regenerated += m
+			stats.AuthorsEvals += (P + s.Cut + m) + (P + len(y.Tokens))
+			switch {
+			case !y.Valid():
+				stats.Invalid++
+				s.LogAlpha = math.Inf(-1)
+			case equal(c.x.Tokens, y.Tokens):
+				stats.Same++
+				s.LogAlpha = 0
+			case cfg.wrongQ != rightQ:
+				py, err := Positions(kp[s.Kernel], y)
+				if err != nil {
+					return nil, err
+				}
+				if cfg.wrongQ == noPositionQ {
+					py, px := slices.Repeat([]float64{1}, len(py)), slices.Repeat([]float64{1}, len(pxs[i]))
+					s.LogAlpha = min(0, y.LogProb()+logQCut(py, s.Cut, c.x)-c.x.LogProb()-logQCut(px, s.Cut, y))
+					break
+				}
+				s.LogAlpha = min(0, y.LogProb()+logQCut(py, s.Cut, c.x)-c.x.LogProb()-logQCut(pxs[i], s.Cut, y))
+			default:
+				py, err := Positions(kp[s.Kernel], y)
+				if err != nil {
+					return nil, err
+				}
+				s.LogAlpha = LogAlpha(c.x, y, pxs[i], py)
+			}
+			// Draw u even when α = 1, so that rounding in α cannot shift
+			// the chain's random stream.
+			u := c.rand.Float64()
+			s.Accepted = s.LogAlpha == 0 || u < math.Exp(s.LogAlpha)
+			if s.Accepted {
+				stats.Accepted++
+				c.x = y
+			}
+			c.c.Steps = append(c.c.Steps, *s)
+		}
+	}
+	return res, nil
+}
+
+// setState moves st to the prefix toks, rolling back only past their
+// common prefix.
+func setState(st *gcd.State, toks []int) {
+	l := lcp(st.Tokens(), toks)
+	st.Rollback(l)
+	for _, t := range toks[l:] {
+		if err := st.Advance(t); err != nil {
+			panic(fmt.Sprintf("mcmc: a prefix of a sentence refused: %v", err)) // records come from this grammar
+		}
+	}
+}
+
+// pickIndex draws i with probability p[i] (p normalised).
+func pickIndex(p []float64, r *rand.Rand) int {
+	u := r.Float64()
+	last := 0
+	for i, v := range p {
+		if v <= 0 {
+			continue
+		}
+		u -= v
+		if u < 0 {
+			return i
+		}
+		last = i
+	}
+	return last
+}

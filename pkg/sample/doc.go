@@ -1,0 +1,34 @@
+// Package sample draws completions from a language model under a grammar:
+// grammar-constrained decoding (GCD), rejection sampling, and ASAp (Park et
+// al. 2024, "Grammar-Aligned Decoding"). Every sampler runs many rows in
+// lockstep, one batched lm.Batch.Next call per token step.
+//
+// A completion is a Record: its tokens and, per token, everything
+// Metropolis–Hastings needs later without a second pass over the model: the
+// raw log P(t|u) under the configured lm.Transform, the log-probability the
+// sampler actually drew it with (for GCD, the grammar-masked and
+// renormalised P_GCD(t|u)), and the entropies of the masked and of the raw
+// next-token distributions.
+//
+//	cfg := sample.Config{Masker: masker, Transform: lm.Transform{TopP: 0.9}, MaxNew: 512}
+//	recs, stats, err := cfg.GCD(model, prompt, 100, rand.New(rand.NewPCG(1, 2)))
+//	for _, r := range recs {
+//		if r.Valid() { ... r.Tokens, r.LogProb() ... }
+//	}
+//
+// # The length cap
+//
+// MaxNew bounds the tokens of a completion, its end-of-sequence token
+// included. A completion that reaches MaxNew tokens without one is flagged
+// Capped, counted in Stats, and never reported as valid. Samplers that
+// promise the grammar-aligned target P^G(x) ∝ P(x)·1[x ∈ L(G)] (rejection
+// sampling, ASAp in the limit, and MCMC built on this package) therefore
+// target P^G conditioned on |x| ≤ MaxNew, that is P(x)·1[x ∈ L(G), |x| ≤
+// MaxNew], normalised. GCD's output, once capped runs are discarded, is
+// P_GCD conditioned on the same event.
+//
+// A prefix after which no allowed token has positive probability (possible
+// with top-k or top-p, or when no token spells what the grammar needs) ends
+// the completion as a DeadEnd, likewise invalid: every grammatical
+// continuation of it has probability zero under P.
+package sample

@@ -1,0 +1,201 @@
+package sample
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/gasplab/gasp/pkg/gcd"
+	"github.com/gasplab/gasp/pkg/lm"
+)
+
+// DefaultMaxNew is the length cap used when Config.MaxNew is 0.
+const DefaultMaxNew = 512
+
+// Config is what every sampler needs besides the model and the prompt.
+type Config struct {
+	// Masker holds the grammar and the vocabulary. It is not safe for
+	// concurrent use, and neither is a sampler using it.
+	Masker *gcd.Masker
+	// Transform defines P.
+	Transform lm.Transform
+	// MaxNew caps a completion's tokens, its end-of-sequence token
+	// included; 0 means DefaultMaxNew.
+	MaxNew int
+}
+
+// Cap returns the length cap in effect.
+func (c *Config) Cap() int {
+	if c.MaxNew == 0 {
+		return DefaultMaxNew
+	}
+	return c.MaxNew
+}
+
+// Validate checks the configuration.
+func (c *Config) Validate() error {
+	if c.Masker == nil {
+		return errors.New("sample: Config.Masker is nil")
+	}
+	if c.MaxNew < 0 {
+		return fmt.Errorf("sample: MaxNew %d is negative", c.MaxNew)
+	}
+	return c.Transform.Validate()
+}
+
+// Stats counts a sampler's work.
+type Stats struct {
+	Samples  int // completions finished
+	Complete int // ... that are sentences
+	Capped   int // ... that hit the length cap
+	DeadEnd  int // ... that reached a prefix with nothing allowed
+	Rejected int // ... that left the grammar (rejection sampling)
+	Tokens   int // tokens sampled
+	Evals    int // LM token evaluations, the prefill included
+}
+
+// AcceptanceRate returns Complete / Samples.
+func (s Stats) AcceptanceRate() float64 {
+	if s.Samples == 0 {
+		return 0
+	}
+	return float64(s.Complete) / float64(s.Samples)
+}
+
+// Add counts a finished record.
+func (s *Stats) Add(r *Record) {
+	s.Samples++
+	s.Tokens += len(r.Tokens)
+	switch r.Status {
+	case Complete:
+		s.Complete++
+	case Capped:
+		s.Capped++
+	case DeadEnd:
+		s.DeadEnd++
+	case Rejected:
+		s.Rejected++
+	}
+}
+
+// Fork returns a new random source seeded from r, so that each row or chain
+// has its own stream and results do not depend on how rows are batched.
+func Fork(r *rand.Rand) *rand.Rand {
+	return rand.New(rand.NewPCG(r.Uint64(), r.Uint64()))
+}
+
+// Job is one row's GCD run in progress: Rec holds the tokens so far (the
+// prefix to continue from) and State the grammar state after them.
+type Job struct {
+	Row   int
+	State *gcd.State
+	Rec   *Record
+	Rand  *rand.Rand
+}
+
+// Continue runs GCD on every job until its record ends (Complete, Capped or
+// DeadEnd), all rows in lockstep: one b.Next call per token step for the
+// rows still running. Each row of b is first set to its record's tokens,
+// reusing what it holds in common with them.
+func (c *Config) Continue(b *lm.Batch, jobs []*Job) error {
+	maxNew := c.Cap()
+	var active []*Job
+	for _, j := range jobs {
+		if !slices.Equal(j.State.Tokens(), j.Rec.Tokens) {
+			return fmt.Errorf("sample: row %d: grammar state and record hold different tokens", j.Row)
+		}
+		if j.Rec.Status != Running {
+			continue
+		}
+		if j.State.Ended() {
+			return fmt.Errorf("sample: row %d: running record after end of sequence", j.Row)
+		}
+		if len(j.Rec.Tokens) >= maxNew {
+			j.Rec.Status = Capped
+			continue
+		}
+		b.Set(j.Row, j.Rec.Tokens)
+		active = append(active, j)
+	}
+	ds := newDists()
+	rows := make([]int, 0, len(active))
+	var (
+		allowed []gcd.Bitset
+		res     []drawn
+	)
+	for len(active) > 0 {
+		rows = rows[:0]
+		allowed = allowed[:0]
+		for _, j := range active {
+			rows = append(rows, j.Row)
+			allowed = append(allowed, j.State.Allowed())
+		}
+		logits, err := b.Next(rows)
+		if err != nil {
+			return err
+		}
+		res = append(res[:0], make([]drawn, len(active))...)
+		ds.each(c.Transform, logits, allowed, func(k int, d *Dist) {
+			if len(d.IDs) == 0 {
+				res[k].none = true
+				return
+			}
+			i := d.pick(active[k].Rand)
+			tok := d.IDs[i]
+			res[k] = drawn{tok: tok, logP: d.LogP[tok], logQ: d.LogQ[i], h: d.Entropy, rawH: d.RawEntropy}
+		})
+		next := active[:0]
+		for k, j := range active {
+			r := &res[k]
+			if r.none {
+				j.Rec.Status = DeadEnd
+				continue
+			}
+			if err := j.State.Advance(r.tok); err != nil {
+				return fmt.Errorf("sample: allowed token refused: %w", err)
+			}
+			j.Rec.add(r.tok, r.logP, r.logQ, r.h, r.rawH)
+			b.Append(j.Row, r.tok)
+			switch {
+			case j.State.Ended():
+				j.Rec.Status = Complete
+			case len(j.Rec.Tokens) >= maxNew:
+				j.Rec.Status = Capped
+			default:
+				next = append(next, j)
+			}
+		}
+		active = next
+	}
+	return nil
+}
+
+// GCD draws n completions with grammar-constrained decoding, one row each.
+// Records that are not Valid (capped or dead ends) are returned flagged and
+// counted in Stats.
+func (c *Config) GCD(m lm.Model, prompt []int, n int, rng *rand.Rand) ([]*Record, Stats, error) {
+	if err := c.Validate(); err != nil {
+		return nil, Stats{}, err
+	}
+	b, err := lm.NewBatch(m, prompt, n)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	defer b.Close()
+	jobs := make([]*Job, n)
+	recs := make([]*Record, n)
+	for i := range jobs {
+		recs[i] = &Record{}
+		jobs[i] = &Job{Row: i, State: c.Masker.NewState(), Rec: recs[i], Rand: Fork(rng)}
+	}
+	if err := c.Continue(b, jobs); err != nil {
+		return nil, Stats{}, err
+	}
+	var st Stats
+	for _, r := range recs {
+		st.Add(r)
+	}
+	st.Evals = b.Evals()
+	return recs, st, nil
+}

@@ -1,0 +1,124 @@
+package sample
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/gasplab/gasp/pkg/gcd"
+	"github.com/gasplab/gasp/pkg/lm"
+)
+
+// Rejection draws completions from P itself, without the grammar, and keeps
+// those that are sentences of it: want of them, from at most budget
+// attempts, rows attempts at a time. Accepted records are distributed
+// exactly as P^G (under the length cap).
+//
+// An attempt stops at the first token that leaves the grammar's prefix
+// language (Status Rejected): the rest of it could only be rejected, so
+// this changes the cost, not the outcome. Once want attempts are accepted
+// no new attempt starts, the ones running finish, and the first want
+// accepted in order of start are returned, so that short completions, which
+// finish first, are not favoured. Stats.AcceptanceRate is the acceptance
+// rate.
+func (c *Config) Rejection(m lm.Model, prompt []int, want, budget, rows int, rng *rand.Rand) ([]*Record, Stats, error) {
+	if err := c.Validate(); err != nil {
+		return nil, Stats{}, err
+	}
+	if want <= 0 || budget <= 0 || rows <= 0 {
+		return nil, Stats{}, errors.New("sample: Rejection needs want, budget and rows > 0")
+	}
+	rows = min(rows, budget)
+	b, err := lm.NewBatch(m, prompt, rows)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	defer b.Close()
+	maxNew := c.Cap()
+
+	type attempt struct {
+		row   int
+		index int // order of start
+		st    *gcd.State
+		rec   *Record
+		rand  *rand.Rand
+	}
+	type done struct {
+		index int
+		rec   *Record
+	}
+	var (
+		st       Stats
+		accepted []done
+		started  int
+		active   []*attempt
+	)
+	start := func(a *attempt) {
+		a.index = started
+		started++
+		a.st.Rollback(0)
+		a.rec = &Record{}
+		b.Truncate(a.row, 0)
+	}
+	for r := 0; r < rows; r++ {
+		a := &attempt{row: r, st: c.Masker.NewState(), rand: Fork(rng)}
+		start(a)
+		active = append(active, a)
+	}
+	ds := newDists()
+	ids := make([]int, 0, rows)
+	var (
+		allowed []gcd.Bitset
+		res     []drawn
+	)
+	for len(active) > 0 {
+		ids = ids[:0]
+		allowed = allowed[:0]
+		for _, a := range active {
+			ids = append(ids, a.row)
+			allowed = append(allowed, a.st.Allowed())
+		}
+		logits, err := b.Next(ids)
+		if err != nil {
+			return nil, st, err
+		}
+		res = append(res[:0], make([]drawn, len(active))...)
+		ds.each(c.Transform, logits, allowed, func(k int, d *Dist) {
+			tok := pickWeights(d.Prob, 1, active[k].rand)
+			res[k] = drawn{tok: tok, logP: d.LogP[tok], logQ: d.LogP[tok], h: d.Entropy, rawH: d.RawEntropy}
+		})
+		next := active[:0]
+		for k, a := range active {
+			r := &res[k]
+			a.rec.add(r.tok, r.logP, r.logQ, r.h, r.rawH)
+			b.Append(a.row, r.tok)
+			switch {
+			case a.st.Advance(r.tok) != nil:
+				a.rec.Status = Rejected
+			case a.st.Ended():
+				a.rec.Status = Complete
+			case len(a.rec.Tokens) >= maxNew:
+				a.rec.Status = Capped
+			default:
+				next = append(next, a)
+				continue
+			}
+			st.Add(a.rec)
+			if a.rec.Valid() {
+				accepted = append(accepted, done{a.index, a.rec})
+			}
+			if len(accepted) < want && started < budget {
+				start(a)
+				next = append(next, a)
+			}
+		}
+		active = next
+	}
+	slices.SortFunc(accepted, func(x, y done) int { return x.index - y.index })
+	out := make([]*Record, 0, min(want, len(accepted)))
+	for _, a := range accepted[:min(want, len(accepted))] {
+		out = append(out, a.rec)
+	}
+	st.Evals = b.Evals()
+	return out, st, nil
+}
