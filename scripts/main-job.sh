@@ -7,7 +7,8 @@
 #  2. samples 5 sentences from one SyGuS task grammar (data/gad/SLIA/firstname);
 #  3. checks every task grammar in data/gad with --lenient (the CP grammars
 #     reference rules they never define);
-#  4. runs the token-mask benchmark "gasp bench masks" on the json workload,
+#  4. runs the token-mask benchmark "gasp bench masks" on the three workloads
+#     of data/bench/masks (checking every 10th mask against brute force),
 #     when the Llama-3 tokenizer is (or can be) in .cache/llama3/.
 #
 # Runs from any directory; exits non-zero if a step fails.
@@ -33,10 +34,13 @@ echo "== gasp grammar check --lenient -q -v data/gad/*/*/grammar.ebnf"
 "$bin" grammar check --lenient -q -v data/gad/*/*/grammar.ebnf
 
 echo
-echo "== gasp bench masks (json workload)"
 if bash scripts/fetch-tokenizer.sh; then
-	"$bin" bench masks --tokenizer .cache/llama3/tokenizer.json \
-		--grammar data/bench/masks/json.gbnf --ids data/bench/masks/json.ids
+	for w in json sygus sqltest; do
+		echo
+		echo "== gasp bench masks ($w workload)"
+		"$bin" bench masks --tokenizer .cache/llama3/tokenizer.json --verify 10 \
+			--grammar "data/bench/masks/$w.gbnf" --ids "data/bench/masks/$w.ids"
+	done
 else
 	echo "main-job: no tokenizer; skipping gasp bench masks" >&2
 fi
