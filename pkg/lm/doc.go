@@ -2,9 +2,23 @@
 // next-token logits for many rows that share a prompt, each row its own token
 // sequence after it, with truncation that keeps the computed prefix.
 //
-// A model implements Model, whose Session has the shape of a batched KV cache
-// (pkg/llama's Session has exactly this shape, so wrapping a llama.Model is a
-// few lines). Samplers never use a Session directly: they use a Batch, which
+// A model implements Model, whose Session has the shape of a batched KV cache.
+// pkg/llama's Session has exactly this shape, so wrapping a llama.Model is a
+// few lines:
+//
+//	type llamaLM struct{ *llama.Model }
+//
+//	func (m llamaLM) VocabSize() int { return m.Config().VocabSize }
+//
+//	func (m llamaLM) NewSession(rows int) (lm.Session, error) {
+//		s, err := m.Model.NewSession(rows)
+//		if err != nil {
+//			return nil, err // not a typed nil in the interface
+//		}
+//		return s, nil
+//	}
+//
+// Samplers never use a Session directly: they use a Batch, which
 // keeps each row's tokens, evaluates lazily only what is missing from the
 // cache, reuses the kept prefix after a truncation, and counts token
 // evaluations the way a real model spends them.

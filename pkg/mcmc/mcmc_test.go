@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/exact"
+	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/mcmc"
 	"github.com/gasplab/gasp/pkg/sample"
 )
@@ -257,5 +258,36 @@ func TestCutOnlyQHarmless(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// With temperature and top-p, P has zeros: GCD, the records, q and the
+// oracle must all use the same P.
+func TestTransformed(t *testing.T) {
+	toy := freshToy(t, "utf8")
+	toy.Config.Transform = lm.Transform{Temperature: 2, TopP: 0.95, TopK: 8}
+	l, err := exact.Enumerate(toy.Model, toy.Prompt, toy.Config, 100000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []mcmc.Proposal{mcmc.Uniform{}, mcmc.PriorityPP{}} {
+		dist, err := l.Chain(p, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := mcmc.Config{Sample: toy.Config, Proposal: p, Steps: 5}
+		res, err := mcmc.Run(toy.Model, toy.Prompt, draws/2, cfg, rand.New(rand.NewPCG(uint64(i), 9)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := fmt.Sprintf("utf8 with %v (%d sentences, TV(GCD, P^G) = %.3f), %s:", toy.Config.Transform, l.Len(), exact.TV(l.GCD, l.Target), name(p))
+		for _, k := range []int{1, 2, 5} {
+			r := l.Test(res.Final(k), dist[k])
+			line += fmt.Sprintf(" k=%d: %v |", k, r)
+			if r.P < pMin {
+				t.Errorf("%s after %d steps: %v", name(p), k, r)
+			}
+		}
+		t.Log(line)
 	}
 }

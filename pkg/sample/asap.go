@@ -51,7 +51,6 @@ func (u *asapNode) update() float64 {
 // Record.LogQ holds the log-probability of each token under the adjusted
 // distribution it was drawn from.
 func (c *Config) ASAp(m lm.Model, prompt []int, runs, k int, rng *rand.Rand) ([][]*Record, Stats, error) {
-	perRun := k
 	if err := c.Validate(); err != nil {
 		return nil, Stats{}, err
 	}
@@ -106,8 +105,8 @@ func (c *Config) ASAp(m lm.Model, prompt []int, runs, k int, rng *rand.Rand) ([]
 			return nil, st, err
 		}
 		res = append(res[:0], make([]drawn, len(active))...)
-		ds.each(c.Transform, logits, allowed, func(k int, d *Dist) {
-			r := active[k]
+		ds.each(c.Transform, logits, allowed, func(j int, d *Dist) {
+			r := active[j]
 			u := r.path[len(r.path)-1]
 			if !u.expanded {
 				u.expanded, u.mass = true, d.Mass
@@ -123,16 +122,16 @@ func (c *Config) ASAp(m lm.Model, prompt []int, runs, k int, rng *rand.Rand) ([]
 				sum += x
 			}
 			if !(sum > 0) {
-				res[k].none = true
+				res[j].none = true
 				return
 			}
 			i := pickWeights(d.w, sum, r.rand)
 			tok := d.IDs[i]
-			res[k] = drawn{tok: tok, logP: d.LogP[tok], logQ: math.Log(d.w[i] / sum), h: d.Entropy, rawH: d.RawEntropy}
+			res[j] = drawn{tok: tok, logP: d.LogP[tok], logQ: math.Log(d.w[i] / sum), h: d.Entropy, rawH: d.RawEntropy}
 		})
 		next := active[:0]
-		for k, r := range active {
-			x := &res[k]
+		for j, r := range active {
+			x := &res[j]
 			if !x.none {
 				u := r.path[len(r.path)-1]
 				if err := r.st.Advance(x.tok); err != nil {
@@ -171,7 +170,7 @@ func (c *Config) ASAp(m lm.Model, prompt []int, runs, k int, rng *rand.Rand) ([]
 			}
 			st.Add(r.rec)
 			r.out = append(r.out, r.rec)
-			if len(r.out) < perRun {
+			if len(r.out) < k {
 				begin(r)
 				next = append(next, r)
 			}
