@@ -1,0 +1,61 @@
+// Package runs is the run store: the samples of an experiment, one JSON
+// record per line, in a directory under mcmc/. Samplers append to it,
+// a resumed run asks it what is done, and the analysis reads it back.
+// mcmc/README.md documents the layout and every field of a Record.
+//
+// # Layout
+//
+//	mcmc/<experiment>/LOCK                    writer lock: flock(2), holder's pid inside
+//	mcmc/<experiment>/<task>/<method>.jsonl   the records of one method on one task
+//
+// Task and method names are escaped to one path element each: bytes other
+// than [A-Za-z0-9._-], '%' and a leading '.' become %XX, so the task
+// "SLIA/name-combine-4" lives in SLIA%2Fname-combine-4/. Store.Path gives
+// the file of a (task, method); every record also names both.
+//
+// # Writing and resuming
+//
+//	st, err := runs.Open("mcmc/exp1") // creates the directory, locks it
+//	if err != nil { ... }            // *runs.LockedError if another writer holds it
+//	defer st.Close()
+//	for run := range 100 {
+//		done, err := st.Has(task, "gcd", 0, run)
+//		if err != nil { ... }
+//		if done {
+//			continue // written before the crash
+//		}
+//		rec := runs.Record{Task: task, Method: "gcd", K: 0, Run: run, Seed: seed, ...}
+//		if err := st.Append(rec); err != nil { ... }
+//	}
+//
+// Append writes one line with a single write(2) on a file opened with
+// O_APPEND, then fsyncs it (Options.SyncEvery batches the fsyncs, with the
+// loss bound it documents). Lines already written are never rewritten.
+// A run killed at any moment therefore loses at most the record it was
+// appending, and may leave that record's line torn. The next Open of the
+// same series drops a torn last line — one without its newline, or one
+// that does not parse — reports it as a Warning (through Options.Warn and
+// Store.Warnings; the package logs nothing), and, when writable, truncates
+// the file to the end of its last good line before appending. Any other
+// bad line is a *CorruptError naming file and line: the store never skips
+// a record silently.
+//
+// Only one process may write an experiment: Open takes a flock(2) on LOCK,
+// which the kernel releases when the holder exits or is killed, so a crash
+// leaves no stale lock. Readers (OpenReadOnly) take no lock.
+//
+// Append refuses a (task, method, k, run) already stored (ErrExists) and a
+// run whose seed differs from the one stored for it, so that a resume with
+// a changed configuration fails loudly instead of mixing two experiments.
+//
+// # Reading
+//
+//	st, err := runs.OpenReadOnly("mcmc/exp1") // error if it does not exist
+//	keys, err := st.Keys()                    // every (task, method), sorted
+//	recs, err := st.Records(task, "mcmc-priority")
+//	err = st.Each(func(r runs.Record) error { ...; return nil })
+//
+// Readers tolerate fields they do not know, so later schema versions can
+// add fields without breaking them; a record with a higher schema version
+// than Schema is refused.
+package runs

@@ -1,0 +1,37 @@
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
+
+package runs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+)
+
+// lock creates path exclusively and writes the process id into it. Unlike
+// flock, this lock survives a killed process: remove the file by hand once
+// sure that its holder is gone.
+func lock(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, errLocked
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := writePID(f); err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, err
+	}
+	return f, nil
+}
+
+// unlock releases the lock taken by lock.
+func unlock(f *os.File, path string) error {
+	err := f.Close()
+	if err2 := os.Remove(path); err == nil {
+		err = err2
+	}
+	return err
+}

@@ -1,0 +1,169 @@
+package runs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Schema is the version of the record format this package writes. Records
+// with a higher version are refused on read; see mcmc/README.md for the
+// changes between versions.
+const Schema = 1
+
+// Status values a Record normally carries; they are sample.Status.String()
+// of the completion the record describes.
+const (
+	StatusComplete = "complete" // ended with an end-of-sequence token
+	StatusCapped   = "capped"   // reached the length cap without ending
+	StatusDeadEnd  = "dead end" // no allowed token had positive probability
+	StatusRejected = "rejected" // rejection sampling: left the grammar
+)
+
+// Record is one sample of one run: the line a Store writes. The JSON names
+// are the schema's; mcmc/README.md documents every field and its unit.
+//
+// LogP and LogPGCD are natural logarithms and may be -Inf (probability
+// zero), which JSON cannot hold: it is written as null and read back as
+// -Inf. NaN and +Inf are refused.
+type Record struct {
+	Schema    int     `json:"schema"`             // format version; Append sets it to Schema when 0
+	Task      string  `json:"task"`               // task name, e.g. "SLIA/name-combine-4"
+	Method    string  `json:"method"`             // sampler and configuration, e.g. "gcd", "mcmc-priority"
+	K         int     `json:"k"`                  // step index within the run (MCMC steps, ASAp sample number)
+	Run       int     `json:"run"`                // independent run index, 0-based
+	Seed      uint64  `json:"seed"`               // seed of the run's random source
+	PromptIDs []int   `json:"prompt_ids"`         // prompt token ids
+	IDs       []int   `json:"ids"`                // completion token ids, end-of-sequence token excluded
+	Text      string  `json:"text"`               // completion text, decoded from IDs
+	LogP      float64 `json:"logp"`               // log P(x), end-of-sequence token included; nats
+	LogPGCD   float64 `json:"logp_gcd"`           // log P_GCD(x); nats
+	Valid     bool    `json:"valid"`              // a complete sentence of the grammar within the cap
+	Status    string  `json:"status"`             // how the completion ended (StatusComplete, ...)
+	Accepted  []bool  `json:"accepted,omitempty"` // MCMC: acceptance of steps 1…K
+	Evals     int64   `json:"evals"`              // LM token evaluations spent on this sample
+	ElapsedMS float64 `json:"elapsed_ms"`         // wall-clock milliseconds spent on this sample
+}
+
+// Sample identifies a record within a (task, method) series.
+type Sample struct {
+	K, Run int
+}
+
+// logProb is a log-probability as JSON: a number, or null for -Inf.
+type logProb float64
+
+func (l logProb) MarshalJSON() ([]byte, error) {
+	f := float64(l)
+	switch {
+	case math.IsInf(f, -1):
+		return []byte("null"), nil
+	case math.IsNaN(f) || math.IsInf(f, 1):
+		return nil, fmt.Errorf("log-probability %v", f)
+	}
+	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
+}
+
+func (l *logProb) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*l = logProb(math.Inf(-1))
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*l = logProb(f)
+	return nil
+}
+
+// wire is Record as encoded: the same fields in the same order.
+type wire struct {
+	Schema    int     `json:"schema"`
+	Task      string  `json:"task"`
+	Method    string  `json:"method"`
+	K         int     `json:"k"`
+	Run       int     `json:"run"`
+	Seed      uint64  `json:"seed"`
+	PromptIDs []int   `json:"prompt_ids"`
+	IDs       []int   `json:"ids"`
+	Text      string  `json:"text"`
+	LogP      logProb `json:"logp"`
+	LogPGCD   logProb `json:"logp_gcd"`
+	Valid     bool    `json:"valid"`
+	Status    string  `json:"status"`
+	Accepted  []bool  `json:"accepted,omitempty"`
+	Evals     int64   `json:"evals"`
+	ElapsedMS float64 `json:"elapsed_ms"`
+}
+
+// MarshalJSON encodes r with the schema's names; -Inf log-probabilities
+// become null and nil id lists [].
+func (r Record) MarshalJSON() ([]byte, error) {
+	w := wire{
+		Schema: r.Schema, Task: r.Task, Method: r.Method, K: r.K, Run: r.Run, Seed: r.Seed,
+		PromptIDs: r.PromptIDs, IDs: r.IDs, Text: r.Text,
+		LogP: logProb(r.LogP), LogPGCD: logProb(r.LogPGCD),
+		Valid: r.Valid, Status: r.Status, Accepted: r.Accepted, Evals: r.Evals, ElapsedMS: r.ElapsedMS,
+	}
+	if w.PromptIDs == nil {
+		w.PromptIDs = []int{}
+	}
+	if w.IDs == nil {
+		w.IDs = []int{}
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON decodes a record, ignoring unknown fields. The
+// log-probabilities must be present (null reads as -Inf).
+func (r *Record) UnmarshalJSON(b []byte) error {
+	nan := logProb(math.NaN())
+	w := wire{LogP: nan, LogPGCD: nan}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	if math.IsNaN(float64(w.LogP)) {
+		return errors.New("missing logp")
+	}
+	if math.IsNaN(float64(w.LogPGCD)) {
+		return errors.New("missing logp_gcd")
+	}
+	*r = Record{
+		Schema: w.Schema, Task: w.Task, Method: w.Method, K: w.K, Run: w.Run, Seed: w.Seed,
+		PromptIDs: w.PromptIDs, IDs: w.IDs, Text: w.Text,
+		LogP: float64(w.LogP), LogPGCD: float64(w.LogPGCD),
+		Valid: w.Valid, Status: w.Status, Accepted: w.Accepted, Evals: w.Evals, ElapsedMS: w.ElapsedMS,
+	}
+	return nil
+}
+
+// check reports what makes r unfit to be stored.
+func (r *Record) check() error {
+	switch {
+	case r.Task == "":
+		return errors.New("empty task")
+	case r.Method == "":
+		return errors.New("empty method")
+	case r.K < 0:
+		return fmt.Errorf("k = %d < 0", r.K)
+	case r.Run < 0:
+		return fmt.Errorf("run = %d < 0", r.Run)
+	case r.Schema < 1 || r.Schema > Schema:
+		return fmt.Errorf("schema %d, want 1…%d", r.Schema, Schema)
+	}
+	for _, v := range [...]struct {
+		name string
+		f    float64
+	}{{"logp", r.LogP}, {"logp_gcd", r.LogPGCD}} {
+		if math.IsNaN(v.f) || math.IsInf(v.f, 1) {
+			return fmt.Errorf("%s = %v", v.name, v.f)
+		}
+	}
+	if math.IsNaN(r.ElapsedMS) || math.IsInf(r.ElapsedMS, 0) {
+		return fmt.Errorf("elapsed_ms = %v", r.ElapsedMS)
+	}
+	return nil
+}

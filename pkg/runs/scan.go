@@ -1,0 +1,94 @@
+package runs
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// scanResult is what scan learns about a file.
+type scanResult struct {
+	good  int64    // length of the prefix of complete, valid lines
+	lines int      // number of those lines
+	torn  *Warning // the dropped last line, if any
+}
+
+// scan reads the JSONL file at path, calling fn for every complete record
+// in order, and checks that each belongs to (task, method). A torn last
+// line is reported in the result, not as an error; any other bad line is a
+// *CorruptError. limit > 0 stops reading at that byte offset (a writable
+// store's known good length). A missing file is empty.
+func scan(path, task, method string, limit int64, fn func(Record) error) (scanResult, error) {
+	var res scanResult
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return res, nil
+	}
+	if err != nil {
+		return res, err
+	}
+	defer f.Close()
+	var src io.Reader = f
+	if limit > 0 {
+		src = io.LimitReader(f, limit)
+	}
+	br := bufio.NewReaderSize(src, 1<<16)
+	var (
+		bad     error // parse error of the previous line, if it failed
+		badLen  int64
+		lineNum int
+	)
+	for {
+		line, rerr := br.ReadBytes('\n')
+		if rerr != nil && rerr != io.EOF {
+			return res, fmt.Errorf("runs: reading %s: %w", path, rerr)
+		}
+		if len(line) == 0 { // end of file
+			if bad != nil {
+				res.torn = &Warning{File: path, Line: lineNum, Offset: res.good, Dropped: badLen, Reason: bad.Error()}
+			}
+			return res, nil
+		}
+		if bad != nil { // the bad line was not the last one
+			return res, &CorruptError{File: path, Line: lineNum, Err: bad}
+		}
+		lineNum++
+		if line[len(line)-1] != '\n' { // torn: the process died mid-write
+			res.torn = &Warning{File: path, Line: lineNum, Offset: res.good, Dropped: int64(len(line)), Reason: "no newline at end of file"}
+			return res, nil
+		}
+		var r Record
+		if err := decodeLine(line, &r); err != nil {
+			bad, badLen = err, int64(len(line))
+			continue
+		}
+		if r.Task != task || r.Method != method {
+			return res, &CorruptError{File: path, Line: lineNum,
+				Err: fmt.Errorf("record of task %q, method %q in the file of task %q, method %q", r.Task, r.Method, task, method)}
+		}
+		if r.Schema < 1 || r.Schema > Schema {
+			return res, &CorruptError{File: path, Line: lineNum,
+				Err: fmt.Errorf("schema version %d; this reader knows 1…%d", r.Schema, Schema)}
+		}
+		if fn != nil {
+			if err := fn(r); err != nil {
+				return res, err
+			}
+		}
+		res.good += int64(len(line))
+		res.lines++
+	}
+}
+
+// decodeLine parses one line (its newline included) into r.
+func decodeLine(line []byte, r *Record) error {
+	line = bytes.TrimSuffix(line, []byte{'\n'})
+	if len(line) == 0 {
+		return errors.New("empty line")
+	}
+	return r.UnmarshalJSON(line)
+}

@@ -1,0 +1,440 @@
+package runs
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// lockName is the lock file in an experiment directory.
+const lockName = "LOCK"
+
+// ext is the extension of record files.
+const ext = ".jsonl"
+
+// Options configure OpenWith.
+type Options struct {
+	// ReadOnly opens an existing experiment for reading: no lock is
+	// taken, nothing is created or truncated, and Append fails.
+	ReadOnly bool
+	// SyncEvery is how many appended records may await an fsync. 0 and 1
+	// sync after every record: an operating-system crash or power loss
+	// then loses at most the record being appended. n > 1 syncs after
+	// every n-th record (and on Sync and Close), losing at most n−1
+	// acknowledged records to such a crash. A killed process never loses
+	// an acknowledged record, whatever SyncEvery: Append returns only once
+	// its line is in the kernel. A negative value never syncs.
+	SyncEvery int
+	// Warn, if not nil, is called once for each torn last line found
+	// (Warnings lists them as well).
+	Warn func(Warning)
+}
+
+// Key names one series of a store: the records of one method on one task.
+type Key struct {
+	Task, Method string
+}
+
+// series is the state of one (task, method) file.
+type series struct {
+	path    string
+	loaded  bool
+	good    int64 // length of the valid prefix
+	f       *os.File
+	done    map[Sample]bool
+	seeds   map[int]uint64 // run → seed
+	broken  error          // a failed write that could not be undone
+	pending bool           // appended since the last fsync
+}
+
+// Store is a run store: the records of one experiment, kept as JSONL files
+// in one directory. Its methods are safe for concurrent use.
+type Store struct {
+	dir      string
+	opt      Options
+	mu       sync.Mutex
+	lock     *os.File // nil when read-only
+	series   map[Key]*series
+	warnings []Warning
+	warned   map[Warning]bool
+	unsynced int
+	closed   bool
+}
+
+// Open opens the experiment directory dir for appending, creating it if
+// needed, and locks it against other writers. Records are synced to disk
+// one by one.
+func Open(dir string) (*Store, error) { return OpenWith(dir, Options{}) }
+
+// OpenReadOnly opens an existing experiment directory for reading.
+func OpenReadOnly(dir string) (*Store, error) { return OpenWith(dir, Options{ReadOnly: true}) }
+
+// OpenWith opens the experiment directory dir as opt says.
+func OpenWith(dir string, opt Options) (*Store, error) {
+	s := &Store{dir: dir, opt: opt, series: map[Key]*series{}, warned: map[Warning]bool{}}
+	if opt.ReadOnly {
+		fi, err := os.Stat(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("runs: experiment %s does not exist: %w", dir, fs.ErrNotExist)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("runs: %w", err)
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("runs: experiment %s is not a directory", dir)
+		}
+		return s, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("runs: %w", err)
+	}
+	lockPath := filepath.Join(dir, lockName)
+	f, err := lock(lockPath)
+	if err == errLocked {
+		return nil, &LockedError{Dir: dir, PID: readPID(lockPath)}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("runs: locking %s: %w", dir, err)
+	}
+	s.lock = f
+	return s, nil
+}
+
+// Dir returns the experiment directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Path returns the file that holds the records of (task, method):
+// dir/<task>/<method>.jsonl, each name escaped to one path element.
+func (s *Store) Path(task, method string) string {
+	return filepath.Join(s.dir, escape(task), escape(method)+ext)
+}
+
+// Warnings returns the torn last lines found so far.
+func (s *Store) Warnings() []Warning {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.warnings)
+}
+
+func (s *Store) warn(w *Warning) {
+	if w == nil || s.warned[*w] {
+		return
+	}
+	s.warned[*w] = true
+	s.warnings = append(s.warnings, *w)
+	if s.opt.Warn != nil {
+		s.opt.Warn(*w)
+	}
+}
+
+// get returns the loaded state of (task, method). Loading reads the file,
+// indexes its samples and, in a writable store, cuts off a torn last line.
+func (s *Store) get(task, method string) (*series, error) {
+	if s.closed {
+		return nil, errors.New("runs: store is closed")
+	}
+	k := Key{task, method}
+	sr := s.series[k]
+	if sr == nil {
+		sr = &series{path: s.Path(task, method)}
+		s.series[k] = sr
+	}
+	if sr.loaded {
+		return sr, nil
+	}
+	done, seeds := map[Sample]bool{}, map[int]uint64{}
+	res, err := scan(sr.path, task, method, 0, func(r Record) error {
+		done[Sample{r.K, r.Run}] = true
+		seeds[r.Run] = r.Seed
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.warn(res.torn)
+	if res.torn != nil && !s.opt.ReadOnly {
+		if err := truncate(sr.path, res.good); err != nil {
+			return nil, fmt.Errorf("runs: dropping the torn line of %s: %w", sr.path, err)
+		}
+	}
+	sr.loaded, sr.good, sr.done, sr.seeds = true, res.good, done, seeds
+	return sr, nil
+}
+
+func truncate(path string, size int64) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Truncate(size)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err2 := f.Close(); err == nil {
+		err = err2
+	}
+	return err
+}
+
+// Append writes r as one line at the end of its (task, method) file, with
+// a single write, and syncs as Options.SyncEvery says. It sets r.Schema to
+// Schema when 0. It refuses a sample (k, run) already stored, and a run
+// whose seed differs from the seed stored for it: resuming with another
+// configuration would mix two experiments.
+func (s *Store) Append(r Record) error {
+	if s.opt.ReadOnly {
+		return ErrReadOnly
+	}
+	if r.Schema == 0 {
+		r.Schema = Schema
+	}
+	if err := r.check(); err != nil {
+		return fmt.Errorf("runs: invalid record (task %q, method %q, k %d, run %d): %w", r.Task, r.Method, r.K, r.Run, err)
+	}
+	line, err := r.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("runs: encoding record: %w", err)
+	}
+	line = append(line, '\n')
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sr, err := s.get(r.Task, r.Method)
+	if err != nil {
+		return err
+	}
+	if sr.broken != nil {
+		return sr.broken
+	}
+	id := Sample{r.K, r.Run}
+	if sr.done[id] {
+		return fmt.Errorf("%w: task %q, method %q, k %d, run %d", ErrExists, r.Task, r.Method, r.K, r.Run)
+	}
+	if seed, ok := sr.seeds[r.Run]; ok && seed != r.Seed {
+		return fmt.Errorf("runs: run %d of task %q, method %q has seed %d in the store, not %d", r.Run, r.Task, r.Method, seed, r.Seed)
+	}
+	if sr.f == nil {
+		if err := s.create(sr); err != nil {
+			return err
+		}
+	}
+	if n, err := sr.f.Write(line); err != nil {
+		// Undo a partial line so that the file stays a sequence of
+		// records; if that fails too, refuse further appends.
+		if n > 0 {
+			if terr := sr.f.Truncate(sr.good); terr != nil {
+				sr.broken = fmt.Errorf("runs: %s: write failed (%v) and its partial line could not be removed: %w", sr.path, err, terr)
+			}
+		}
+		return fmt.Errorf("runs: %w", err)
+	}
+	sr.good += int64(len(line))
+	sr.done[id] = true
+	sr.seeds[r.Run] = r.Seed
+	sr.pending = true
+	s.unsynced++
+	if n := s.opt.SyncEvery; n >= 0 && s.unsynced >= max(n, 1) {
+		return s.sync()
+	}
+	return nil
+}
+
+// create opens sr's file for appending, creating it and its directory, and
+// syncs the directories a new entry went into.
+func (s *Store) create(sr *series) error {
+	taskDir := filepath.Dir(sr.path)
+	_, statErr := os.Stat(taskDir)
+	if err := os.MkdirAll(taskDir, 0o755); err != nil {
+		return fmt.Errorf("runs: %w", err)
+	}
+	_, existed := os.Stat(sr.path)
+	f, err := os.OpenFile(sr.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("runs: %w", err)
+	}
+	sr.f = f
+	if s.opt.SyncEvery >= 0 {
+		if existed != nil {
+			syncDir(taskDir)
+		}
+		if statErr != nil {
+			syncDir(s.dir)
+		}
+	}
+	return nil
+}
+
+// syncDir makes a directory's new entries durable; errors are ignored, as
+// some systems cannot sync a directory.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// sync fsyncs every file with unsynced records.
+func (s *Store) sync() error {
+	var errs []error
+	for _, sr := range s.series {
+		if sr.pending && sr.f != nil {
+			if err := sr.f.Sync(); err != nil {
+				errs = append(errs, fmt.Errorf("runs: %w", err))
+				continue
+			}
+			sr.pending = false
+		}
+	}
+	s.unsynced = 0
+	return errors.Join(errs...)
+}
+
+// Sync flushes every appended record to stable storage.
+func (s *Store) Sync() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sync()
+}
+
+// Has reports whether the sample (k, run) of (task, method) is stored.
+func (s *Store) Has(task, method string, k, run int) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sr, err := s.get(task, method)
+	if err != nil {
+		return false, err
+	}
+	return sr.done[Sample{k, run}], nil
+}
+
+// Done returns the samples of (task, method) already stored: what a resumed
+// run skips.
+func (s *Store) Done(task, method string) (map[Sample]bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sr, err := s.get(task, method)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[Sample]bool, len(sr.done))
+	for id := range sr.done {
+		out[id] = true
+	}
+	return out, nil
+}
+
+// Records returns the records of (task, method) in the order they were
+// appended; none if the series does not exist.
+func (s *Store) Records(task, method string) ([]Record, error) {
+	var out []Record
+	err := s.each(task, method, func(r Record) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+func (s *Store) each(task, method string, fn func(Record) error) error {
+	s.mu.Lock()
+	sr, err := s.get(task, method)
+	// A writable store reads what it wrote; a read-only one reads what the
+	// file holds now, which a writer may have extended since.
+	var limit int64
+	if err == nil && !s.opt.ReadOnly {
+		limit = sr.good
+	}
+	s.mu.Unlock()
+	if err != nil || limit == 0 && !s.opt.ReadOnly {
+		return err
+	}
+	res, err := scan(sr.path, task, method, limit, fn)
+	s.mu.Lock()
+	s.warn(res.torn)
+	s.mu.Unlock()
+	return err
+}
+
+// Keys returns the series in the store, sorted by task and method.
+func (s *Store) Keys() ([]Key, error) {
+	tasks, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("runs: %w", err)
+	}
+	var keys []Key
+	for _, t := range tasks {
+		if !t.IsDir() {
+			continue
+		}
+		task, err := unescape(t.Name())
+		if err != nil {
+			continue // not a task directory
+		}
+		files, err := os.ReadDir(filepath.Join(s.dir, t.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("runs: %w", err)
+		}
+		for _, f := range files {
+			name, ok := strings.CutSuffix(f.Name(), ext)
+			if !ok || !f.Type().IsRegular() {
+				continue
+			}
+			method, err := unescape(name)
+			if err != nil {
+				continue
+			}
+			keys = append(keys, Key{task, method})
+		}
+	}
+	slices.SortFunc(keys, func(a, b Key) int {
+		if c := strings.Compare(a.Task, b.Task); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Method, b.Method)
+	})
+	return keys, nil
+}
+
+// Each calls fn for every record of the store, series by series in the
+// order of Keys, records in the order they were appended. It stops at the
+// first error, fn's included, and returns it. fn may call the Store's
+// methods; records it appends meanwhile may or may not be visited.
+func (s *Store) Each(fn func(Record) error) error {
+	keys, err := s.Keys()
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := s.each(k.Task, k.Method, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close syncs and closes the files and releases the lock.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var errs []error
+	if s.opt.SyncEvery >= 0 {
+		errs = append(errs, s.sync())
+	}
+	for _, sr := range s.series {
+		if sr.f != nil {
+			errs = append(errs, sr.f.Close())
+		}
+	}
+	if s.lock != nil {
+		errs = append(errs, unlock(s.lock, filepath.Join(s.dir, lockName)))
+	}
+	return errors.Join(errs...)
+}
