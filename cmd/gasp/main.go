@@ -41,6 +41,7 @@ func init() {
 		// bench: benchmarks. Implemented in bench.go (runBench).
 		{"bench", "benchmarks (token-mask speed on data/bench/masks)", runBench},
 
+		{"fuzz", "fuzzing experiment: seeds, grammar validity, AFL++ coverage (libxml2, SQLite)", runFuzz},
 		{"logits", "next-token logits of a Llama model for given token ids", runLogits},
 		{"tokenize", "encode text to token ids with a tokenizer.json (Llama 3)", runTokenize},
 		{"help", "show help for a command", runHelp},

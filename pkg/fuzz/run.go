@@ -1,0 +1,329 @@
+package fuzz
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Protocols are the named fuzzing protocols: quick fits in CI, paper is the
+// paper's (5 trials of one hour, offline).
+var Protocols = map[string]struct {
+	Time   time.Duration
+	Trials int
+}{
+	"quick": {20 * time.Second, 1},
+	"paper": {time.Hour, 5},
+}
+
+// Options configure Run.
+type Options struct {
+	Target string        // "xml" or "sql"
+	Seeds  string        // directory of seed files
+	Time   time.Duration // AFL++ time per trial; 0 measures the seeds alone
+	Trials int           // number of trials (at least 1)
+	Out    string        // output directory; coverage.json is written there
+	// Snapshots is the number of points of the coverage-over-time curve
+	// after time 0 (default 10).
+	Snapshots int
+	// Log, if not nil, receives progress lines.
+	Log io.Writer
+}
+
+// A Point is the mean coverage over trials at a time, with bootstrap 95%
+// confidence intervals.
+type Point struct {
+	Seconds float64 `json:"seconds"`
+	Coverage
+	BranchCI   [2]float64 `json:"branch_ci"`
+	LineCI     [2]float64 `json:"line_ci"`
+	FunctionCI [2]float64 `json:"function_ci"`
+}
+
+// A Trial is the result of one AFL++ run.
+type Trial struct {
+	Trial    int     `json:"trial"`
+	AFLSeed  int     `json:"afl_seed"`
+	Execs    int64   `json:"execs"`
+	Queue    int     `json:"queue"`
+	OverTime []Point `json:"over_time"`
+	Coverage
+}
+
+// A Report is what Run writes to coverage.json. The embedded Coverage and
+// the CIs are those of the final point (mean over trials).
+type Report struct {
+	Target      string  `json:"target"`
+	Library     string  `json:"library"`
+	Version     string  `json:"version"`
+	Seeds       int     `json:"seeds"`
+	TimeSeconds float64 `json:"time_seconds"`
+	Trials      int     `json:"trials"`
+	Point
+	OverTime    []Point `json:"over_time"`
+	TrialReport []Trial `json:"trial_results"`
+}
+
+// Run fuzzes opts.Target from the seeds in opts.Seeds and writes
+// opts.Out/coverage.json; it returns the report.
+func Run(ctx context.Context, tc *Toolchain, opts Options) (*Report, error) {
+	t, err := tc.Target(opts.Target)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Trials < 1 {
+		opts.Trials = 1
+	}
+	if opts.Snapshots < 1 {
+		opts.Snapshots = 10
+	}
+	logf := func(format string, args ...any) {
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, format+"\n", args...)
+		}
+	}
+	seeds, err := seedFiles(opts.Seeds)
+	if err != nil {
+		return nil, err
+	}
+	out, err := filepath.Abs(opts.Out)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	grid := []float64{0}
+	if opts.Time > 0 {
+		for k := 1; k <= opts.Snapshots; k++ {
+			grid = append(grid, opts.Time.Seconds()*float64(k)/float64(opts.Snapshots))
+		}
+	}
+	rep := &Report{Target: t.Name, Library: t.Library, Version: t.Version, Seeds: len(seeds),
+		TimeSeconds: opts.Time.Seconds(), Trials: opts.Trials}
+	for i := range opts.Trials {
+		tr, err := tc.trial(ctx, t, seeds, opts, i, filepath.Join(out, fmt.Sprintf("trial-%d", i)), grid, logf)
+		if err != nil {
+			return nil, fmt.Errorf("trial %d: %w", i, err)
+		}
+		rep.TrialReport = append(rep.TrialReport, *tr)
+		if opts.Time == 0 {
+			// The seeds alone are deterministic: one trial says it all.
+			rep.Trials = 1
+			break
+		}
+	}
+	for k, sec := range grid {
+		var b, l, f []float64
+		for _, tr := range rep.TrialReport {
+			b = append(b, tr.OverTime[k].BranchPct)
+			l = append(l, tr.OverTime[k].LinePct)
+			f = append(f, tr.OverTime[k].FunctionPct)
+		}
+		p := Point{Seconds: sec, Coverage: Coverage{mean(b), mean(l), mean(f)}}
+		p.BranchCI, p.LineCI, p.FunctionCI = bootstrapCI(b), bootstrapCI(l), bootstrapCI(f)
+		rep.OverTime = append(rep.OverTime, p)
+	}
+	rep.Point = rep.OverTime[len(rep.OverTime)-1]
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(out, "coverage.json"), append(data, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// trial runs AFL++ once (unless opts.Time is 0) and replays its queue.
+func (tc *Toolchain) trial(ctx context.Context, t *Target, seeds []string, opts Options, i int, dir string, grid []float64, logf func(string, ...any)) (*Trial, error) {
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	work := filepath.Join(dir, "work")
+	seedDir := filepath.Join(work, "seeds")
+	if err := os.MkdirAll(seedDir, 0o755); err != nil {
+		return nil, err
+	}
+	var local []string
+	for k, s := range seeds {
+		data, err := os.ReadFile(s)
+		if err != nil {
+			return nil, err
+		}
+		p := filepath.Join(seedDir, fmt.Sprintf("seed-%04d%s", k, t.Ext))
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return nil, err
+		}
+		local = append(local, p)
+	}
+	if err := t.prepare(work); err != nil {
+		return nil, err
+	}
+	tr := &Trial{Trial: i, AFLSeed: 42 + i + 1}
+	type entry struct {
+		path string
+		ms   int64
+	}
+	var found []entry
+	if opts.Time > 0 {
+		logf("fuzz: %s trial %d: afl-fuzz for %v (AFL_RANDOM_SEED=%d)", t.Name, i, opts.Time, tr.AFLSeed)
+		aflOut := filepath.Join(work, "afl")
+		args := []string{"-i", seedDir, "-o", aflOut, "-s", strconv.Itoa(tr.AFLSeed),
+			"-V", strconv.Itoa(int(math.Ceil(opts.Time.Seconds()))),
+			"-t", strconv.Itoa(t.Timeout) + "+", "-e", strings.TrimPrefix(t.Ext, "."), "--"}
+		args = append(args, t.args(t.AFLBin, "@@", work)...)
+		sb := tc.sandbox(work,
+			"AFL_NO_UI=1", "AFL_SKIP_CPUFREQ=1", "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1",
+			"AFL_NO_AFFINITY=1", "AFL_SKIP_CRASHES=1", "AFL_RANDOM_SEED="+strconv.Itoa(tr.AFLSeed),
+			"AFL_TRY_AFFINITY=0", "AFL_NO_WARN_INSTABILITY=1")
+		actx, cancel := context.WithTimeout(ctx, opts.Time+5*time.Minute)
+		scratch := filepath.Join(work, "afl-cwd")
+		if err := os.MkdirAll(scratch, 0o755); err != nil {
+			cancel()
+			return nil, err
+		}
+		cmd := sb.Command(actx, "sh", "-c", `cd "$1" && shift && exec afl-fuzz "$@"`, "sh", scratch)
+		cmd.Args = append(cmd.Args, args...)
+		logOut, err := os.Create(filepath.Join(dir, "afl.log"))
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		cmd.Stdout, cmd.Stderr = logOut, logOut
+		err = cmd.Run()
+		cancel()
+		logOut.Close()
+		if err != nil {
+			tail, _ := os.ReadFile(filepath.Join(dir, "afl.log"))
+			if len(tail) > 2000 {
+				tail = tail[len(tail)-2000:]
+			}
+			return nil, fmt.Errorf("afl-fuzz: %v\n%s", err, tail)
+		}
+		queue, _ := filepath.Glob(filepath.Join(aflOut, "default", "queue", "id:*"))
+		tr.Queue = len(queue)
+		for _, q := range queue {
+			base := filepath.Base(q)
+			if strings.Contains(base, ",orig:") {
+				continue // the seeds are replayed at time 0
+			}
+			found = append(found, entry{q, queueTime(base)})
+		}
+		tr.Execs = aflStat(filepath.Join(aflOut, "default", "fuzzer_stats"), "execs_done")
+		sort.Slice(found, func(a, b int) bool { return found[a].ms < found[b].ms })
+	}
+	prof := &profiler{tc: tc, t: t, work: work}
+	next := 0
+	for _, sec := range grid {
+		batch := local
+		if sec > 0 {
+			batch = nil
+			for next < len(found) && float64(found[next].ms) <= sec*1000 {
+				batch = append(batch, found[next].path)
+				next++
+			}
+			if sec == grid[len(grid)-1] { // entries found after the deadline
+				for ; next < len(found); next++ {
+					batch = append(batch, found[next].path)
+				}
+			}
+		}
+		c, err := prof.add(ctx, batch)
+		if err != nil {
+			return nil, err
+		}
+		tr.OverTime = append(tr.OverTime, Point{Seconds: sec, Coverage: c})
+		logf("fuzz: %s trial %d: %6.0f s: %d inputs: branch %.2f%% line %.2f%% function %.2f%%",
+			t.Name, i, sec, len(batch), c.BranchPct, c.LinePct, c.FunctionPct)
+	}
+	tr.Coverage = tr.OverTime[len(tr.OverTime)-1].Coverage
+	return tr, nil
+}
+
+// queueTime returns the time:N field of an AFL++ queue file name, in
+// milliseconds since the start of the run (0 if absent).
+func queueTime(name string) int64 {
+	for _, f := range strings.Split(name, ",") {
+		if v, ok := strings.CutPrefix(f, "time:"); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// aflStat returns a numeric field of AFL++'s fuzzer_stats file.
+func aflStat(path, key string) int64 {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if ok && strings.TrimSpace(k) == key {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// seedFiles returns the regular files in dir, sorted by name.
+func seedFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range ents {
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+			files = append(files, filepath.Join(dir, e.Name()))
+		}
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: %w", dir, errNoSeeds)
+	}
+	return files, nil
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// bootstrapCI returns the percentile bootstrap 95% confidence interval of
+// the mean of xs (10,000 resamples, a fixed random seed).
+func bootstrapCI(xs []float64) [2]float64 {
+	if len(xs) < 2 {
+		m := mean(xs)
+		return [2]float64{m, m}
+	}
+	const n = 10000
+	rng := rand.New(rand.NewPCG(42, 95))
+	means := make([]float64, n)
+	for r := range means {
+		s := 0.0
+		for range xs {
+			s += xs[rng.IntN(len(xs))]
+		}
+		means[r] = s / float64(len(xs))
+	}
+	sort.Float64s(means)
+	return [2]float64{means[n*25/1000], means[n*975/1000-1]}
+}

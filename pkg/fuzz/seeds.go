@@ -1,0 +1,155 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/gasplab/gasp/pkg/grammar"
+)
+
+// DefaultDepth is the derivation depth of the grammar baseline per target
+// (see grammar.Sample): deep enough for nested elements and statements,
+// shallow enough to keep samples to a few kilobytes.
+var DefaultDepth = map[string]int{"xml": 16, "sql": 12}
+
+// GrammarSeeds returns n random derivations of g (grammar.Sample with the
+// given depth), the Grammarinator-style baseline: no language model. Sample
+// i uses the random source PCG(seed, i), so the seeds do not depend on n.
+func GrammarSeeds(g *grammar.Grammar, n int, seed uint64, depth int) [][]byte {
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = grammar.Sample(g, rand.New(rand.NewPCG(seed, uint64(i))), depth)
+	}
+	return out
+}
+
+// WriteSeeds writes samples to dir as seed-NNNN.EXT files.
+func WriteSeeds(dir, ext string, samples [][]byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for i, s := range samples {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed-%04d%s", i, ext)), s, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ValidityResult counts how many samples the library accepts.
+type ValidityResult struct {
+	Target  string `json:"target"`
+	Version string `json:"version"`
+	Samples int    `json:"samples"`
+	// Accepted: for xml, xmllint --noout --nonet --noent reports no error
+	// (well-formed, entities resolved); for sql, testfixture runs the
+	// script to finish_test without a Tcl error.
+	Accepted int `json:"accepted"`
+	// Strict: for xml, also valid against the DTD (--valid); for sql, also
+	// no failing test (expected results all match).
+	Strict   int     `json:"strict"`
+	Fraction float64 `json:"fraction"`
+	StrictFr float64 `json:"strict_fraction"`
+	// Errors counts the first error line of rejected samples, normalised.
+	Errors map[string]int `json:"errors,omitempty"`
+}
+
+var (
+	finishRe   = regexp.MustCompile(`(?m)^(\d+) errors out of \d+ tests`)
+	locationRe = regexp.MustCompile(`^[^:]*:\d+: `)
+)
+
+// Validity runs each sample through the target's AFL++ build (as a plain
+// program) in a sandbox under work and counts the accepted ones.
+func (tc *Toolchain) Validity(ctx context.Context, target string, samples [][]byte, work string) (*ValidityResult, error) {
+	t, err := tc.Target(target)
+	if err != nil {
+		return nil, err
+	}
+	work, err = filepath.Abs(work)
+	if err != nil {
+		return nil, err
+	}
+	in := filepath.Join(work, "in")
+	if err := WriteSeeds(in, t.Ext, samples); err != nil {
+		return nil, err
+	}
+	files, err := seedFiles(in)
+	if err != nil {
+		return nil, err
+	}
+	res := &ValidityResult{Target: target, Version: t.Version, Samples: len(files), Errors: map[string]int{}}
+	if target == "xml" {
+		wf := *t
+		wf.wellFormed = true
+		codes, outs, err := tc.runBatch(ctx, &wf, t.AFLBin, work, files, true)
+		if err != nil {
+			return nil, err
+		}
+		valid, _, err := tc.runBatch(ctx, t, t.AFLBin, work, files, false)
+		if err != nil {
+			return nil, err
+		}
+		for i := range files {
+			if codes[i] == 0 {
+				res.Accepted++
+				if valid[i] == 0 {
+					res.Strict++
+				}
+			} else {
+				res.Errors[firstLine(outs[i])]++
+			}
+		}
+	} else {
+		codes, outs, err := tc.runBatch(ctx, t, t.AFLBin, work, files, true)
+		if err != nil {
+			return nil, err
+		}
+		for i := range files {
+			m := finishRe.FindSubmatch(outs[i])
+			switch {
+			case m != nil:
+				res.Accepted++
+				if string(m[1]) == "0" {
+					res.Strict++
+				}
+			case codes[i] == 124:
+				res.Errors["timeout"]++
+			default:
+				res.Errors[lastLine(outs[i])]++
+			}
+		}
+	}
+	if res.Samples > 0 {
+		res.Fraction = float64(res.Accepted) / float64(res.Samples)
+		res.StrictFr = float64(res.Strict) / float64(res.Samples)
+	}
+	os.RemoveAll(in)
+	return res, nil
+}
+
+func firstLine(b []byte) string {
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	return normalise(line)
+}
+
+func lastLine(b []byte) string {
+	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+	if len(lines) == 0 {
+		return "(no output)"
+	}
+	return normalise(lines[len(lines)-1])
+}
+
+func normalise(line []byte) string {
+	s := locationRe.ReplaceAllString(string(line), "")
+	if len(s) > 80 {
+		s = s[:80]
+	}
+	return s
+}
