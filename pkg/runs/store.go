@@ -301,7 +301,9 @@ func (s *Store) Sync() error {
 	return s.sync()
 }
 
-// Has reports whether the sample (k, run) of (task, method) is stored.
+// Has reports whether the sample (k, run) of (task, method) is stored. A
+// read-only store answers Has and Done from the file as it was when the
+// series was first read; Records and Each always read the file anew.
 func (s *Store) Has(task, method string, k, run int) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
