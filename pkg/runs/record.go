@@ -43,8 +43,8 @@ type Record struct {
 	Valid     bool    `json:"valid"`              // a complete sentence of the grammar within the cap
 	Status    string  `json:"status"`             // how the completion ended (StatusComplete, ...)
 	Accepted  []bool  `json:"accepted,omitempty"` // MCMC: acceptance of steps 1…K
-	Evals     int64   `json:"evals"`              // LM token evaluations spent on this sample
-	ElapsedMS float64 `json:"elapsed_ms"`         // wall-clock milliseconds spent on this sample
+	Evals     int64   `json:"evals"`              // LM token evaluations spent on this sample (see mcmc/README.md)
+	ElapsedMS float64 `json:"elapsed_ms"`         // wall-clock ms from the start of the run until this sample was final
 }
 
 // Sample identifies a record within a (task, method) series.
