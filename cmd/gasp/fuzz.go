@@ -131,6 +131,9 @@ test).`)
 	}
 	fmt.Fprintf(stdout, "%s (%s): %d samples, accepted %d (%.1f%%), strict %d (%.1f%%)\n",
 		res.Target, res.Version, res.Samples, res.Accepted, 100*res.Fraction, res.Strict, 100*res.StrictFr)
+	if res.Target == "sql" {
+		fmt.Fprintf(stdout, "  ran to finish_test: %d (%.1f%%)\n", res.Completed, 100*float64(res.Completed)/float64(max(res.Samples, 1)))
+	}
 	type kv struct {
 		k string
 		v int

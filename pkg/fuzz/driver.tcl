@@ -5,10 +5,10 @@
 #
 # argv0 is set into TESTDIR (the SQLite source tree's test/ directory) so that
 # the script's "source $testdir/tester.tcl" finds the harness; the input is then
-# sourced with a restricted command set: exec, socket, load and cd are removed,
-# interp can no longer create interpreters or reach hidden commands, and open
-# and the writing subcommands of file accept only relative paths that stay in
-# the current directory. This is a first barrier only: gasp fuzz also runs
+# sourced with a restricted command set: exec, socket and load are removed,
+# interp can no longer create interpreters or reach hidden commands, and cd,
+# open and the writing subcommands of file accept only relative paths that
+# stay in the current directory. This is a first barrier only: gasp fuzz also runs
 # testfixture in an OS sandbox (bubblewrap) whose only writable directory is a
 # throwaway one and which has no network.
 set gasp_testdir [lindex $argv 0]
@@ -37,9 +37,17 @@ namespace eval ::gasp_sandbox {
 	}
 }
 
-foreach cmd {exec socket load cd} {
+foreach cmd {exec socket load} {
 	rename $cmd {}
 	proc ::$cmd {args} [list ::gasp_sandbox::deny $cmd]
+}
+
+rename cd ::gasp_sandbox::cd
+proc ::cd {{path ""}} {
+	if {![::gasp_sandbox::inside $path]} {
+		::gasp_sandbox::deny "cd $path"
+	}
+	::gasp_sandbox::cd $path
 }
 
 rename open ::gasp_sandbox::open

@@ -48,8 +48,11 @@ type ValidityResult struct {
 	Samples int    `json:"samples"`
 	// Accepted: for xml, xmllint --noout --nonet --noent reports no error
 	// (well-formed, entities resolved); for sql, testfixture runs the
-	// script to finish_test without a Tcl error.
+	// script without a Tcl syntax error (see TclSyntaxError) or a crash or
+	// timeout.
 	Accepted int `json:"accepted"`
+	// Completed (sql only): the script ran to finish_test.
+	Completed int `json:"completed,omitempty"`
 	// Strict: for xml, also valid against the DTD (--valid); for sql, also
 	// no failing test (expected results all match).
 	Strict   int     `json:"strict"`
@@ -60,8 +63,10 @@ type ValidityResult struct {
 }
 
 var (
-	finishRe   = regexp.MustCompile(`(?m)^(\d+) errors out of \d+ tests`)
-	locationRe = regexp.MustCompile(`^[^:]*:\d+: `)
+	finishRe    = regexp.MustCompile(`(?m)^(\d+) errors out of \d+ tests`)
+	abortRe     = regexp.MustCompile(`(?m)^\S*testfixture: (.*)$`)
+	tclSyntaxRe = regexp.MustCompile(`invalid command name|wrong # args|missing close-|missing "|extra characters after close-|unmatched open|syntax error in expression|can't read|list element in (braces|quotes) followed by|invalid bareword`)
+	locationRe  = regexp.MustCompile(`^[^:]*:\d+: `)
 )
 
 // Validity runs each sample through the target's AFL++ build (as a plain
@@ -111,17 +116,26 @@ func (tc *Toolchain) Validity(ctx context.Context, target string, samples [][]by
 			return nil, err
 		}
 		for i := range files {
-			m := finishRe.FindSubmatch(outs[i])
-			switch {
-			case m != nil:
+			if m := finishRe.FindSubmatch(outs[i]); m != nil {
 				res.Accepted++
+				res.Completed++
 				if string(m[1]) == "0" {
 					res.Strict++
 				}
-			case codes[i] == 124:
-				res.Errors["timeout"]++
-			default:
-				res.Errors[lastLine(outs[i])]++
+				continue
+			}
+			if codes[i] == 124 || codes[i] > 128 {
+				res.Errors[fmt.Sprintf("exit status %d", codes[i])]++
+				continue
+			}
+			msg := "(no error message)"
+			if m := abortRe.FindSubmatch(outs[i]); m != nil {
+				msg = normalise(m[1])
+			}
+			if TclSyntaxError(msg) {
+				res.Errors[msg]++
+			} else {
+				res.Accepted++ // aborted by an SQL or runtime error
 			}
 		}
 	}
@@ -133,17 +147,15 @@ func (tc *Toolchain) Validity(ctx context.Context, target string, samples [][]by
 	return res, nil
 }
 
+// TclSyntaxError reports whether an error message of testfixture is a Tcl
+// syntax error (a malformed script rather than an SQL error).
+func TclSyntaxError(msg string) bool {
+	return tclSyntaxRe.MatchString(msg)
+}
+
 func firstLine(b []byte) string {
 	line, _, _ := bytes.Cut(b, []byte("\n"))
 	return normalise(line)
-}
-
-func lastLine(b []byte) string {
-	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
-	if len(lines) == 0 {
-		return "(no output)"
-	}
-	return normalise(lines[len(lines)-1])
 }
 
 func normalise(line []byte) string {
