@@ -337,3 +337,25 @@ func TestValidity(t *testing.T) {
 		})
 	}
 }
+
+// TestPrompts checks that the example solutions of the few-shot prompts are
+// in their grammar's language and appear verbatim in the prompts.
+func TestPrompts(t *testing.T) {
+	for target, example := range map[string]string{"xml": "xml-example.xml", "sql": "sql-example.tcl"} {
+		g := compile(t, target)
+		ex, err := os.ReadFile(filepath.Join("..", "..", "data", "fuzz", example))
+		if err != nil {
+			t.Fatal(err)
+		}
+		prompt, err := os.ReadFile(filepath.Join("..", "..", "data", "fuzz", target+"-prompt.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(prompt), string(ex)) {
+			t.Errorf("%s-prompt.txt does not contain %s", target, example)
+		}
+		if _, err := earley.Parse(g, ex); err != nil {
+			t.Errorf("%s is not in the language of the %s grammar: %v", example, target, err)
+		}
+	}
+}
