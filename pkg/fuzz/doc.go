@@ -17,7 +17,9 @@
 //
 // Every execution of a target, and afl-fuzz itself, runs in a Sandbox:
 // bubblewrap with a read-only root file system, an empty $HOME and /tmp, no
-// network, and one writable throwaway directory. Test scripts for the sql
+// network, and one writable throwaway directory (run as root, bwrap needs
+// no user namespaces; as another user it needs unprivileged user
+// namespaces). There is no unsandboxed mode. Test scripts for the sql
 // target are further run by a restricted Tcl driver (exec, socket, load and
 // cd removed; open and file writes confined to the current directory).
 //
