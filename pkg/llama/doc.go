@@ -44,6 +44,9 @@
 //
 // Options.Backend, else $GOMLX_BACKEND, else "go" selects the GoMLX backend. This package links only the
 // pure-Go backend (github.com/gomlx/gomlx/backends/simplego), which needs no cgo and no downloads; a program
-// that also imports an XLA backend can select it by name. On the pure-Go backend the matrix multiplications
-// take most of the time (see BenchmarkDecode).
+// that also imports an XLA backend can select it by name. On a single CPU (or with "go:parallelism=1") the
+// pure-Go backend's parallel op scheduler can deadlock in GoMLX v0.26.0, so there ops are run sequentially
+// ("ops_sequential" is added to the configuration). On the pure-Go backend the matrix multiplications take
+// almost all the time (see BenchmarkDecode): about 1–2 GFLOP/s per core, so throughput in tokens/s is roughly
+// that divided by 2·NumParams, whatever the batch size.
 package llama

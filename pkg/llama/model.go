@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -185,6 +187,7 @@ func newModel(cfg Config, opts Options) (*Model, error) {
 
 // newBackend creates a GoMLX backend, turning the registry's panics into errors.
 func newBackend(config string) (b backends.Backend, err error) {
+	config = backendConfig(config, runtime.NumCPU())
 	name, _, _ := strings.Cut(config, ":")
 	if !slices.Contains(backends.List(), name) {
 		list := backends.List()
@@ -198,6 +201,37 @@ func newBackend(config string) (b backends.Backend, err error) {
 		return nil, fmt.Errorf("llama: GoMLX backend %q: %w", config, err)
 	}
 	return b, nil
+}
+
+// backendConfig adjusts a backend configuration for a machine of numCPU CPUs. The pure-Go backend runs
+// independent ops in parallel in a pool of 2·parallelism goroutines (parallelism defaults to the number of
+// CPUs), and a matrix multiplication holds its goroutine while it waits for the pool to run its parts: with
+// parallelism 1, two concurrent matrix multiplications deadlock (GoMLX v0.26.0, seen under "taskset -c 0").
+// There, unless the configuration chooses an ops_* mode itself, ops are run sequentially.
+func backendConfig(config string, numCPU int) string {
+	name, opts, _ := strings.Cut(config, ":")
+	if name != "go" {
+		return config
+	}
+	parallelism := numCPU
+	for _, o := range strings.Split(opts, ",") {
+		key, value, _ := strings.Cut(o, "=")
+		switch key {
+		case "ops_sequential", "ops_parallel":
+			return config
+		case "parallelism":
+			if n, err := strconv.Atoi(value); err == nil {
+				parallelism = n
+			}
+		}
+	}
+	if parallelism != 1 {
+		return config
+	}
+	if opts == "" {
+		return name + ":ops_sequential"
+	}
+	return config + ",ops_sequential"
 }
 
 func (m *Model) addWeight(spec weightSpec, data []float32) error {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // lastLogits returns Forward(ids)'s logits at the last position.
@@ -289,5 +290,53 @@ func TestOptions(t *testing.T) {
 	defer s.Close()
 	if s.Batch() != 1 {
 		t.Errorf("NewSession(0).Batch() = %d, want 1", s.Batch())
+	}
+}
+
+func TestBackendConfig(t *testing.T) {
+	for _, tc := range []struct {
+		config string
+		cpus   int
+		want   string
+	}{
+		{"go", 2, "go"},
+		{"go", 1, "go:ops_sequential"},
+		{"go:", 1, "go:ops_sequential"},
+		{"go:dotgeneral_small", 1, "go:dotgeneral_small,ops_sequential"},
+		{"go:ops_parallel", 1, "go:ops_parallel"},
+		{"go:parallelism=1", 8, "go:parallelism=1,ops_sequential"},
+		{"go:parallelism=0", 1, "go:parallelism=0"},
+		{"go:parallelism=4", 1, "go:parallelism=4"},
+		{"xla:cpu", 1, "xla:cpu"},
+	} {
+		if got := backendConfig(tc.config, tc.cpus); got != tc.want {
+			t.Errorf("backendConfig(%q, %d) = %q, want %q", tc.config, tc.cpus, got, tc.want)
+		}
+	}
+}
+
+// TestOneWorker decodes with a pure-Go backend limited to one worker, which deadlocks without the
+// ops_sequential that backendConfig adds.
+func TestOneWorker(t *testing.T) {
+	cfg := smallConfig()
+	m := newRandomModel(t, cfg, Options{MaxSeq: 16, PrefillChunk: 4, Backend: "go:parallelism=1"})
+	done := make(chan error, 1)
+	go func() {
+		s, err := m.NewSession(2)
+		if err == nil {
+			_, err = s.Prefill([]int{1, 2, 3, 4, 5})
+		}
+		if err == nil {
+			_, err = s.Step([]int{6, 7}, []int{0, 1})
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("decoding with one worker did not finish in 2 minutes (deadlock?)")
 	}
 }
