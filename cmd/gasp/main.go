@@ -44,6 +44,7 @@ func init() {
 		{"fuzz", "fuzzing experiment: seeds, grammar validity, AFL++ coverage (libxml2, SQLite)", runFuzz},
 		{"logits", "next-token logits of a Llama model for given token ids", runLogits},
 		{"tokenize", "encode text to token ids with a tokenizer.json (Llama 3)", runTokenize},
+		{"train-tiny", "train the embedded tiny model (data/models/tiny) with GoMLX", runTrainTiny},
 		{"help", "show help for a command", runHelp},
 	}
 }

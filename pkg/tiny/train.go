@@ -1,0 +1,434 @@
+package tiny
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/gomlx/gomlx/backends"
+	_ "github.com/gomlx/gomlx/backends/simplego" // the pure-Go backend
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // the graph DSL reads best unqualified
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+
+	"github.com/gasplab/gasp/pkg/hf"
+	"github.com/gasplab/gasp/pkg/llama"
+	"github.com/gasplab/gasp/pkg/tokenizer"
+)
+
+// Options configure Train. The zero value of a field means its default (see DefaultOptions).
+type Options struct {
+	Seed           uint64
+	DataDir        string // data/gad
+	VocabSize      int
+	Hidden         int
+	Layers         int
+	Heads          int
+	KVHeads        int
+	Intermediate   int
+	MaxPositions   int // max_position_embeddings written in config.json
+	SeqLen         int // training window T
+	Batch          int
+	Steps          int
+	LearningRate   float64
+	WarmupSteps    int
+	SamplesPerTask int
+	HeldOut        float64
+	Backend        string        // GoMLX backend configuration; "" means "go"
+	MaxTime        time.Duration // stop early after this long (the result then depends on the machine's speed)
+	Log            io.Writer     // progress; nil means none
+}
+
+// DefaultOptions are the options of the committed model (data/models/tiny).
+func DefaultOptions() Options {
+	return Options{
+		Seed:           1,
+		DataDir:        "data/gad",
+		VocabSize:      2048,
+		Hidden:         128,
+		Layers:         4,
+		Heads:          4,
+		KVHeads:        4,
+		Intermediate:   384,
+		MaxPositions:   16384,
+		SeqLen:         256,
+		Batch:          8,
+		Steps:          260,
+		LearningRate:   3e-3,
+		WarmupSteps:    30,
+		SamplesPerTask: 60,
+		HeldOut:        0.1,
+	}
+}
+
+func (o *Options) fill() {
+	d := DefaultOptions()
+	set := func(p *int, v int) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	if o.DataDir == "" {
+		o.DataDir = d.DataDir
+	}
+	set(&o.VocabSize, d.VocabSize)
+	set(&o.Hidden, d.Hidden)
+	set(&o.Layers, d.Layers)
+	set(&o.Heads, d.Heads)
+	if o.KVHeads == 0 {
+		o.KVHeads = o.Heads
+	}
+	set(&o.Intermediate, d.Intermediate)
+	set(&o.MaxPositions, d.MaxPositions)
+	set(&o.SeqLen, d.SeqLen)
+	set(&o.Batch, d.Batch)
+	set(&o.Steps, d.Steps)
+	set(&o.WarmupSteps, d.WarmupSteps)
+	set(&o.SamplesPerTask, d.SamplesPerTask)
+	if o.LearningRate == 0 {
+		o.LearningRate = d.LearningRate
+	}
+	if o.HeldOut == 0 {
+		o.HeldOut = d.HeldOut
+	}
+	if o.Backend == "" {
+		o.Backend = "go"
+	}
+}
+
+// Result describes a trained model.
+type Result struct {
+	Config          llama.Config
+	Params          int
+	TrainDocs       int
+	HeldOutDocs     int
+	TrainExamples   int
+	HeldOutTokens   int
+	HeldOutPPL      float64 // perplexity of the held-out completions (and their <|eot_id|>)
+	FinalTrainLoss  float64 // mean loss per token of the last 50 steps
+	Steps           int
+	Duration        time.Duration
+	TokenizerJSON   []byte
+	Weights         map[string][]float32
+	tok             *tokenizer.Tokenizer
+	heldOutExamples []example
+}
+
+// example is a training window: T+1 token ids and a 0/1 loss weight for each of the T targets.
+type example struct {
+	ids  []int32
+	mask []float32
+}
+
+// docIDs returns the ids of a document and the index of its first completion token.
+func docIDs(tok *tokenizer.Tokenizer, d Doc) ([]int, int) {
+	ids := tok.ChatPrompt(d.Prompt, tokenizer.ChatOptions{})
+	start := len(ids)
+	ids = tok.AppendEncode(ids, d.Completion, tokenizer.EncodeOptions{SpecialAsText: true})
+	eot, _ := tok.ID("<|eot_id|>")
+	return append(ids, eot), start
+}
+
+// docExample is the window of T+1 tokens that ends with the document (or the whole document, padded);
+// the loss covers all its targets, or only the completion's when completionOnly.
+func docExample(tok *tokenizer.Tokenizer, d Doc, T int, completionOnly bool) example {
+	ids, start := docIDs(tok, d)
+	off := max(0, len(ids)-(T+1))
+	return window(ids, off, T, func(i int) bool { return !completionOnly || i >= start })
+}
+
+// window makes the example ids[off:off+T+1], padded; want(i) tells whether target i (predicting ids[i]) counts.
+func window(ids []int, off, T int, want func(i int) bool) example {
+	e := example{ids: make([]int32, T+1), mask: make([]float32, T)}
+	for j := 0; j <= T && off+j < len(ids); j++ {
+		e.ids[j] = int32(ids[off+j])
+		if j > 0 && want(off+j) {
+			e.mask[j-1] = 1
+		}
+	}
+	return e
+}
+
+// Train builds the corpus, trains the tokenizer and the model, and evaluates the held-out perplexity.
+func Train(opts Options) (*Result, error) {
+	opts.fill()
+	logf := func(format string, args ...any) {
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, format, args...)
+		}
+	}
+	begin := time.Now()
+	tasks, err := LoadTasks(opts.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	corpus := BuildCorpus(tasks, CorpusOptions{Seed: opts.Seed, SamplesPerTask: opts.SamplesPerTask, HeldOut: opts.HeldOut})
+	chat := func(p string) string { return tokenizer.ChatText(p, tokenizer.ChatOptions{}) }
+	tokJSON, err := tokenizer.Train(corpus.TokenizerTexts(chat), tokenizer.TrainOptions{VocabSize: opts.VocabSize})
+	if err != nil {
+		return nil, err
+	}
+	tok, err := tokenizer.Parse(tokJSON)
+	if err != nil {
+		return nil, err
+	}
+	cfg := ModelConfig(opts, tok)
+	res := &Result{Config: cfg, Params: cfg.NumParams(), TrainDocs: len(corpus.Train), HeldOutDocs: len(corpus.HeldOut),
+		TokenizerJSON: tokJSON, tok: tok}
+	logf("corpus: %d tasks, %d training documents, %d held out; tokenizer: %d tokens (%.1fs)\n",
+		len(tasks), len(corpus.Train), len(corpus.HeldOut), tok.VocabSize(), time.Since(begin).Seconds())
+	logf("model: %d parameters (hidden %d, %d layers, %d heads, intermediate %d, vocab %d)\n",
+		res.Params, cfg.HiddenSize, cfg.NumHiddenLayers, cfg.NumAttentionHeads, cfg.IntermediateSize, cfg.VocabSize)
+
+	T := opts.SeqLen
+	var examples []example
+	for _, d := range corpus.Train {
+		examples = append(examples, docExample(tok, d, T, false))
+	}
+	for _, t := range tasks { // the whole prompts, in windows
+		ids := tok.ChatPrompt(t.Prompt, tokenizer.ChatOptions{})
+		for off := 0; off+1 < len(ids); off += T {
+			examples = append(examples, window(ids, off, T, func(int) bool { return true }))
+		}
+	}
+	for _, d := range corpus.HeldOut {
+		res.heldOutExamples = append(res.heldOutExamples, docExample(tok, d, T, true))
+	}
+	res.TrainExamples = len(examples)
+	logf("examples: %d training windows of %d tokens, %d held-out\n", len(examples), T, len(res.heldOutExamples))
+
+	backend, err := backends.NewWithConfig(opts.Backend)
+	if err != nil {
+		return nil, err
+	}
+	defer backend.Finalize()
+	ctx := context.New()
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x6d6f_64656c))
+	w := newWeights(ctx, cfg, rng)
+	lrVar := optimizers.LearningRateVar(ctx, dtypes.Float32, opts.LearningRate)
+	opt := optimizers.Adam().LearningRate(opts.LearningRate).Done()
+	step, err := context.NewExec(backend, ctx, func(ctx *context.Context, tokens, targets, mask *Node) *Node {
+		g := tokens.Graph()
+		nll := w.lossGraph(g, tokens, targets, mask)
+		loss := Div(nll, MaxScalar(ReduceAllSum(mask), 1))
+		opt.UpdateGraph(ctx, g, loss)
+		return loss
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer step.Finalize()
+
+	B := opts.Batch
+	order := rng.Perm(len(examples))
+	next := 0
+	var recent []float64
+	for s := range opts.Steps {
+		if opts.MaxTime > 0 && time.Since(begin) > opts.MaxTime {
+			logf("time limit reached after %d steps\n", s)
+			break
+		}
+		lr := schedule(opts, s)
+		if err := lrVar.SetValue(tensors.FromScalar(float32(lr))); err != nil {
+			return nil, err
+		}
+		toks, tgts, mask := make([]int32, B*T), make([]int32, B*T), make([]float32, B*T)
+		for b := range B {
+			if next == len(order) {
+				order, next = rng.Perm(len(examples)), 0
+			}
+			e := examples[order[next]]
+			next++
+			copy(toks[b*T:], e.ids[:T])
+			copy(tgts[b*T:], e.ids[1:])
+			copy(mask[b*T:], e.mask)
+		}
+		out, err := step.Exec(tensors.FromFlatDataAndDimensions(toks, B, T), tensors.FromFlatDataAndDimensions(tgts, B, T),
+			tensors.FromFlatDataAndDimensions(mask, B, T))
+		if err != nil {
+			return nil, err
+		}
+		loss := float64(tensors.MustCopyFlatData[float32](out[0])[0])
+		if math.IsNaN(loss) {
+			return nil, fmt.Errorf("tiny: loss is NaN at step %d", s)
+		}
+		recent = append(recent, loss)
+		if len(recent) > 50 {
+			recent = recent[1:]
+		}
+		res.Steps = s + 1
+		if s%25 == 0 || s == opts.Steps-1 {
+			logf("step %d/%d  loss %.4f  lr %.2g  %.0fs\n", s, opts.Steps, loss, lr, time.Since(begin).Seconds())
+		}
+	}
+	for _, l := range recent {
+		res.FinalTrainLoss += l / float64(len(recent))
+	}
+	if res.Weights, err = w.values(); err != nil {
+		return nil, err
+	}
+	nll, n, err := evalNLL(backend, cfg, res.Weights, res.heldOutExamples, B)
+	if err != nil {
+		return nil, err
+	}
+	res.HeldOutTokens = n
+	res.HeldOutPPL = math.Exp(nll / float64(n))
+	res.Duration = time.Since(begin)
+	logf("held-out perplexity %.4f over %d completion tokens; %s\n", res.HeldOutPPL, n, res.Duration.Round(time.Second))
+	return res, nil
+}
+
+// schedule is the learning rate at step s: linear warm-up, then cosine decay to a tenth.
+func schedule(o Options, s int) float64 {
+	if s < o.WarmupSteps {
+		return o.LearningRate * float64(s+1) / float64(o.WarmupSteps)
+	}
+	p := float64(s-o.WarmupSteps) / float64(max(1, o.Steps-o.WarmupSteps))
+	return o.LearningRate * (0.1 + 0.9*0.5*(1+math.Cos(math.Pi*min(p, 1))))
+}
+
+// evalNLL returns the summed negative log-likelihood of the examples' weighted targets and their number.
+func evalNLL(backend backends.Backend, cfg llama.Config, values map[string][]float32, examples []example, B int) (float64, int, error) {
+	if len(examples) == 0 {
+		return 0, 0, errors.New("tiny: no held-out examples")
+	}
+	ctx := context.New()
+	w, err := fromWeights(ctx, cfg, values)
+	if err != nil {
+		return 0, 0, err
+	}
+	exec, err := context.NewExec(backend, ctx, func(ctx *context.Context, tokens, targets, mask *Node) *Node {
+		return w.lossGraph(tokens.Graph(), tokens, targets, mask)
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer exec.Finalize()
+	T := len(examples[0].mask)
+	total, n := 0.0, 0
+	for i := 0; i < len(examples); i += B {
+		toks, tgts, mask := make([]int32, B*T), make([]int32, B*T), make([]float32, B*T)
+		for b := 0; b < B && i+b < len(examples); b++ {
+			e := examples[i+b]
+			copy(toks[b*T:], e.ids[:T])
+			copy(tgts[b*T:], e.ids[1:])
+			copy(mask[b*T:], e.mask)
+			for _, m := range e.mask {
+				n += int(m)
+			}
+		}
+		out, err := exec.Exec(tensors.FromFlatDataAndDimensions(toks, B, T), tensors.FromFlatDataAndDimensions(tgts, B, T),
+			tensors.FromFlatDataAndDimensions(mask, B, T))
+		if err != nil {
+			return 0, 0, err
+		}
+		total += float64(tensors.MustCopyFlatData[float32](out[0])[0])
+	}
+	return total, n, nil
+}
+
+// ModelConfig is the Llama configuration of a model trained with opts and tokenizer tok.
+func ModelConfig(opts Options, tok *tokenizer.Tokenizer) llama.Config {
+	opts.fill()
+	bos, _ := tok.ID("<|begin_of_text|>")
+	eot, _ := tok.ID("<|eot_id|>")
+	eos, _ := tok.ID("<|end_of_text|>")
+	return llama.Config{
+		HiddenSize:            opts.Hidden,
+		NumHiddenLayers:       opts.Layers,
+		NumAttentionHeads:     opts.Heads,
+		NumKeyValueHeads:      opts.KVHeads,
+		HeadDim:               opts.Hidden / opts.Heads,
+		IntermediateSize:      opts.Intermediate,
+		RMSNormEps:            1e-5,
+		RopeTheta:             10000,
+		TieWordEmbeddings:     true,
+		VocabSize:             tok.VocabSize(),
+		MaxPositionEmbeddings: opts.MaxPositions,
+		BOSTokenID:            bos,
+		EOSTokenIDs:           []int{eos, eot},
+		TorchDType:            "float32",
+	}
+}
+
+// Save writes the model directory in Hugging Face layout: config.json, model.safetensors (float32),
+// tokenizer.json, tokenizer_config.json and generation_config.json.
+func (r *Result) Save(dir string, meta map[string]string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	cfgJSON, err := json.MarshalIndent(r.Config, "", "  ")
+	if err != nil {
+		return err
+	}
+	var ts []hf.Tensor
+	for _, name := range r.Config.WeightNames() {
+		shape, _ := r.Config.WeightShape(name)
+		ts = append(ts, hf.Float32Tensor(name, shape, r.Weights[name]))
+	}
+	md := map[string]string{"format": "pt", "held_out_perplexity": strconv.FormatFloat(r.HeldOutPPL, 'f', 4, 64)}
+	for k, v := range meta {
+		md[k] = v
+	}
+	if err := hf.WriteSafetensors(filepath.Join(dir, "model.safetensors"), ts, md); err != nil {
+		return err
+	}
+	tc, err := json.MarshalIndent(map[string]any{
+		"bos_token":                    "<|begin_of_text|>",
+		"eos_token":                    "<|eot_id|>",
+		"clean_up_tokenization_spaces": true,
+		"model_max_length":             r.Config.MaxPositionEmbeddings,
+		"tokenizer_class":              "PreTrainedTokenizerFast",
+		"model_input_names":            []string{"input_ids", "attention_mask"},
+		"chat_template":                ChatTemplate,
+	}, "", "  ")
+	if err != nil {
+		return err
+	}
+	gen, err := json.MarshalIndent(map[string]any{
+		"bos_token_id": r.Config.BOSTokenID,
+		"eos_token_id": r.Config.EOSTokenIDs,
+		"do_sample":    true,
+		"temperature":  1.0,
+	}, "", "  ")
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{
+		"config.json":            append(cfgJSON, '\n'),
+		"tokenizer.json":         r.TokenizerJSON,
+		"tokenizer_config.json":  append(tc, '\n'),
+		"generation_config.json": append(gen, '\n'),
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ChatTemplate is the chat template of tokenizer_config.json: that of Llama 3.1 Instruct for a conversation
+// without tools (see tokenizer.ChatText).
+const ChatTemplate = `{{- bos_token }}
+{%- if not date_string is defined %}{%- set date_string = "26 Jul 2024" %}{%- endif %}
+{%- if messages[0]['role'] == 'system' %}{%- set system_message = messages[0]['content']|trim %}{%- set messages = messages[1:] %}{%- else %}{%- set system_message = "" %}{%- endif %}
+{{- "<|start_header_id|>system<|end_header_id|>\n\n" }}
+{{- "Cutting Knowledge Date: December 2023\n" }}
+{{- "Today Date: " + date_string + "\n\n" }}
+{{- system_message }}
+{{- "<|eot_id|>" }}
+{%- for message in messages %}
+{{- '<|start_header_id|>' + message['role'] + '<|end_header_id|>\n\n'+ message['content'] | trim + '<|eot_id|>' }}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|start_header_id|>assistant<|end_header_id|>\n\n' }}{%- endif %}
+`
