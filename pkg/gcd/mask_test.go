@@ -27,7 +27,11 @@ func compile(t testing.TB, src string) *grammar.Grammar {
 // bruteMask is the definition of a mask: every token's bytes through a
 // parser of a fresh Machine.
 func bruteMask(g *grammar.Grammar, v *Vocab, prefix []byte) (Bitset, error) {
-	p := earley.New(g).NewParser()
+	return bruteMaskWith(earley.New(g), v, prefix)
+}
+
+func bruteMaskWith(m *earley.Machine, v *Vocab, prefix []byte) (Bitset, error) {
+	p := m.NewParser()
 	if !p.FeedBytes(prefix) {
 		return nil, fmt.Errorf("prefix %q not viable", prefix)
 	}
