@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"slices"
+
+	"github.com/gasplab/gasp/pkg/tokenizer"
 )
 
 // Vocab maps token ids to the bytes they stand for.
@@ -134,7 +136,10 @@ func ParseVocab(data []byte) (*Vocab, error) {
 			return nil, fmt.Errorf("tokens %q and %q have the same id %d", v.Names[id], name, id)
 		}
 		seen[id] = true
-		b, err := decodeByteLevel(name)
+		if name == "" {
+			return nil, fmt.Errorf("token id %d: empty token", id)
+		}
+		b, err := tokenizer.ByteLevelDecode(name)
 		if err != nil {
 			return nil, fmt.Errorf("token %q (id %d): %w", name, id, err)
 		}
@@ -189,46 +194,6 @@ func (v *Vocab) ID(name string) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-// byteToRune is GPT-2's bytes_to_unicode table: the printable bytes '!'..'~',
-// '¡'..'¬' and '®'..'ÿ' stand for themselves; the other 68 bytes, in
-// increasing order, for U+0100, U+0101, ... (so ' ' is 'Ġ', U+0120, and '\n'
-// is 'Ċ', U+010A).
-var byteToRune [256]rune
-
-// runeToByte inverts byteToRune: runeToByte[r] is the byte for r+1, 0 when r
-// is not in the alphabet. Every rune of the alphabet is below 0x144.
-var runeToByte [0x144]uint16
-
-func init() {
-	n := rune(0)
-	for b := range 256 {
-		if '!' <= b && b <= '~' || '¡' <= b && b <= '¬' || '®' <= b && b <= 'ÿ' {
-			byteToRune[b] = rune(b)
-		} else {
-			byteToRune[b] = 0x100 + n
-			n++
-		}
-	}
-	for b, r := range byteToRune {
-		runeToByte[r] = uint16(b) + 1
-	}
-}
-
-// decodeByteLevel decodes a token string written in the byte-level alphabet.
-func decodeByteLevel(s string) ([]byte, error) {
-	if s == "" {
-		return nil, errors.New("empty token")
-	}
-	b := make([]byte, 0, len(s))
-	for _, r := range s {
-		if r < 0 || int(r) >= len(runeToByte) || runeToByte[r] == 0 {
-			return nil, fmt.Errorf("character %q (%U) is not in the byte-level alphabet", r, r)
-		}
-		b = append(b, byte(runeToByte[r]-1))
-	}
-	return b, nil
 }
 
 // hasByteLevel reports whether a pre_tokenizer or decoder description is, or

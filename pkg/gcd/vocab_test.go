@@ -11,40 +11,6 @@ import (
 	"testing"
 )
 
-func TestByteLevelAlphabet(t *testing.T) {
-	seen := make(map[rune]int)
-	for b, r := range byteToRune {
-		if prev, dup := seen[r]; dup {
-			t.Fatalf("bytes %#x and %#x both map to %U", prev, b, r)
-		}
-		seen[r] = b
-		got, err := decodeByteLevel(string(r))
-		if err != nil || len(got) != 1 || got[0] != byte(b) {
-			t.Errorf("decodeByteLevel(%q) = %v, %v; want [%#x]", r, got, err, b)
-		}
-	}
-	if len(seen) != 256 {
-		t.Fatalf("alphabet has %d runes, want 256", len(seen))
-	}
-	// Spot checks against GPT-2's bytes_to_unicode.
-	for _, c := range []struct {
-		b byte
-		r rune
-	}{
-		{0x00, 'Ā'}, {'\n', 'Ċ'}, {' ', 'Ġ'}, {'!', '!'}, {'~', '~'}, {0x7f, 'ġ'},
-		{0xa0, 'ł'}, {0xa1, '¡'}, {0xac, '¬'}, {0xad, 'Ń'}, {0xae, '®'}, {0xff, 'ÿ'},
-	} {
-		if got := byteToRune[c.b]; got != c.r {
-			t.Errorf("byteToRune[%#x] = %q, want %q", c.b, got, c.r)
-		}
-	}
-	for _, s := range []string{"", "x€", "a b", "\u0144", "\ufffd"} {
-		if _, err := decodeByteLevel(s); err == nil {
-			t.Errorf("decodeByteLevel(%q): no error", s)
-		}
-	}
-}
-
 func TestParseVocab(t *testing.T) {
 	v, err := LoadVocab(filepath.Join("testdata", "tokenizer.json"))
 	if err != nil {
