@@ -8,9 +8,13 @@
 //
 // The commands are:
 //
-//	grammar   check grammar files and sample sentences from them
-//	bench     benchmarks (token-mask speed)
-//	help      show help for a command
+//	grammar     check grammar files and sample sentences from them
+//	bench       benchmarks (token masks, tokenizer)
+//	fuzz        fuzzing experiment: seeds, grammar validity, AFL++ coverage
+//	logits      next-token logits of a Llama model
+//	tokenize    encode text to token ids
+//	train-tiny  train the embedded tiny model
+//	help        show help for a command
 //
 // Run "gasp help <command>" for the usage of a command.
 package main
@@ -35,11 +39,11 @@ type command struct {
 var commands []command
 
 func init() {
+	// Set in init: runHelp refers to commands.
 	commands = []command{
 		{"grammar", "check grammar files and sample sentences from them", runGrammar},
 
-		// bench: benchmarks. Implemented in bench.go (runBench).
-		{"bench", "benchmarks (token-mask speed on data/bench/masks)", runBench},
+		{"bench", "benchmarks (token masks on data/bench/masks, tokenizer)", runBench},
 
 		{"fuzz", "fuzzing experiment: seeds, grammar validity, AFL++ coverage (libxml2, SQLite)", runFuzz},
 		{"logits", "next-token logits of a Llama model for given token ids", runLogits},
