@@ -30,10 +30,7 @@ func HeldOutPerplexity(dir string, opts Options) (float64, int, error) {
 	total, n := 0.0, 0
 	for _, d := range corpus.HeldOut {
 		e := docExample(tok, d, opts.SeqLen, true)
-		T := len(e.mask)
-		for T > 0 && e.mask[T-1] == 0 && e.ids[T] == 0 {
-			T--
-		}
+		T := len(e.mask) // padded windows: one compiled graph; the padding comes after every counted target
 		ids := make([]int, T)
 		for i := range ids {
 			ids[i] = int(e.ids[i])

@@ -55,16 +55,16 @@ func DefaultOptions() Options {
 		DataDir:        "data/gad",
 		VocabSize:      2048,
 		Hidden:         128,
-		Layers:         4,
+		Layers:         2,
 		Heads:          4,
 		KVHeads:        4,
-		Intermediate:   384,
+		Intermediate:   256,
 		MaxPositions:   16384,
 		SeqLen:         256,
 		Batch:          8,
-		Steps:          260,
-		LearningRate:   3e-3,
-		WarmupSteps:    30,
+		Steps:          90,
+		LearningRate:   5e-3,
+		WarmupSteps:    10,
 		SamplesPerTask: 60,
 		HeldOut:        0.1,
 	}
@@ -266,7 +266,7 @@ func Train(opts Options) (*Result, error) {
 			recent = recent[1:]
 		}
 		res.Steps = s + 1
-		if s%25 == 0 || s == opts.Steps-1 {
+		if s%10 == 0 || s == opts.Steps-1 {
 			logf("step %d/%d  loss %.4f  lr %.2g  %.0fs\n", s, opts.Steps, loss, lr, time.Since(begin).Seconds())
 		}
 	}
