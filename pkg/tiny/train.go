@@ -66,7 +66,7 @@ func DefaultOptions() Options {
 		LearningRate:   5e-3,
 		WarmupSteps:    10,
 		SamplesPerTask: 60,
-		HeldOut:        0.1,
+		HeldOut:        0.05,
 	}
 }
 
