@@ -20,9 +20,9 @@
 // referring to other States instead of positions. Equal States have equal
 // futures, so a transition is computed once and then looked up: inside
 // a loop such as a JSON string every position is the same State. Package
-// gcd builds on this to cache token masks per State, and on Machine.Local,
-// a view of a State that forgets its distant context, to share work between
-// States that differ only there.
+// gcd builds on this to cache token masks per State, and on
+// Machine.ScanViews, views of a State's scan items that forget distant
+// context, to share work between States that differ only there.
 //
 // Parse returns a parse tree of a complete sentence; it uses a separate,
 // classical chart parser with absolute positions.
