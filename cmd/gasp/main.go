@@ -12,6 +12,7 @@
 //	bench       benchmarks (token masks, tokenizer)
 //	fuzz        fuzzing experiment: seeds, grammar validity, AFL++ coverage
 //	logits      next-token logits of a Llama model
+//	sample      sample completions of a language model under a grammar
 //	tokenize    encode text to token ids
 //	train-tiny  train the embedded tiny model
 //	help        show help for a command
@@ -47,6 +48,7 @@ func init() {
 
 		{"fuzz", "fuzzing experiment: seeds, grammar validity, AFL++ coverage (libxml2, SQLite)", runFuzz},
 		{"logits", "next-token logits of a Llama model for given token ids", runLogits},
+		{"sample", "sample completions of a Llama model under a grammar (gcd, rejection, asap, mcmc)", runSample},
 		{"tokenize", "encode text to token ids with a tokenizer.json (Llama 3)", runTokenize},
 		{"train-tiny", "train the embedded tiny model (data/models/tiny) with GoMLX", runTrainTiny},
 		{"help", "show help for a command", runHelp},

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gasplab/gasp/pkg/earley"
+	"github.com/gasplab/gasp/pkg/grammar"
+)
+
+const (
+	sampleGrammar = "../../data/gad/SLIA/firstname/grammar.ebnf"
+	samplePrompt  = "../../data/gad/SLIA/firstname/prompt.txt"
+)
+
+// runSampleCmd runs "gasp sample" with the small settings the tests use and
+// returns the decoded lines of its output.
+func runSampleCmd(t *testing.T, extra ...string) ([]map[string]any, []string) {
+	t.Helper()
+	args := append([]string{"sample", "--grammar", sampleGrammar, "--prompt", samplePrompt,
+		"--n", "2", "--max-new-tokens", "32", "--seed", "7"}, extra...)
+	var stdout, stderr bytes.Buffer
+	if code := run(args, &stdout, &stderr); code != 0 {
+		t.Fatalf("gasp %v: exit %d\n%s", args, code, stderr.String())
+	}
+	var recs []map[string]any
+	var lines []string
+	for _, line := range strings.SplitAfter(stdout.String(), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("bad JSON line %q: %v", line, err)
+		}
+		recs = append(recs, m)
+		delete(m, "elapsed_ms") // wall-clock time: the one field that varies
+		b, _ := json.Marshal(m)
+		lines = append(lines, string(b))
+	}
+	return recs, lines
+}
+
+func TestSample(t *testing.T) {
+	g, _, err := grammar.CompileFile(sampleGrammar, grammar.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := earley.New(g)
+	for _, tc := range []struct {
+		method string
+		k      string
+	}{{"gcd", "0"}, {"asap", "2"}, {"mcmc-priority", "2"}} {
+		t.Run(tc.method, func(t *testing.T) {
+			recs, lines := runSampleCmd(t, "--method", tc.method, "--k", tc.k)
+			if len(recs) != 2 {
+				t.Fatalf("got %d records, want 2", len(recs))
+			}
+			for i, r := range recs {
+				for _, key := range []string{"method", "k", "run", "seed", "prompt_ids", "ids", "text", "logp", "logp_gcd", "valid", "status"} {
+					if _, ok := r[key]; !ok {
+						t.Errorf("record %d lacks %q: %v", i, key, lines[i])
+					}
+				}
+				if r["method"] != tc.method || r["run"] != float64(i) || r["seed"] != float64(7) {
+					t.Errorf("record %d: method/run/seed wrong: %v", i, lines[i])
+				}
+				if r["valid"] == true {
+					p := m.NewParser()
+					text := r["text"].(string)
+					if !p.FeedBytes([]byte(text)) || !p.Complete() {
+						t.Errorf("record %d is valid but its text %q is not a sentence of the grammar", i, text)
+					}
+				}
+			}
+			if tc.method == "gcd" {
+				_, again := runSampleCmd(t, "--method", tc.method, "--k", tc.k)
+				if strings.Join(lines, "\n") != strings.Join(again, "\n") {
+					t.Errorf("same seed, different output:\n%s\n---\n%s", strings.Join(lines, "\n"), strings.Join(again, "\n"))
+				}
+			}
+		})
+	}
+}
+
+func TestSampleOut(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "s.jsonl")
+	runSampleCmd(t, "--method", "gcd", "--out", out)
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n"); n != 2 {
+		t.Errorf("%s has %d lines, want 2", out, n)
+	}
+}
+
+func TestSampleErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"--grammar", "no/such/grammar.ebnf", "--prompt", "x"}, 1, "no/such/grammar.ebnf"},
+		{[]string{"--grammar", sampleGrammar, "--prompt", "x", "--method", "bogus"}, 2, "unknown --method"},
+		{[]string{"--grammar", sampleGrammar, "--prompt", "x", "--model", "no/such/model"}, 1, "no/such/model"},
+		{[]string{"--prompt", "x"}, 2, "--grammar is required"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(append([]string{"sample"}, tc.args...), &stdout, &stderr)
+		if code != tc.code || !strings.Contains(stderr.String(), tc.msg) {
+			t.Errorf("gasp sample %v: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr.String(), tc.code, tc.msg)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("gasp sample %v wrote to stdout: %q", tc.args, stdout.String())
+		}
+	}
+}
