@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -152,25 +151,8 @@ func FuzzParseVocab(f *testing.F) {
 
 // Tests on the real Llama-3 tokenizer, fetched by scripts/fetch-tokenizer.sh.
 
-var llama3 = sync.OnceValues(func() (*Vocab, error) {
-	return LoadVocab(filepath.Join("..", "..", ".cache", "llama3", "tokenizer.json"))
-})
-
-func cachedLlama3(t *testing.T) *Vocab {
-	t.Helper()
-	path := filepath.Join("..", "..", ".cache", "llama3", "tokenizer.json")
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("no Llama-3 tokenizer (run scripts/fetch-tokenizer.sh): %v", err)
-	}
-	v, err := llama3()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 func TestLlama3Vocab(t *testing.T) {
-	v := cachedLlama3(t)
+	v := loadLlama3(t)
 	if v.Size() != 128256 {
 		t.Fatalf("Size() = %d, want 128256", v.Size())
 	}
@@ -231,7 +213,7 @@ func TestLlama3Vocab(t *testing.T) {
 // TestLlama3Workloads decodes the token ids of the mask benchmark workloads
 // and compares them with their sentences.
 func TestLlama3Workloads(t *testing.T) {
-	v := cachedLlama3(t)
+	v := loadLlama3(t)
 	for _, name := range []string{"json", "sygus", "sqltest"} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join("..", "..", "data", "bench", "masks")
