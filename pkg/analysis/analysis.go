@@ -1,0 +1,42 @@
+// Package analysis computes the statistics of the paper's §4.1 and appendix E
+// from a run store (pkg/runs): the KL estimator against a per-task reference
+// distribution, bootstrap confidence intervals, geometric-mean KL-reduction
+// ratios, per-task monotonicity summaries and rejection acceptance rates, and
+// writes them as tables (CSV, Markdown) and figures (SVG).
+//
+// # The KL estimator
+//
+// The true target P^G is unknown for a real model, so the paper estimates KL
+// against a reference built from the samples themselves (DESIGN.md §3). For
+// one task, let S be the set of distinct valid samples observed from every
+// method of the task, at every k. The reference is P renormalised over S:
+//
+//	ref(x) = exp(log P(x)) / Σ_{x' ∈ S} exp(log P(x')).
+//
+// A method at one k has one record per run; their empirical distribution p̂
+// gives
+//
+//	KL(p̂ ‖ ref) = Σ_x p̂(x) · log(p̂(x) / ref(x)),
+//
+// which equals KL to P^G up to a constant that is the same for every method
+// of the task (paper §4.1).
+//
+//	ref := analysis.NewReference(allRecordsOfTheTask)
+//	kl, err := ref.KL(mcmcUniformAtK10)
+//	lo, hi, err := ref.Bootstrap(mcmcUniformAtK10, 500, 1)
+//
+// Samples are keyed by their completion token ids (Record.IDs): the prompt
+// is the task's. Only valid records (Record.Valid: a complete sentence of the
+// grammar within the length cap) are samples of P^G: capped and dead-end
+// completions and rejected rejection-sampling draws enter neither S nor p̂.
+// A method's p̂ is therefore its distribution conditioned on validity, as for
+// GCD in the paper, whose capped runs are discarded; Count reports how many
+// records were dropped. Two records of the same sample may carry log P values
+// that differ by floating-point rounding (batched evaluation); the reference
+// uses the smallest, so that it does not depend on the order of the records.
+//
+// The bootstrap resamples the valid runs with replacement (the reference
+// stays fixed), recomputes KL, and reports the 2.5th and 97.5th percentiles,
+// interpolated linearly between order statistics as numpy.percentile does.
+// Its random source is seeded, so intervals are reproducible.
+package analysis
