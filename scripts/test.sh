@@ -76,6 +76,19 @@ rc=${PIPESTATUS[0]}
 if [[ $rc -ne 0 ]]; then
 	failed+=("go test")
 fi
+
+step "notebooks"
+# Executes notebooks/*.ipynb headless with the GoNB kernel (installed by
+# scripts/notebooks-setup.sh, idempotent) and fails on any failed cell,
+# after checking that its checker flags deliberately failing notebooks.
+if bash scripts/notebooks-setup.sh >/dev/null; then
+	bash scripts/notebooks-run.sh || failed+=("notebooks")
+elif [[ "${CI:-}" == "true" ]]; then
+	failed+=("notebooks-setup")
+else
+	echo "test.sh: warning: no Jupyter/GoNB; notebooks not executed" >&2
+fi
+
 npass=$(grep -cE '^[[:space:]]*--- PASS' "$log")
 nfail=$(grep -cE '^[[:space:]]*--- FAIL' "$log")
 nskip=$(grep -cE '^[[:space:]]*--- SKIP' "$log")
