@@ -23,6 +23,7 @@ type Batch struct {
 	first  []float32 // logits after the prompt
 	rows   []batchRow
 	evals  int
+	rowEv  []int // rowEv[row]: token evaluations stepped for row
 	err    error // sticky: set when the Session failed
 
 	seen  []uint64 // seen[row] == epoch: row listed in the current Next
@@ -63,6 +64,7 @@ func NewBatch(m Model, prompt []int, rows int) (*Batch, error) {
 		first:  first,
 		rows:   make([]batchRow, rows),
 		evals:  len(prompt),
+		rowEv:  make([]int, rows),
 		seen:   make([]uint64, rows),
 	}, nil
 }
@@ -85,6 +87,10 @@ func (b *Batch) Tokens(row int) []int { return b.rows[row].toks }
 
 // Evals returns the number of token evaluations so far, the prefill included.
 func (b *Batch) Evals() int { return b.evals }
+
+// RowEvals returns the number of token evaluations stepped for row so far:
+// Evals is the prefill plus the sum of every row's RowEvals.
+func (b *Batch) RowEvals(row int) int { return b.rowEv[row] }
 
 // Append appends tokens to row.
 func (b *Batch) Append(row int, tokens ...int) {
@@ -178,6 +184,9 @@ func (b *Batch) Next(rows []int) ([][]float32, error) {
 			return nil, err
 		}
 		b.evals += len(ids)
+		for _, row := range ids {
+			b.rowEv[row]++
+		}
 		rest := work[:0]
 		for k, j := range work {
 			r := &b.rows[rows[j]]

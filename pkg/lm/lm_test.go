@@ -119,6 +119,10 @@ func TestBatchEvals(t *testing.T) {
 	next(1, 0) // keeps [1 2], evaluates 3
 	b.Truncate(0, 3)
 	next(0, 0) // no change
+	// Row 0: 3 + 1 + 4 + 1 evaluations, row 1: 1.
+	if r0, r1 := b.RowEvals(0), b.RowEvals(1); r0 != 9 || r1 != 1 || b.Evals() != 3+r0+r1 {
+		t.Errorf("RowEvals = %d, %d (Evals %d), want 9, 1 (Evals 13)", r0, r1, b.Evals())
+	}
 }
 
 func TestTransform(t *testing.T) {

@@ -118,6 +118,19 @@ func checkAccounting(t *testing.T, res *mcmc.Result, prompt int) {
 	if s.Evals != base+s.Restored {
 		t.Errorf("Evals = %d, want Σ(m − 1 + [i>0]) = %d plus Restored %d", s.Evals, base, s.Restored)
 	}
+	// Per chain: the rows' counts add up to the batch's, the prefill aside.
+	var init, during int
+	for _, c := range res.Chains {
+		init += c.InitEvals
+		during += c.EvalsAt(len(c.Steps)) - c.InitEvals
+	}
+	if init+prompt != s.InitEvals || during != s.Evals {
+		t.Errorf("chains' evaluations: %d at the start + prompt %d, %d in the steps; stats %d, %d", init, prompt, during, s.InitEvals, s.Evals)
+	}
+	// Restoring happens only after a rejection, at most once per step.
+	if s.RestoredSteps > s.AfterRejection || s.AfterRejection > s.Steps-s.Accepted || (s.Restored > 0) != (s.RestoredSteps > 0) {
+		t.Errorf("restored %d tokens in %d steps, %d steps after a rejection, %d rejections", s.Restored, s.RestoredSteps, s.AfterRejection, s.Steps-s.Accepted)
+	}
 }
 
 // MCMC's output after k = 1, 2 and 5 steps against the exact k-step
@@ -139,8 +152,8 @@ func TestChainsMatchExact(t *testing.T) {
 				}
 				checkAccounting(t, res, len(toy.Prompt))
 				s := res.Stats
-				line := fmt.Sprintf("%s %-10s accept %.3f  evals/step %.3f  regenerated/step %.3f  restored/step %.3f  authors/step %.3f |", toy.Name, name(p),
-					s.AcceptanceRate(), s.EvalsPerStep(), s.RegeneratedPerStep(), float64(s.Restored)/float64(s.Steps), s.AuthorsEvalsPerStep())
+				line := fmt.Sprintf("%s %-10s accept %.3f  evals/step %.3f  regenerated/step %.3f  restored/step %.3f (in %d of %d steps after a rejection)  authors/step %.3f |", toy.Name, name(p),
+					s.AcceptanceRate(), s.EvalsPerStep(), s.RegeneratedPerStep(), float64(s.Restored)/float64(s.Steps), s.RestoredSteps, s.AfterRejection, s.AuthorsEvalsPerStep())
 				for _, k := range []int{1, 2, 5} {
 					r := pb.lang.Test(res.Final(k), dist[k])
 					line += fmt.Sprintf(" k=%d: %v |", k, r)
@@ -289,5 +302,45 @@ func TestTransformed(t *testing.T) {
 			}
 		}
 		t.Log(line)
+	}
+}
+
+// A chain depends on its random source alone: chain i of a batch equals the
+// same chain run alone, evaluation counts included.
+func TestRunEachIndependentOfBatch(t *testing.T) {
+	toys, err := exact.Toys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rands := func(first, n int) []*rand.Rand {
+		out := make([]*rand.Rand, n)
+		for i := range out {
+			out[i] = sample.NewRand(sample.RunSeed(5, first+i))
+		}
+		return out
+	}
+	for _, toy := range toys {
+		for _, p := range []mcmc.Proposal{mcmc.Uniform{}, mcmc.Priority{}, mcmc.Restart{}} {
+			cfg := mcmc.Config{Sample: toy.Config, Proposal: p, Steps: 6}
+			all, err := mcmc.RunEach(toy.Model, toy.Prompt, cfg, rands(0, 30))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAccounting(t, all, len(toy.Prompt))
+			for _, i := range []int{0, 11, 29} {
+				one, err := mcmc.RunEach(toy.Model, toy.Prompt, cfg, rands(i, 1))
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, b := &all.Chains[i], &one.Chains[0]
+				for k := 0; k <= cfg.Steps; k++ {
+					x, y := a.At(k), b.At(k)
+					if fmt.Sprint(x.Tokens) != fmt.Sprint(y.Tokens) || a.EvalsAt(k) != b.EvalsAt(k) {
+						t.Fatalf("%s %s chain %d step %d: %v (%d evals) in a batch, %v (%d evals) alone",
+							toy.Name, name(p), i, k, x.Tokens, a.EvalsAt(k), y.Tokens, b.EvalsAt(k))
+					}
+				}
+			}
+		}
 	}
 }

@@ -121,6 +121,21 @@ type Step struct {
 type Chain struct {
 	Init  *sample.Record
 	Steps []Step
+	// InitEvals counts the LM token evaluations of the chain's row for
+	// its start, invalid GCD draws included (the shared prompt prefill
+	// excluded). Step k's own are Steps[k-1].Proposal.Evals.
+	InitEvals int
+}
+
+// EvalsAt returns the LM token evaluations the chain's row spent up to its
+// state after k steps: its start and its first k proposals, restoring the
+// current state's prefix after rejections included.
+func (c *Chain) EvalsAt(k int) int {
+	n := c.InitEvals
+	for _, s := range c.Steps[:k] {
+		n += s.Proposal.Evals
+	}
+	return n
 }
 
 // At returns the chain's state after k steps (0 ≤ k ≤ len(Steps)).
@@ -157,6 +172,12 @@ type Stats struct {
 	// i−1 (its output is not kept), the final token of a suffix is never
 	// evaluated, and a cut at 0 reuses the prompt's logits.
 	Restored int
+	// AfterRejection counts the steps that followed a rejected proposal
+	// different from the current state, whose row therefore held y, not
+	// x; RestoredSteps counts those of them whose cut lay beyond
+	// lcp(x, y)+1 and so re-evaluated tokens of x (Restored of them).
+	// The others reused the row's cache as it was.
+	AfterRejection, RestoredSteps int
 
 	AuthorsInitEvals int
 	AuthorsEvals     int // during the MH steps
@@ -216,6 +237,16 @@ type chain struct {
 // records. A y that hits the length cap is rejected, which makes the target
 // P^G conditioned on |x| ≤ MaxNew.
 func Run(m lm.Model, prompt []int, chains int, cfg Config, rng *rand.Rand) (*Result, error) {
+	if chains <= 0 {
+		return nil, errors.New("mcmc: Run needs chains > 0")
+	}
+	return RunEach(m, prompt, cfg, sample.Forks(rng, chains))
+}
+
+// RunEach is Run with one chain per random source: chain i draws from
+// rands[i] alone, so it does not depend on the other chains.
+func RunEach(m lm.Model, prompt []int, cfg Config, rands []*rand.Rand) (*Result, error) {
+	chains := len(rands)
 	if err := cfg.Sample.Validate(); err != nil {
 		return nil, err
 	}
@@ -243,7 +274,7 @@ func Run(m lm.Model, prompt []int, chains int, cfg Config, rng *rand.Rand) (*Res
 
 	cs := make([]*chain, chains)
 	for i := range cs {
-		cs[i] = &chain{row: i, st: sc.Masker.NewState(), rand: sample.Fork(rng), c: &res.Chains[i]}
+		cs[i] = &chain{row: i, st: sc.Masker.NewState(), rand: rands[i], c: &res.Chains[i]}
 	}
 	// Starts: GCD until valid.
 	pending := cs
@@ -263,6 +294,7 @@ func Run(m lm.Model, prompt []int, chains int, cfg Config, rng *rand.Rand) (*Res
 		stats.InitDraws += len(pending)
 		next := pending[:0:0]
 		for _, c := range pending {
+			c.c.InitEvals += c.x.Evals
 			stats.AuthorsInitEvals += 2 * (P + len(c.x.Tokens))
 			if c.x.Valid() {
 				c.c.Init = c.x
@@ -289,8 +321,12 @@ func Run(m lm.Model, prompt []int, chains int, cfg Config, rng *rand.Rand) (*Res
 			}
 			cut := pickIndex(px, c.rand)
 			keep := c.x.Tokens[:cut]
-			if l := lcp(b.Tokens(c.row), keep); cut > l+1 {
-				stats.Restored += cut - l - 1
+			if held := b.Tokens(c.row); !equal(held, c.x.Tokens) {
+				stats.AfterRejection++
+				if l := lcp(held, keep); cut > l+1 {
+					stats.Restored += cut - l - 1
+					stats.RestoredSteps++
+				}
 			}
 			setState(c.st, keep)
 			pxs[i] = px

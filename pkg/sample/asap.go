@@ -49,11 +49,22 @@ func (u *asapNode) update() float64 {
 // evaluated at every step: the trie keeps P only for visited children.
 //
 // Record.LogQ holds the log-probability of each token under the adjusted
-// distribution it was drawn from.
+// distribution it was drawn from, and Record.Evals the evaluations spent on
+// that sample alone.
 func (c *Config) ASAp(m lm.Model, prompt []int, runs, k int, rng *rand.Rand) ([][]*Record, Stats, error) {
+	if runs <= 0 || k <= 0 {
+		return nil, Stats{}, errors.New("sample: ASAp needs runs and k > 0")
+	}
+	return c.ASApEach(m, prompt, k, Forks(rng, runs))
+}
+
+// ASApEach is ASAp with one run per random source: run i draws from
+// rands[i] alone, so its samples do not depend on the other runs.
+func (c *Config) ASApEach(m lm.Model, prompt []int, k int, rands []*rand.Rand) ([][]*Record, Stats, error) {
 	if err := c.Validate(); err != nil {
 		return nil, Stats{}, err
 	}
+	runs := len(rands)
 	if runs <= 0 || k <= 0 {
 		return nil, Stats{}, errors.New("sample: ASAp needs runs and k > 0")
 	}
@@ -71,18 +82,20 @@ func (c *Config) ASAp(m lm.Model, prompt []int, runs, k int, rng *rand.Rand) ([]
 		path []*asapNode // path[d]: the node after d tokens of the current sample
 		rec  *Record
 		out  []*Record
+		ev0  int // the row's evaluations when rec began
 	}
 	begin := func(r *run) {
 		r.st.Rollback(0)
 		b.Truncate(r.row, 0)
 		r.path = r.path[:1]
 		r.rec = &Record{}
+		r.ev0 = b.RowEvals(r.row)
 	}
 	all := make([]*run, runs)
 	active := make([]*run, runs)
 	for i := range all {
 		root := &asapNode{c: 1}
-		all[i] = &run{row: i, st: c.Masker.NewState(), rand: Fork(rng), path: []*asapNode{root}}
+		all[i] = &run{row: i, st: c.Masker.NewState(), rand: rands[i], path: []*asapNode{root}}
 		begin(all[i])
 		active[i] = all[i]
 	}
@@ -168,7 +181,11 @@ func (c *Config) ASAp(m lm.Model, prompt []int, runs, k int, rng *rand.Rand) ([]
 					r.path[i-1].deficit -= r.path[i].p * delta
 				}
 			}
+			r.rec.Evals = b.RowEvals(r.row) - r.ev0
 			st.Add(r.rec)
+			if c.Ended != nil {
+				c.Ended(r.row, r.rec)
+			}
 			r.out = append(r.out, r.rec)
 			if len(r.out) < k {
 				begin(r)

@@ -23,6 +23,10 @@ type Config struct {
 	// MaxNew caps a completion's tokens, its end-of-sequence token
 	// included; 0 means DefaultMaxNew.
 	MaxNew int
+	// Ended, if not nil, is called each time a row's completion ends
+	// (Complete, Capped, DeadEnd or Rejected), on the sampler's goroutine,
+	// for example to show progress. It must not modify rec.
+	Ended func(row int, rec *Record)
 }
 
 // Cap returns the length cap in effect.
@@ -85,6 +89,37 @@ func Fork(r *rand.Rand) *rand.Rand {
 	return rand.New(rand.NewPCG(r.Uint64(), r.Uint64()))
 }
 
+// Forks returns n sources forked from r in turn: what GCD, ASAp and
+// mcmc.Run give their rows.
+func Forks(r *rand.Rand, n int) []*rand.Rand {
+	out := make([]*rand.Rand, n)
+	for i := range out {
+		out[i] = Fork(r)
+	}
+	return out
+}
+
+// NewRand returns the random source of a run with the given seed. A run's
+// output is a function of its seed alone (and of the model, prompt and
+// configuration), whichever other runs share its batch.
+func NewRand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+}
+
+// RunSeed derives the seed of run number run of an experiment seeded with
+// seed (SplitMix64 of both), so that every run has a seed of its own and
+// can be reproduced alone: NewRand(RunSeed(seed, run)).
+func RunSeed(seed uint64, run int) uint64 {
+	return splitMix(seed ^ splitMix(uint64(run)+0x632be59bd9b4e019))
+}
+
+func splitMix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
 // Job is one row's GCD run in progress: Rec holds the tokens so far (the
 // prefix to continue from) and State the grammar state after them.
 type Job struct {
@@ -97,10 +132,18 @@ type Job struct {
 // Continue runs GCD on every job until its record ends (Complete, Capped or
 // DeadEnd), all rows in lockstep: one b.Next call per token step for the
 // rows still running. Each row of b is first set to its record's tokens,
-// reusing what it holds in common with them.
+// reusing what it holds in common with them. Each record's Evals grows by
+// the evaluations its row spent, those that restore its tokens included.
 func (c *Config) Continue(b *lm.Batch, jobs []*Job) error {
 	maxNew := c.Cap()
 	var active []*Job
+	start := make(map[int]int, len(jobs)) // row → RowEvals at the start
+	end := func(j *Job) {
+		j.Rec.Evals += b.RowEvals(j.Row) - start[j.Row]
+		if c.Ended != nil {
+			c.Ended(j.Row, j.Rec)
+		}
+	}
 	for _, j := range jobs {
 		if !slices.Equal(j.State.Tokens(), j.Rec.Tokens) {
 			return fmt.Errorf("sample: row %d: grammar state and record hold different tokens", j.Row)
@@ -111,8 +154,10 @@ func (c *Config) Continue(b *lm.Batch, jobs []*Job) error {
 		if j.State.Ended() {
 			return fmt.Errorf("sample: row %d: running record after end of sequence", j.Row)
 		}
+		start[j.Row] = b.RowEvals(j.Row)
 		if len(j.Rec.Tokens) >= maxNew {
 			j.Rec.Status = Capped
+			end(j)
 			continue
 		}
 		b.Set(j.Row, j.Rec.Tokens)
@@ -150,6 +195,7 @@ func (c *Config) Continue(b *lm.Batch, jobs []*Job) error {
 			r := &res[k]
 			if r.none {
 				j.Rec.Status = DeadEnd
+				end(j)
 				continue
 			}
 			if err := j.State.Advance(r.tok); err != nil {
@@ -164,7 +210,9 @@ func (c *Config) Continue(b *lm.Batch, jobs []*Job) error {
 				j.Rec.Status = Capped
 			default:
 				next = append(next, j)
+				continue
 			}
+			end(j)
 		}
 		active = next
 	}
@@ -175,9 +223,16 @@ func (c *Config) Continue(b *lm.Batch, jobs []*Job) error {
 // Records that are not Valid (capped or dead ends) are returned flagged and
 // counted in Stats.
 func (c *Config) GCD(m lm.Model, prompt []int, n int, rng *rand.Rand) ([]*Record, Stats, error) {
+	return c.GCDEach(m, prompt, Forks(rng, n))
+}
+
+// GCDEach is GCD with one completion per random source: row i draws from
+// rands[i] alone, so its record does not depend on the other rows.
+func (c *Config) GCDEach(m lm.Model, prompt []int, rands []*rand.Rand) ([]*Record, Stats, error) {
 	if err := c.Validate(); err != nil {
 		return nil, Stats{}, err
 	}
+	n := len(rands)
 	b, err := lm.NewBatch(m, prompt, n)
 	if err != nil {
 		return nil, Stats{}, err
@@ -187,7 +242,7 @@ func (c *Config) GCD(m lm.Model, prompt []int, n int, rng *rand.Rand) ([]*Record
 	recs := make([]*Record, n)
 	for i := range jobs {
 		recs[i] = &Record{}
-		jobs[i] = &Job{Row: i, State: c.Masker.NewState(), Rec: recs[i], Rand: Fork(rng)}
+		jobs[i] = &Job{Row: i, State: c.Masker.NewState(), Rec: recs[i], Rand: rands[i]}
 	}
 	if err := c.Continue(b, jobs); err != nil {
 		return nil, Stats{}, err

@@ -56,6 +56,13 @@ type Record struct {
 	// RawEntropy is the entropy of P(· | prefix).
 	RawEntropy []float64
 	Status     Status
+	// Evals counts the LM token evaluations the record's row spent while
+	// the sampler produced it (lm.Batch.RowEvals), the shared prompt
+	// prefill excluded: for a record continued from a prefix, only those
+	// spent on the continuation (and on restoring the prefix in the
+	// cache); for rejection sampling's RejectionEach, every attempt of
+	// the run.
+	Evals int
 }
 
 // Valid reports whether the record is a complete sentence.

@@ -42,6 +42,7 @@ func (c *Config) Rejection(m lm.Model, prompt []int, want, budget, rows int, rng
 		st    *gcd.State
 		rec   *Record
 		rand  *rand.Rand
+		ev0   int
 	}
 	type done struct {
 		index int
@@ -59,6 +60,7 @@ func (c *Config) Rejection(m lm.Model, prompt []int, want, budget, rows int, rng
 		a.st.Rollback(0)
 		a.rec = &Record{}
 		b.Truncate(a.row, 0)
+		a.ev0 = b.RowEvals(a.row)
 	}
 	for r := 0; r < rows; r++ {
 		a := &attempt{row: r, st: c.Masker.NewState(), rand: Fork(rng)}
@@ -103,7 +105,11 @@ func (c *Config) Rejection(m lm.Model, prompt []int, want, budget, rows int, rng
 				next = append(next, a)
 				continue
 			}
+			a.rec.Evals = b.RowEvals(a.row) - a.ev0
 			st.Add(a.rec)
+			if c.Ended != nil {
+				c.Ended(a.row, a.rec)
+			}
 			if a.rec.Valid() {
 				accepted = append(accepted, done{a.index, a.rec})
 			}
@@ -118,6 +124,100 @@ func (c *Config) Rejection(m lm.Model, prompt []int, want, budget, rows int, rng
 	out := make([]*Record, 0, min(want, len(accepted)))
 	for _, a := range accepted[:min(want, len(accepted))] {
 		out = append(out, a.rec)
+	}
+	st.Evals = b.Evals()
+	return out, st, nil
+}
+
+// RejectionEach runs one rejection sampler per random source, all in
+// lockstep: run i draws attempts from P with rands[i] alone until one is a
+// sentence of the grammar or budget attempts are spent, so its outcome does
+// not depend on the other runs. out[i] is run i's accepted record, or its
+// last attempt (not Valid) when the budget ran out; its Evals counts the
+// evaluations of all the run's attempts. Stats counts every attempt.
+func (c *Config) RejectionEach(m lm.Model, prompt []int, budget int, rands []*rand.Rand) ([]*Record, Stats, error) {
+	if err := c.Validate(); err != nil {
+		return nil, Stats{}, err
+	}
+	n := len(rands)
+	if n == 0 || budget <= 0 {
+		return nil, Stats{}, errors.New("sample: RejectionEach needs runs and budget > 0")
+	}
+	b, err := lm.NewBatch(m, prompt, n)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	defer b.Close()
+	maxNew := c.Cap()
+
+	type run struct {
+		row, tries int
+		st         *gcd.State
+		rec        *Record
+	}
+	out := make([]*Record, n)
+	active := make([]*run, n)
+	start := func(r *run) {
+		r.tries++
+		r.st.Rollback(0)
+		r.rec = &Record{}
+		b.Truncate(r.row, 0)
+	}
+	for i := range active {
+		active[i] = &run{row: i, st: c.Masker.NewState()}
+		start(active[i])
+	}
+	var (
+		st      Stats
+		rows    []int
+		allowed []gcd.Bitset
+		res     []drawn
+	)
+	ds := newDists()
+	for len(active) > 0 {
+		rows, allowed = rows[:0], allowed[:0]
+		for _, r := range active {
+			rows = append(rows, r.row)
+			allowed = append(allowed, r.st.Allowed())
+		}
+		logits, err := b.Next(rows)
+		if err != nil {
+			return nil, st, err
+		}
+		res = append(res[:0], make([]drawn, len(active))...)
+		ds.each(c.Transform, logits, allowed, func(k int, d *Dist) {
+			tok := pickWeights(d.Prob, 1, rands[active[k].row])
+			res[k] = drawn{tok: tok, logP: d.LogP[tok], logQ: d.LogP[tok], h: d.Entropy, rawH: d.RawEntropy}
+		})
+		next := active[:0]
+		for k, r := range active {
+			x := &res[k]
+			r.rec.add(x.tok, x.logP, x.logQ, x.h, x.rawH)
+			b.Append(r.row, x.tok)
+			switch {
+			case r.st.Advance(x.tok) != nil:
+				r.rec.Status = Rejected
+			case r.st.Ended():
+				r.rec.Status = Complete
+			case len(r.rec.Tokens) >= maxNew:
+				r.rec.Status = Capped
+			default:
+				next = append(next, r)
+				continue
+			}
+			st.Add(r.rec)
+			if c.Ended != nil {
+				c.Ended(r.row, r.rec)
+			}
+			if r.rec.Valid() || r.tries == budget {
+				r.rec.Evals = b.RowEvals(r.row)
+				out[r.row] = r.rec
+				continue
+			}
+			start(r)
+			next = append(next, r)
+		}
+		active = next
 	}
 	st.Evals = b.Evals()
 	return out, st, nil
