@@ -48,6 +48,10 @@
 // run whose seed differs from the one stored for it, so that a resume with
 // a changed configuration fails loudly instead of mixing two experiments.
 //
+// OpenFile keeps one (task, method) in a single file of the caller's choice
+// instead ("gasp sample --out F.jsonl"), with the same guarantees; its lock
+// is F.jsonl.lock.
+//
 // # Reading
 //
 //	st, err := runs.OpenReadOnly("mcmc/exp1") // error if it does not exist

@@ -22,6 +22,8 @@ var errLocked = errors.New("locked")
 type LockedError struct {
 	Dir string
 	PID int // the holder's process id, 0 if unknown
+
+	lock string // the lock file's name, if not LOCK
 }
 
 // ErrLocked matches a *LockedError with errors.Is.
@@ -32,7 +34,11 @@ func (e *LockedError) Error() string {
 	if e.PID > 0 {
 		holder = "pid " + strconv.Itoa(e.PID)
 	}
-	return fmt.Sprintf("runs: %s is in use by another writer (%s holds %s)", e.Dir, holder, lockName)
+	lock := e.lock
+	if lock == "" {
+		lock = lockName
+	}
+	return fmt.Sprintf("runs: %s is in use by another writer (%s holds %s)", e.Dir, holder, lock)
 }
 
 // Is makes errors.Is(err, ErrLocked) true.

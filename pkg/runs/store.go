@@ -1,8 +1,10 @@
 package runs
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -56,8 +58,11 @@ type series struct {
 // in one directory. Its methods are safe for concurrent use.
 type Store struct {
 	dir      string
+	file     string // the one file of a store opened by OpenFile
+	fileKey  *Key   // the (task, method) that file holds, once known
 	opt      Options
 	mu       sync.Mutex
+	lockPath string
 	lock     *os.File // nil when read-only
 	series   map[Key]*series
 	warnings []Warning
@@ -93,15 +98,50 @@ func OpenWith(dir string, opt Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("runs: %w", err)
 	}
-	lockPath := filepath.Join(dir, lockName)
+	return s, s.takeLock(filepath.Join(dir, lockName), dir)
+}
+
+func (s *Store) takeLock(lockPath, what string) error {
 	f, err := lock(lockPath)
 	if err == errLocked {
-		return nil, &LockedError{Dir: dir, PID: readPID(lockPath)}
+		e := &LockedError{Dir: what, PID: readPID(lockPath)}
+		if filepath.Base(lockPath) != lockName {
+			e.lock = filepath.Base(lockPath)
+		}
+		return e
 	}
 	if err != nil {
-		return nil, fmt.Errorf("runs: locking %s: %w", dir, err)
+		return fmt.Errorf("runs: locking %s: %w", what, err)
 	}
-	s.lock = f
+	s.lock, s.lockPath = f, lockPath
+	return nil
+}
+
+// OpenFile opens a store kept in the single file path instead of an
+// experiment directory, as "gasp sample --out F.jsonl" writes it: the file
+// holds the records of one (task, method), fixed by the first record, and
+// everything else (appends, torn last lines, resuming, reading) works as in
+// a directory store. A writable store creates path's directory and locks
+// path+".lock", which stays behind like an experiment's LOCK.
+func OpenFile(path string, opt Options) (*Store, error) {
+	dir := filepath.Dir(path)
+	s := &Store{dir: dir, file: path, opt: opt, series: map[Key]*series{}, warned: map[Warning]bool{}}
+	if opt.ReadOnly {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return nil, fmt.Errorf("runs: %w", err)
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("runs: %s is not a regular file", path)
+		}
+		return s, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("runs: %w", err)
+	}
+	if err := s.takeLock(path+".lock", path); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -111,6 +151,9 @@ func (s *Store) Dir() string { return s.dir }
 // Path returns the file that holds the records of (task, method):
 // dir/<task>/<method>.jsonl, each name escaped to one path element.
 func (s *Store) Path(task, method string) string {
+	if s.file != "" {
+		return s.file
+	}
 	return filepath.Join(s.dir, escape(task), escape(method)+ext)
 }
 
@@ -139,6 +182,13 @@ func (s *Store) get(task, method string) (*series, error) {
 		return nil, errors.New("runs: store is closed")
 	}
 	k := Key{task, method}
+	if s.file != "" {
+		if s.fileKey != nil && *s.fileKey != k {
+			return nil, fmt.Errorf("runs: %s holds the records of task %q, method %q, not of task %q, method %q",
+				s.file, s.fileKey.Task, s.fileKey.Method, task, method)
+		}
+		s.fileKey = &k
+	}
 	sr := s.series[k]
 	if sr == nil {
 		sr = &series{path: s.Path(task, method)}
@@ -154,6 +204,10 @@ func (s *Store) get(task, method string) (*series, error) {
 		return nil
 	})
 	if err != nil {
+		if s.file != "" && s.series[k] == sr && !sr.loaded {
+			delete(s.series, k)
+			s.fileKey = nil
+		}
 		return nil, err
 	}
 	s.warn(res.torn)
@@ -363,6 +417,9 @@ func (s *Store) each(task, method string, fn func(Record) error) error {
 
 // Keys returns the series in the store, sorted by task and method.
 func (s *Store) Keys() ([]Key, error) {
+	if s.file != "" {
+		return s.fileKeys()
+	}
 	tasks, err := os.ReadDir(s.dir)
 	if err != nil {
 		return nil, fmt.Errorf("runs: %w", err)
@@ -436,7 +493,38 @@ func (s *Store) Close() error {
 		}
 	}
 	if s.lock != nil {
-		errs = append(errs, unlock(s.lock, filepath.Join(s.dir, lockName)))
+		errs = append(errs, unlock(s.lock, s.lockPath))
 	}
 	return errors.Join(errs...)
+}
+
+// fileKeys returns the (task, method) of a single-file store: that of its
+// first record, none if it has no record.
+func (s *Store) fileKeys() ([]Key, error) {
+	s.mu.Lock()
+	k := s.fileKey
+	s.mu.Unlock()
+	if k != nil {
+		return []Key{*k}, nil
+	}
+	f, err := os.Open(s.file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("runs: %w", err)
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadBytes('\n')
+	if len(line) == 0 || err != nil && err != io.EOF {
+		return nil, nil // empty, or a torn only line: no record
+	}
+	var r Record
+	if err := decodeLine(line, &r); err != nil {
+		if line[len(line)-1] != '\n' {
+			return nil, nil // torn
+		}
+		return nil, &CorruptError{File: s.file, Line: 1, Err: err}
+	}
+	return []Key{{r.Task, r.Method}}, nil
 }
