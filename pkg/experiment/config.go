@@ -1,0 +1,265 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/gasplab/gasp/pkg/lm"
+)
+
+// Methods are the methods an experiment can run.
+var Methods = []string{"gcd", "asap", "mcmc-uniform", "mcmc-priority", "mcmc-restart", "rejection"}
+
+// Config is an experiment: a grid of tasks × methods × runs, sampled with
+// one model and one set of sampling settings. It is read from a JSON file
+// in which lines may carry // comments.
+type Config struct {
+	// Name names the experiment: its run store is mcmc/<Name>.
+	Name string `json:"name"`
+	// Protocol says which protocol the experiment follows ("quick",
+	// "paper"); it is informative only.
+	Protocol string `json:"protocol"`
+	// TaskRoot is the directory of the tasks (e.g. data/gad); a task is a
+	// directory under it with grammar.ebnf and prompt.txt, named by its
+	// path relative to TaskRoot ("SLIA/name-combine-4").
+	TaskRoot string `json:"task_root"`
+	// Tasks are glob patterns (path.Match) over task paths relative to
+	// TaskRoot: "SLIA/*", "CP/CP_re_ptb_460".
+	Tasks []string `json:"tasks"`
+	// Methods run on every task, from Methods.
+	Methods []string `json:"methods"`
+	// K is the largest k: MCMC chains take K steps (records k = 0…K), ASAp
+	// runs draw K samples (k = 1…K). GCD and rejection ignore it.
+	K int `json:"k"`
+	// Runs is the number of independent runs per task and method. For
+	// rejection sampling a run is one attempt (so the store gives the
+	// acceptance rate).
+	Runs int `json:"runs"`
+	// Batch is the number of runs sampled together, one row each; 0 means
+	// all Runs. Runs are grouped into fixed batches [b·Batch, (b+1)·Batch),
+	// the unit of resuming and sharding.
+	Batch int `json:"batch"`
+	// Model is a model directory or a Hugging Face hub id.
+	Model string `json:"model"`
+	// Template is the prompt template: "chat", "raw", or "" (chat when the
+	// tokenizer has the chat tokens).
+	Template string `json:"template"`
+	// Temperature, TopP and TopK define P (lm.Transform); TopP 1 and TopK 0
+	// are off. Temperature must be given.
+	Temperature float64 `json:"temperature"`
+	TopP        float64 `json:"top_p"`
+	TopK        int     `json:"top_k"`
+	// MaxNewTokens caps a completion, its end-of-sequence token included.
+	MaxNewTokens int `json:"max_new_tokens"`
+	// Seed seeds every run: run r of (task, method) has the seed
+	// RunSeed(Seed, task, method, r).
+	Seed uint64 `json:"seed"`
+	// Lenient compiles grammars treating undefined rules as empty (the CP
+	// grammars of data/gad need it).
+	Lenient bool `json:"lenient"`
+
+	// Root is the directory relative paths (TaskRoot, Model) are taken
+	// from: set by Load to the repository holding the configuration file.
+	Root string `json:"-"`
+}
+
+// Load reads a configuration file and sets Root to the nearest directory
+// at or above the file that holds go.mod (the repository), else the file's
+// directory.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	abs, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	c.Root = abs
+	for d := abs; ; {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			c.Root = d
+			break
+		}
+		p := filepath.Dir(d)
+		if p == d {
+			break
+		}
+		d = p
+	}
+	return c, nil
+}
+
+// Parse parses a configuration: JSON whose lines may end in // comments.
+// Unknown keys are errors, so that a misspelt setting is not ignored.
+func Parse(data []byte) (*Config, error) {
+	dec := json.NewDecoder(bytes.NewReader(StripComments(data)))
+	dec.DisallowUnknownFields()
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("experiment config: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("experiment config: data after the object")
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// StripComments blanks // comments outside JSON strings, keeping every
+// byte offset (and so line numbers in errors) unchanged.
+func StripComments(data []byte) []byte {
+	out := slices.Clone(data)
+	inStr, esc := false, false
+	for i := 0; i < len(out); i++ {
+		c := out[i]
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '/' && i+1 < len(out) && out[i+1] == '/':
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				out[i] = ' '
+			}
+		}
+	}
+	return out
+}
+
+// Validate checks the settings.
+func (c *Config) Validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("experiment config: "+format, a...)
+	}
+	switch {
+	case c.Name == "" || strings.ContainsAny(c.Name, `/\`) || c.Name == "." || c.Name == "..":
+		return bad("name %q must be a non-empty file name", c.Name)
+	case c.TaskRoot == "":
+		return bad("task_root is required")
+	case len(c.Tasks) == 0:
+		return bad("tasks is empty")
+	case len(c.Methods) == 0:
+		return bad("methods is empty")
+	case c.K < 1:
+		return bad("k must be at least 1, got %d", c.K)
+	case c.Runs < 1:
+		return bad("runs must be at least 1, got %d", c.Runs)
+	case c.Batch < 0:
+		return bad("batch must not be negative")
+	case c.Model == "":
+		return bad("model is required")
+	case c.Template != "" && c.Template != "chat" && c.Template != "raw":
+		return bad("template must be chat, raw or empty, got %q", c.Template)
+	case c.Temperature <= 0:
+		return bad("temperature must be positive, got %v", c.Temperature)
+	case c.MaxNewTokens < 1:
+		return bad("max_new_tokens must be at least 1, got %d", c.MaxNewTokens)
+	}
+	for _, p := range c.Tasks {
+		if _, err := filepath.Match(p, ""); err != nil {
+			return bad("task pattern %q: %v", p, err)
+		}
+	}
+	seen := map[string]bool{}
+	for _, m := range c.Methods {
+		if !slices.Contains(Methods, m) {
+			return bad("unknown method %q (want one of %v)", m, Methods)
+		}
+		if seen[m] {
+			return bad("method %q listed twice", m)
+		}
+		seen[m] = true
+	}
+	return c.Transform().Validate()
+}
+
+// Transform returns the logits transform that defines P.
+func (c *Config) Transform() lm.Transform {
+	return lm.Transform{Temperature: c.Temperature, TopP: c.TopP, TopK: c.TopK}
+}
+
+// path resolves p against Root.
+func (c *Config) path(p string) string {
+	if filepath.IsAbs(p) || c.Root == "" {
+		return p
+	}
+	return filepath.Join(c.Root, p)
+}
+
+// ModelRef returns Model, resolved against Root when it names a directory
+// there (else it is a hub id).
+func (c *Config) ModelRef() string {
+	if p := c.path(c.Model); p != c.Model {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return c.Model
+}
+
+// Task is one task of an experiment.
+type Task struct {
+	Name    string // path relative to TaskRoot, with '/' separators
+	Grammar string // grammar.ebnf
+	Prompt  string // prompt.txt
+}
+
+// TaskList returns the tasks the patterns select, sorted by name. A
+// pattern that matches no task is an error.
+func (c *Config) TaskList() ([]Task, error) {
+	root := c.path(c.TaskRoot)
+	set := map[string]bool{}
+	for _, p := range c.Tasks {
+		matches, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(p)))
+		if err != nil {
+			return nil, fmt.Errorf("task pattern %q: %w", p, err)
+		}
+		n := 0
+		for _, m := range matches {
+			if _, err := os.Stat(filepath.Join(m, "grammar.ebnf")); err != nil {
+				continue
+			}
+			rel, err := filepath.Rel(root, m)
+			if err != nil {
+				return nil, err
+			}
+			set[filepath.ToSlash(rel)] = true
+			n++
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("task pattern %q matches no task directory (with grammar.ebnf) under %s", p, root)
+		}
+	}
+	names := make([]string, 0, len(set))
+	for n := range set {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]Task, len(names))
+	for i, n := range names {
+		d := filepath.Join(root, filepath.FromSlash(n))
+		out[i] = Task{Name: n, Grammar: filepath.Join(d, "grammar.ebnf"), Prompt: filepath.Join(d, "prompt.txt")}
+	}
+	return out, nil
+}

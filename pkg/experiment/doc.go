@@ -1,0 +1,41 @@
+// Package experiment runs the paper's sampling experiments (§4.1, appendix E)
+// into a run store: a declarative Config names the tasks, methods, number of
+// runs, the largest k, the model and its sampling settings, and Run samples
+// the whole grid into mcmc/<name>/ through pkg/runs.
+//
+//	cfg, err := experiment.Load("experiments/quick.json")
+//	sum, err := experiment.Run(ctx, cfg, experiment.Options{Progress: os.Stderr})
+//
+// # The grid
+//
+// Every task × method × run is one run of a sampler with its own random
+// source, sample.NewRand(RunSeed(seed, task, method, run)), so a run's records
+// are a function of its seed alone, whichever runs share its batch:
+//
+//	gcd             one GCD sample per run, k = 0
+//	asap            one adaptive ASAp run of K samples: ASAp(k) at k = 1…K
+//	mcmc-uniform,   one Metropolis–Hastings chain of K steps from a GCD
+//	mcmc-priority,  sample: MCMC(k), the state after k steps, at k = 0…K
+//	mcmc-restart
+//	rejection       one attempt of rejection sampling per run, k = 0: the
+//	                store's valid fraction is the acceptance rate
+//
+// Runs are sampled in fixed batches of Config.Batch runs (one row each, in
+// lockstep), in a fixed order: tasks by name, methods as listed, runs
+// ascending. A batch is the unit of resuming (a batch with a missing record
+// is sampled again and only its missing records appended) and of sharding
+// (Options.Shard of Options.Shards takes every Shards-th batch). The store's
+// experiment.json records the configuration; resuming with other sampling
+// settings is refused.
+//
+// Record fields follow mcmc/README.md. evals is the LM token evaluations of
+// the run's own row (sample.Record.Evals, mcmc.Chain.EvalsAt), without the
+// prompt's prefill, which a batch shares: for ASAp(k) the sum over the run's
+// first k samples, for MCMC(k) the chain's start and first k steps.
+// elapsed_ms is the batch's wall time. logp_gcd is sample.Record.LogQProb:
+// log P_GCD for GCD and MCMC states, but for ASAp the log-probability under
+// ASAp's own adjusted distribution and for rejection sampling log P.
+//
+// LlamaLM adapts a llama.Model to lm.Model; OpenModel and Model.Load open a
+// model directory or Hugging Face hub id with its tokenizer and vocabulary.
+package experiment

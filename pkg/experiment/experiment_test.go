@@ -1,0 +1,245 @@
+package experiment
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gasplab/gasp/pkg/runs"
+)
+
+func TestParse(t *testing.T) {
+	src := `{
+  // the experiment
+  "name": "x", "task_root": "data/gad", "tasks": ["SLIA/*"], // trailing comment
+  "methods": ["gcd", "mcmc-restart"], "k": 3, "runs": 4,
+  "model": "http://not/a//comment", "temperature": 1, "top_p": 0.9, "max_new_tokens": 16, "seed": 7
+}`
+	c, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{Name: "x", TaskRoot: "data/gad", Tasks: []string{"SLIA/*"}, Methods: []string{"gcd", "mcmc-restart"},
+		K: 3, Runs: 4, Model: "http://not/a//comment", Temperature: 1, TopP: 0.9, MaxNewTokens: 16, Seed: 7}
+	if !reflect.DeepEqual(*c, want) {
+		t.Errorf("Parse = %+v, want %+v", *c, want)
+	}
+	if got := string(StripComments([]byte("{\"a\\\"//\": 1} // x\n"))); got != "{\"a\\\"//\": 1}     \n" {
+		t.Errorf("StripComments = %q", got)
+	}
+	for _, bad := range []struct{ edit, want string }{
+		{`"seed": 7`, `"seed": 7, "sede": 1`},
+		{`"k": 3`, `"k": 0`},
+		{`"runs": 4`, `"runs": 0`},
+		{`"mcmc-restart"`, `"mcmc-foo"`},
+		{`"mcmc-restart"`, `"gcd"`},
+		{`"temperature": 1`, `"temperature": 0`},
+		{`"name": "x"`, `"name": "a/b"`},
+		{`"top_p": 0.9`, `"top_p": 2`},
+		{`"max_new_tokens": 16`, `"max_new_tokens": 0`},
+		{`["SLIA/*"]`, `["SLIA/["]`},
+	} {
+		s := strings.Replace(src, bad.edit, bad.want, 1)
+		if _, err := Parse([]byte(s)); err == nil {
+			t.Errorf("Parse accepted %s", bad.want)
+		}
+	}
+}
+
+func TestLoadAndTasks(t *testing.T) {
+	c, err := Load("../../experiments/quick.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _ := filepath.Abs("../..")
+	if c.Root != root {
+		t.Errorf("Root = %s, want %s", c.Root, root)
+	}
+	tasks, err := c.TaskList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) != 35 {
+		t.Errorf("quick: %d tasks, want 35", len(tasks))
+	}
+	if !slices.IsSortedFunc(tasks, func(a, b Task) int { return strings.Compare(a.Name, b.Name) }) {
+		t.Error("tasks not sorted")
+	}
+	if _, err := os.Stat(tasks[0].Prompt); err != nil {
+		t.Error(err)
+	}
+	p, err := Load("../../experiments/paper.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Runs != 100 || p.K != 10 || p.MaxNewTokens != 512 || p.ModelRef() != "meta-llama/Llama-3.1-8B-Instruct" {
+		t.Errorf("paper config: %+v", p)
+	}
+	c.Tasks = []string{"SLIA/no-such-task*"}
+	if _, err := c.TaskList(); err == nil {
+		t.Error("a pattern matching nothing is not an error")
+	}
+}
+
+func TestGridShards(t *testing.T) {
+	c := &Config{Methods: []string{"gcd", "asap", "mcmc-uniform"}, Runs: 10, Batch: 4, K: 2}
+	full := c.grid(3, 0, 1)
+	if len(full) != 3*3*3 {
+		t.Fatalf("%d batches, want 27", len(full))
+	}
+	if full[0] != (unit{0, "gcd", 0, 4}) || full[2] != (unit{0, "gcd", 8, 10}) || full[3] != (unit{0, "asap", 0, 4}) {
+		t.Errorf("grid order: %v", full[:4])
+	}
+	var union []unit
+	for s := range 4 {
+		union = append(union, c.grid(3, s, 4)...)
+	}
+	slices.SortFunc(union, func(a, b unit) int { return slices.Index(full, a) - slices.Index(full, b) })
+	if !slices.Equal(union, full) {
+		t.Error("shards do not partition the grid")
+	}
+	if lo, hi := c.ks("asap"); lo != 1 || hi != 2 {
+		t.Errorf("asap ks %d–%d", lo, hi)
+	}
+	if lo, hi := c.ks("mcmc-priority"); lo != 0 || hi != 2 {
+		t.Errorf("mcmc ks %d–%d", lo, hi)
+	}
+	if lo, hi := c.ks("rejection"); lo != 0 || hi != 0 {
+		t.Errorf("rejection ks %d–%d", lo, hi)
+	}
+}
+
+func TestRunSeed(t *testing.T) {
+	seen := map[uint64]string{}
+	for _, task := range []string{"a", "b"} {
+		for _, m := range []string{"gcd", "asap"} {
+			for run := range 50 {
+				s := RunSeed(1, task, m, run)
+				if s != RunSeed(1, task, m, run) {
+					t.Fatal("RunSeed is not deterministic")
+				}
+				if prev, ok := seen[s]; ok {
+					t.Fatalf("RunSeed collision: %s and %s/%s/%d", prev, task, m, run)
+				}
+				seen[s] = task + "/" + m
+			}
+		}
+	}
+	if RunSeed(1, "a", "gcd", 0) == RunSeed(2, "a", "gcd", 0) {
+		t.Error("RunSeed ignores the seed")
+	}
+}
+
+// toyConfig is a small grid over the embedded model on testdata/tasks.
+func toyConfig(t *testing.T) *Config {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Config{Name: "toy", TaskRoot: "pkg/experiment/testdata/tasks", Tasks: []string{"toy/*"},
+		Methods: []string{"gcd", "asap", "mcmc-priority", "rejection"}, K: 2, Runs: 3, Batch: 2,
+		Model: "data/models/tiny", Temperature: 1, MaxNewTokens: 8, Seed: 3, Root: root}
+}
+
+// storeLines returns the records of a store as JSON lines, elapsed_ms
+// zeroed, sorted.
+func storeLines(t *testing.T, dir string) []string {
+	t.Helper()
+	st, err := runs.OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var out []string
+	if err := st.Each(func(r runs.Record) error {
+		r.ElapsedMS = 0
+		b, err := r.MarshalJSON()
+		out = append(out, string(b))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestRunShardsAndSettings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the embedded model")
+	}
+	ctx := context.Background()
+	c := toyConfig(t)
+	full := filepath.Join(t.TempDir(), "full")
+	sum, err := Run(ctx, c, Options{Store: full})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 runs in batches of 2: 2 batches per method; records 3·(1+2+3+1).
+	if sum.Batches != 8 || sum.Ran != 8 || sum.Records != 21 {
+		t.Errorf("summary %+v", sum)
+	}
+	want := storeLines(t, full)
+	if len(want) != 21 {
+		t.Fatalf("%d records stored", len(want))
+	}
+	// Two shards into one store give the same records.
+	shared := filepath.Join(t.TempDir(), "shared")
+	for s := range 2 {
+		if _, err := Run(ctx, c, Options{Store: shared, Shard: s, Shards: 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := storeLines(t, shared); !slices.Equal(got, want) {
+		t.Errorf("sharded store differs:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// A finished store: nothing to run.
+	if sum, err := Run(ctx, c, Options{Store: full}); err != nil || sum.Ran != 0 || sum.Skipped != 8 {
+		t.Errorf("rerun: %+v, %v", sum, err)
+	}
+	// Other sampling settings on the same store are refused.
+	c = toyConfig(t)
+	c.Seed++
+	if _, err := Run(ctx, c, Options{Store: full}); err == nil || !strings.Contains(err.Error(), "other sampling settings") {
+		t.Errorf("changed seed: %v", err)
+	}
+	if _, err := Run(ctx, toyConfig(t), Options{Store: full, Shard: 2, Shards: 2}); err == nil {
+		t.Error("shard 2/2 accepted")
+	}
+}
+
+func TestRunResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the embedded model")
+	}
+	ctx := context.Background()
+	c := toyConfig(t)
+	full := filepath.Join(t.TempDir(), "full")
+	if _, err := Run(ctx, c, Options{Store: full}); err != nil {
+		t.Fatal(err)
+	}
+	want := storeLines(t, full)
+	// Interrupted inside a batch (after 4 records: gcd's two batches and
+	// one record of asap's first), then resumed.
+	part := filepath.Join(t.TempDir(), "part")
+	sum, err := Run(ctx, c, Options{Store: part, Limit: 4})
+	if err != nil || !sum.Limited || sum.Records != 4 {
+		t.Fatalf("limited run: %+v, %v", sum, err)
+	}
+	if n := len(storeLines(t, part)); n != 4 {
+		t.Fatalf("limited run stored %d records", n)
+	}
+	sum, err = Run(ctx, c, Options{Store: part})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Skipped != 2 || sum.Records != 17 {
+		t.Errorf("resume: %+v", sum)
+	}
+	if got := storeLines(t, part); !slices.Equal(got, want) {
+		t.Errorf("resumed store differs:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

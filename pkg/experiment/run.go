@@ -1,0 +1,492 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gasplab/gasp/pkg/earley"
+	"github.com/gasplab/gasp/pkg/gcd"
+	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/lm"
+	"github.com/gasplab/gasp/pkg/mcmc"
+	"github.com/gasplab/gasp/pkg/runs"
+	"github.com/gasplab/gasp/pkg/sample"
+)
+
+// RunSeed returns the seed of run number run of (task, method) in an
+// experiment seeded with seed; the run's random source is
+// sample.NewRand(RunSeed(...)), so the run can be reproduced alone.
+func RunSeed(seed uint64, task, method string, run int) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d\x00%s\x00%s", seed, task, method)
+	return sample.RunSeed(h.Sum64(), run)
+}
+
+// Options configure Run.
+type Options struct {
+	// Store is the run store directory; "" means <Root>/mcmc/<Name>.
+	Store string
+	// Shard and Shards split the grid: this process runs the batches whose
+	// index in the grid's fixed order is Shard modulo Shards. Shards 0
+	// means 1. Shards may share a store directory: each takes the store's
+	// lock only to append a finished batch.
+	Shard, Shards int
+	// Progress receives one line per batch; nil means none.
+	Progress io.Writer
+	// Limit stops the run once this many records were appended (0: no
+	// limit), for a partial run.
+	Limit int
+	// LockWait bounds the wait for the store's lock held by another
+	// process; 0 means 10 minutes.
+	LockWait time.Duration
+}
+
+// Summary is what Run did.
+type Summary struct {
+	Batches int // batches in this shard
+	Skipped int // ... already stored
+	Ran     int // ... sampled
+	Records int // records appended
+	Limited bool
+	Elapsed time.Duration
+}
+
+// unit is one batch of the grid: runs [lo, hi) of method on task.
+type unit struct {
+	task   int
+	method string
+	lo, hi int
+}
+
+// ks returns the k of the records a run of method leaves: MCMC 0…K, ASAp
+// 1…K, others 0.
+func (c *Config) ks(method string) (lo, hi int) {
+	switch {
+	case method == "asap":
+		return 1, c.K
+	case len(method) > 5 && method[:5] == "mcmc-":
+		return 0, c.K
+	}
+	return 0, 0
+}
+
+// grid returns this shard's batches, in the grid's order: tasks by name,
+// methods as configured, runs ascending.
+func (c *Config) grid(ntasks int, shard, shards int) []unit {
+	b := c.Batch
+	if b == 0 {
+		b = c.Runs
+	}
+	var out []unit
+	i := 0
+	for t := range ntasks {
+		for _, m := range c.Methods {
+			for lo := 0; lo < c.Runs; lo += b {
+				if i%shards == shard {
+					out = append(out, unit{task: t, method: m, lo: lo, hi: min(lo+b, c.Runs)})
+				}
+				i++
+			}
+		}
+	}
+	return out
+}
+
+// settingsFile is the file in the store that records the configuration.
+const settingsFile = "experiment.json"
+
+// Run runs the experiment's grid into its run store, skipping the batches
+// already stored: a run killed at any moment is resumed by running it
+// again. A batch is sampled whole whenever one of its records is missing,
+// and only the missing records are appended: a run's records depend on its
+// seed alone, so they are the ones an uninterrupted run would have stored.
+func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
+	start := time.Now()
+	var sum Summary
+	if opt.Shards == 0 {
+		opt.Shards = 1
+	}
+	if opt.Shard < 0 || opt.Shard >= opt.Shards {
+		return sum, fmt.Errorf("experiment: shard %d/%d out of range", opt.Shard, opt.Shards)
+	}
+	if opt.LockWait == 0 {
+		opt.LockWait = 10 * time.Minute
+	}
+	if err := cfg.Validate(); err != nil {
+		return sum, err
+	}
+	dir := opt.Store
+	if dir == "" {
+		dir = cfg.path(filepath.Join("mcmc", cfg.Name))
+	}
+	say := func(format string, a ...any) {
+		if opt.Progress != nil {
+			fmt.Fprintf(opt.Progress, format+"\n", a...)
+		}
+	}
+	tasks, err := cfg.TaskList()
+	if err != nil {
+		return sum, err
+	}
+	units := cfg.grid(len(tasks), opt.Shard, opt.Shards)
+	sum.Batches = len(units)
+
+	// What is stored already.
+	var todo []unit
+	done := map[[2]string]map[runs.Sample]bool{}
+	if _, err := os.Stat(dir); err == nil {
+		if err := checkSettings(dir, cfg); err != nil {
+			return sum, err
+		}
+		ro, err := runs.OpenReadOnly(dir)
+		if err != nil {
+			return sum, err
+		}
+		for _, u := range units {
+			key := [2]string{tasks[u.task].Name, u.method}
+			if done[key] == nil {
+				if done[key], err = ro.Done(key[0], key[1]); err != nil {
+					ro.Close()
+					return sum, err
+				}
+			}
+		}
+		ro.Close()
+	}
+	for _, u := range units {
+		if cfg.stored(u, done[[2]string{tasks[u.task].Name, u.method}]) {
+			sum.Skipped++
+		} else {
+			todo = append(todo, u)
+		}
+	}
+	say("experiment %s: %d tasks, methods %v, %d runs, k ≤ %d; shard %d/%d: %d batches, %d stored, %d to run",
+		cfg.Name, len(tasks), cfg.Methods, cfg.Runs, cfg.K, opt.Shard, opt.Shards, len(units), sum.Skipped, len(todo))
+	if len(todo) == 0 {
+		sum.Elapsed = time.Since(start)
+		return sum, nil
+	}
+
+	model, err := OpenModel(ctx, cfg.ModelRef())
+	if err != nil {
+		return sum, err
+	}
+	prompts := map[int][]int{}
+	maxPrompt := 0
+	for _, u := range todo {
+		if _, ok := prompts[u.task]; ok {
+			continue
+		}
+		text, err := os.ReadFile(tasks[u.task].Prompt)
+		if err != nil {
+			return sum, err
+		}
+		p, err := model.Prompt(string(text), cfg.Template)
+		if err != nil {
+			return sum, fmt.Errorf("task %s: %w", tasks[u.task].Name, err)
+		}
+		prompts[u.task] = p
+		maxPrompt = max(maxPrompt, len(p))
+	}
+	say("loading model %s", model.Dir)
+	m, err := model.Load(maxPrompt + cfg.MaxNewTokens + 1)
+	if err != nil {
+		return sum, err
+	}
+	defer m.Close()
+	if err := writeSettings(dir, cfg); err != nil {
+		return sum, err
+	}
+
+	var masker *gcd.Masker
+	maskerTask := -1
+	for i, u := range todo {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		task := tasks[u.task]
+		if u.task != maskerTask {
+			g, _, err := grammar.CompileFile(task.Grammar, grammar.Options{Lenient: cfg.Lenient})
+			if err != nil {
+				return sum, fmt.Errorf("task %s: %w", task.Name, err)
+			}
+			masker = gcd.NewMasker(earley.New(g), model.Vocab, model.Trie)
+			maskerTask = u.task
+		}
+		t0 := time.Now()
+		recs, err := cfg.sampleBatch(m, model, masker, task.Name, prompts[u.task], u)
+		if err != nil {
+			return sum, fmt.Errorf("task %s, %s, runs %d–%d: %w", task.Name, u.method, u.lo, u.hi-1, err)
+		}
+		limit := -1
+		if opt.Limit > 0 {
+			limit = opt.Limit - sum.Records
+		}
+		n, err := appendRecords(ctx, dir, recs, limit, opt.LockWait)
+		sum.Records += n
+		if err != nil {
+			return sum, err
+		}
+		sum.Ran++
+		valid := 0
+		for _, r := range recs {
+			if r.Valid {
+				valid++
+			}
+		}
+		el := time.Since(start)
+		eta := time.Duration(float64(el) / float64(i+1) * float64(len(todo)-i-1))
+		say("[%d/%d] %s %s runs %d–%d: %d records (%d valid), %.1fs; elapsed %s, eta %s",
+			i+1, len(todo), task.Name, u.method, u.lo, u.hi-1, len(recs), valid,
+			time.Since(t0).Seconds(), el.Round(time.Second), eta.Round(time.Second))
+		if opt.Limit > 0 && sum.Records >= opt.Limit {
+			sum.Limited = true
+			break
+		}
+	}
+	sum.Elapsed = time.Since(start)
+	return sum, nil
+}
+
+// stored reports whether every record of u is in done.
+func (c *Config) stored(u unit, done map[runs.Sample]bool) bool {
+	klo, khi := c.ks(u.method)
+	for r := u.lo; r < u.hi; r++ {
+		for k := klo; k <= khi; k++ {
+			if !done[runs.Sample{K: k, Run: r}] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sampleBatch samples the runs of u, one row each, and returns their records.
+func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, task string, prompt []int, u unit) ([]runs.Record, error) {
+	n := u.hi - u.lo
+	seeds := make([]uint64, n)
+	rands := make([]*rand.Rand, n)
+	for i := range seeds {
+		seeds[i] = RunSeed(c.Seed, task, u.method, u.lo+i)
+		rands[i] = sample.NewRand(seeds[i])
+	}
+	scfg := sample.Config{Masker: masker, Transform: c.Transform(), MaxNew: c.MaxNewTokens}
+	start := time.Now()
+	type out struct {
+		run, k   int
+		rec      *sample.Record
+		accepted []bool
+		evals    int
+	}
+	var outs []out
+	switch u.method {
+	case "gcd":
+		recs, _, err := scfg.GCDEach(m, prompt, rands)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range recs {
+			outs = append(outs, out{run: u.lo + i, rec: r, evals: r.Evals})
+		}
+	case "rejection":
+		recs, _, err := scfg.RejectionEach(m, prompt, 1, rands)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range recs {
+			outs = append(outs, out{run: u.lo + i, rec: r, evals: r.Evals})
+		}
+	case "asap":
+		all, _, err := scfg.ASApEach(m, prompt, c.K, rands)
+		if err != nil {
+			return nil, err
+		}
+		for i, rs := range all {
+			ev := 0
+			for j, r := range rs {
+				ev += r.Evals
+				outs = append(outs, out{run: u.lo + i, k: j + 1, rec: r, evals: ev})
+			}
+		}
+	default:
+		var prop mcmc.Proposal
+		switch u.method {
+		case "mcmc-uniform":
+			prop = mcmc.Uniform{}
+		case "mcmc-priority":
+			prop = mcmc.Priority{}
+		case "mcmc-restart":
+			prop = mcmc.Restart{}
+		default:
+			return nil, fmt.Errorf("unknown method %q", u.method)
+		}
+		res, err := mcmc.RunEach(m, prompt, mcmc.Config{Sample: scfg, Proposal: prop, Steps: c.K}, rands)
+		if err != nil {
+			return nil, err
+		}
+		for i := range res.Chains {
+			ch := &res.Chains[i]
+			for k := 0; k <= c.K; k++ {
+				var acc []bool
+				for _, s := range ch.Steps[:k] {
+					acc = append(acc, s.Accepted)
+				}
+				outs = append(outs, out{run: u.lo + i, k: k, rec: ch.At(k), accepted: acc, evals: ch.EvalsAt(k)})
+			}
+		}
+	}
+	elapsed := float64(time.Since(start).Microseconds()) / 1000
+	recs := make([]runs.Record, len(outs))
+	for i, o := range outs {
+		ids := o.rec.Tokens
+		if o.rec.Status == sample.Complete && len(ids) > 0 {
+			ids = ids[:len(ids)-1] // the EOS
+		}
+		ids = append([]int{}, ids...)
+		text, err := model.Tokenizer.Decode(ids)
+		if err != nil {
+			return nil, err
+		}
+		recs[i] = runs.Record{
+			Schema:    runs.Schema,
+			Task:      task,
+			Method:    u.method,
+			K:         o.k,
+			Run:       o.run,
+			Seed:      seeds[o.run-u.lo],
+			PromptIDs: prompt,
+			IDs:       ids,
+			Text:      text,
+			LogP:      o.rec.LogProb(),
+			LogPGCD:   o.rec.LogQProb(),
+			Valid:     o.rec.Valid(),
+			Status:    o.rec.Status.String(),
+			Accepted:  o.accepted,
+			Evals:     int64(o.evals),
+			ElapsedMS: elapsed,
+		}
+	}
+	return recs, nil
+}
+
+// appendRecords appends the records not yet stored, taking the store's
+// lock for the time it takes (waiting up to wait for another writer), and
+// stops after limit records when limit ≥ 0. It returns how many it appended.
+func appendRecords(ctx context.Context, dir string, recs []runs.Record, limit int, wait time.Duration) (int, error) {
+	deadline := time.Now().Add(wait)
+	var st *runs.Store
+	for {
+		var err error
+		st, err = runs.Open(dir)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, runs.ErrLocked) || time.Now().After(deadline) {
+			return 0, err
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	n := 0
+	for _, r := range recs {
+		if limit >= 0 && n >= limit {
+			break
+		}
+		has, err := st.Has(r.Task, r.Method, r.K, r.Run)
+		if err != nil {
+			st.Close()
+			return n, err
+		}
+		if has {
+			continue
+		}
+		if err := st.Append(r); err != nil {
+			st.Close()
+			return n, err
+		}
+		n++
+	}
+	return n, st.Close()
+}
+
+// settings are the fields of a Config that determine its samples: a
+// resumed run must not change them. Tasks, methods, K and Runs may grow.
+type settings struct {
+	TaskRoot     string  `json:"task_root"`
+	Model        string  `json:"model"`
+	Template     string  `json:"template"`
+	Temperature  float64 `json:"temperature"`
+	TopP         float64 `json:"top_p"`
+	TopK         int     `json:"top_k"`
+	MaxNewTokens int     `json:"max_new_tokens"`
+	Seed         uint64  `json:"seed"`
+	Lenient      bool    `json:"lenient"`
+}
+
+func (c *Config) settings() settings {
+	return settings{c.TaskRoot, c.Model, c.Template, c.Temperature, c.TopP, c.TopK, c.MaxNewTokens, c.Seed, c.Lenient}
+}
+
+// checkSettings fails when the store records a configuration whose
+// sampling settings differ from cfg's.
+func checkSettings(dir string, cfg *Config) error {
+	b, err := os.ReadFile(filepath.Join(dir, settingsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var old Config
+	if err := json.Unmarshal(b, &old); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, settingsFile), err)
+	}
+	if old.settings() != cfg.settings() {
+		return fmt.Errorf("experiment: %s was run with other sampling settings (%+v, now %+v); use another name or store",
+			dir, old.settings(), cfg.settings())
+	}
+	return nil
+}
+
+// writeSettings records cfg in the store (experiment.json).
+func writeSettings(dir string, cfg *Config) error {
+	if err := checkSettings(dir, cfg); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, settingsFile+".*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, settingsFile))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
