@@ -156,8 +156,8 @@ func TestBootstrapByHand(t *testing.T) {
 	}
 }
 
-// draw returns n records drawn from dist over the sentences of lang.
-func draw(lang *exact.Lang, dist []float64, method string, n int, rng *rand.Rand) []runs.Record {
+// drawFrom returns n records drawn from dist over the sentences of lang.
+func drawFrom(lang *exact.Lang, dist []float64, method string, n int, rng *rand.Rand) []runs.Record {
 	out := make([]runs.Record, n)
 	for j := range out {
 		u, i := rng.Float64(), 0
@@ -210,8 +210,8 @@ func TestKLConverges(t *testing.T) {
 		for i := range lang.Len() {
 			all = append(all, sentence(lang, i, "enum", i))
 		}
-		g := draw(lang, lang.GCD, "gcd", n, rng)
-		tgt := draw(lang, lang.Target, "target", n, rng)
+		g := drawFrom(lang, lang.GCD, "gcd", n, rng)
+		tgt := drawFrom(lang, lang.Target, "target", n, rng)
 		ref := NewReference(append(append(all, g...), tgt...))
 		if ref.Size() != lang.Len() {
 			t.Fatalf("%s: |S| = %d, want %d", toy.Name, ref.Size(), lang.Len())
@@ -237,5 +237,58 @@ func TestKLConverges(t *testing.T) {
 		if kl, err := ref.KL(tgt); err != nil || kl > 0.01+2*bias {
 			t.Errorf("%s: KL of P^G draws = %v, %v; want ≈ 0", toy.Name, kl, err)
 		}
+	}
+}
+
+func TestKendall(t *testing.T) {
+	for _, c := range []struct {
+		y    []float64
+		want float64
+	}{
+		{[]float64{4, 3, 2, 1}, -1},
+		{[]float64{1, 2, 3, 4}, 1},
+		{[]float64{3, 1, 2, 0}, -2.0 / 3}, // 1 concordant, 5 discordant pairs
+		{[]float64{1, 1, 1, 1}, math.NaN()},
+		{[]float64{2, 1, 1, 0}, -5 / math.Sqrt(30)}, // τ_b: 5 discordant, 1 tie in y
+	} {
+		got := kendall([]float64{1, 2, 3, 4}, c.y)
+		if !(near(got, c.want, 1e-12) || math.IsNaN(got) && math.IsNaN(c.want)) {
+			t.Errorf("kendall(%v) = %v, want %v", c.y, got, c.want)
+		}
+	}
+}
+
+// TestRatiosByHand builds KLs directly: two tasks whose MCMC KL is 4x and
+// 1x below GCD's (geomean 2), and 2x and 8x below ASAp(2)'s (geomean 4); a
+// third task where MCMC's KL is 0 is skipped.
+func TestRatiosByHand(t *testing.T) {
+	series := func(gcd, asap, mcmc float64) []Series {
+		return []Series{
+			{Method: ASAp, Points: []Point{{K: 1, KL: 9}, {K: 2, KL: asap}}},
+			{Method: GCD, Points: []Point{{K: 0, KL: gcd}}},
+			{Method: "mcmc-x", Points: []Point{{K: 0, KL: 9}, {K: 1, KL: 3}, {K: 2, KL: mcmc}}},
+		}
+	}
+	rep := &Report{Methods: []string{ASAp, GCD, "mcmc-x"}, Tasks: []TaskResult{
+		{Task: "a", Series: series(2, 1, 0.5)},
+		{Task: "b", Series: series(1, 8, 1)},
+		{Task: "c", Series: series(1, 1, 0)},
+	}}
+	rs := ratios(rep)
+	if len(rs) != 1 {
+		t.Fatalf("ratios %v", rs)
+	}
+	r := rs[0]
+	if r.K != 2 || r.NGCD != 2 || r.NASAp != 2 || r.Skipped != 1 || !near(r.VsGCD, 2, 1e-12) || !near(r.VsASAp, 4, 1e-12) {
+		t.Errorf("ratio %+v, want k=2 vs GCD 2, vs ASAp 4 over 2 tasks, 1 skipped", r)
+	}
+	rep.Options.K = 1 // compare at k = 1: MCMC 3 vs GCD 2, 1, 1 and ASAp 9, 9, 9
+	r = ratios(rep)[0]
+	if r.K != 1 || !near(r.VsGCD, math.Cbrt(2.0/27), 1e-12) || !near(r.VsASAp, 3, 1e-12) || r.NGCD != 3 {
+		t.Errorf("ratio at k=1 %+v", r)
+	}
+	mono := monotonicity(rep)
+	if len(mono) != 6 || mono[1].Method != "mcmc-x" || mono[1].Increases != 0 || mono[1].Tau != -1 || mono[1].First != 3 {
+		t.Errorf("monotonicity %+v", mono)
 	}
 }
