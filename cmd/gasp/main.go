@@ -13,6 +13,8 @@
 //	fuzz        fuzzing experiment: seeds, grammar validity, AFL++ coverage
 //	logits      next-token logits of a Llama model
 //	sample      sample completions of a language model under a grammar
+//	experiment  run an experiment grid into the run store
+//	analyze     tables and figures of an experiment from its run store
 //	tokenize    encode text to token ids
 //	train-tiny  train the embedded tiny model
 //	help        show help for a command
@@ -49,6 +51,8 @@ func init() {
 		{"fuzz", "fuzzing experiment: seeds, grammar validity, AFL++ coverage (libxml2, SQLite)", runFuzz},
 		{"logits", "next-token logits of a Llama model for given token ids", runLogits},
 		{"sample", "sample completions of a Llama model under a grammar (gcd, rejection, asap, mcmc)", runSample},
+		{"experiment", "run an experiment grid (experiments/*.json) into the run store mcmc/<name>", runExperiment},
+		{"analyze", "regenerate analysis/<experiment> (KL tables, figures) from mcmc/<experiment>", runAnalyze},
 		{"tokenize", "encode text to token ids with a tokenizer.json (Llama 3)", runTokenize},
 		{"train-tiny", "train the embedded tiny model (data/models/tiny) with GoMLX", runTrainTiny},
 		{"help", "show help for a command", runHelp},

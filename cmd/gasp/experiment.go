@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/gasplab/gasp/pkg/analysis"
+	"github.com/gasplab/gasp/pkg/experiment"
+	"github.com/gasplab/gasp/pkg/runs"
+)
+
+var experimentCommands = []subcommand{
+	{"run", "run an experiment's grid into its run store (mcmc/<name>), resumably", runExperimentRun},
+}
+
+func runExperiment(args []string, stdout, stderr io.Writer) int {
+	return runGroup("experiment", "Experiments are declared in JSON files (with // comments) under experiments/; see pkg/experiment.",
+		experimentCommands, args, stdout, stderr)
+}
+
+func runExperimentRun(args []string, stdout, stderr io.Writer) int {
+	fset := newFlagSet("gasp experiment run", "gasp experiment run [--shard i/n] [--store DIR] [--limit N] CONFIG", `
+Runs the grid of an experiment configuration (tasks × methods × runs, k up
+to K; see pkg/experiment and experiments/quick.json) into its run store,
+mcmc/<name>/ of the repository holding CONFIG. Batches already stored are
+skipped, so an interrupted run is resumed by running it again; every run
+has its own seed, derived from the experiment's seed, the task, the method
+and the run number, so a resumed or sharded store holds the same records as
+an uninterrupted one (elapsed_ms aside).
+
+--shard i/n runs the i-th (0-based) of n interleaved parts of the grid, for
+a Slurm array or a Kubernetes indexed job; shards may share the store
+directory. Progress goes to standard error.`)
+	shard := fset.String("shard", "0/1", "run part i of n of the grid (i from 0)")
+	store := fset.String("store", "", "run store directory (default: mcmc/<name> of the repository)")
+	limit := fset.Int("limit", 0, "stop after appending N records (0: no limit)")
+	pos, done, code := parseFlags(fset, args, stdout, stderr)
+	if done {
+		return code
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "gasp experiment run: "+format+"\n", a...)
+		fset.SetOutput(stderr)
+		fset.Usage()
+		return 2
+	}
+	if len(pos) != 1 {
+		return usageErr("want one CONFIG file, got %d arguments", len(pos))
+	}
+	i, n, err := parseShard(*shard)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if *limit < 0 {
+		return usageErr("--limit must not be negative")
+	}
+	cfg, err := experiment.Load(pos[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "gasp experiment run: %v\n", err)
+		return 1
+	}
+	sum, err := experiment.Run(context.Background(), cfg, experiment.Options{
+		Store: *store, Shard: i, Shards: n, Limit: *limit, Progress: stderr,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "gasp experiment run: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "gasp experiment run: %d batches (%d stored before, %d sampled), %d records appended in %s",
+		sum.Batches, sum.Skipped, sum.Ran, sum.Records, sum.Elapsed.Round(1e6))
+	if sum.Limited {
+		fmt.Fprint(stderr, "; stopped at --limit")
+	}
+	fmt.Fprintln(stderr)
+	return 0
+}
+
+// parseShard parses "i/n" with 0 ≤ i < n.
+func parseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		i, err = strconv.Atoi(a)
+		if err == nil {
+			n, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("--shard %q: want i/n with 0 ≤ i < n", s)
+	}
+	return i, n, nil
+}
+
+func runAnalyze(args []string, stdout, stderr io.Writer) int {
+	fset := newFlagSet("gasp analyze", "gasp analyze [--store DIR] [--out DIR] [--resamples N] [--seed S] [--k K] EXPERIMENT", `
+Regenerates the tables (CSV, Markdown) and figures (SVG) of an experiment
+from its run store: reads mcmc/EXPERIMENT/ and writes analysis/EXPERIMENT/
+of the repository (the current directory's), replacing what was there.
+The output is byte-identical for the same store and flags (pkg/analysis):
+KL to the reference with 95 % bootstrap intervals, means over tasks,
+geomean KL reductions of MCMC(K) vs GCD and ASAp(K), monotonicity in k and
+rejection acceptance rates; README.md indexes them.`)
+	store := fset.String("store", "", "run store directory (default: mcmc/EXPERIMENT of the repository)")
+	out := fset.String("out", "", "output directory (default: analysis/EXPERIMENT of the repository)")
+	resamples := fset.Int("resamples", 500, "bootstrap resamples")
+	seed := fset.Uint64("seed", 1, "bootstrap seed")
+	k := fset.Int("k", 0, "compare MCMC and ASAp at this k (0: the largest stored)")
+	pos, done, code := parseFlags(fset, args, stdout, stderr)
+	if done {
+		return code
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "gasp analyze: "+format+"\n", a...)
+		fset.SetOutput(stderr)
+		fset.Usage()
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "gasp analyze: %v\n", err)
+		return 1
+	}
+	if len(pos) != 1 || pos[0] == "" || strings.ContainsAny(pos[0], `/\`) {
+		return usageErr("want one EXPERIMENT name (the directory under mcmc/)")
+	}
+	if *resamples < 1 || *k < 0 {
+		return usageErr("--resamples must be positive and --k not negative")
+	}
+	name := pos[0]
+	if *store == "" || *out == "" {
+		root, err := experimentRoot()
+		if err != nil {
+			return fail(err)
+		}
+		if *store == "" {
+			*store = filepath.Join(root, "mcmc", name)
+		}
+		if *out == "" {
+			*out = filepath.Join(root, "analysis", name)
+		}
+	}
+	st, err := runs.OpenReadOnly(*store)
+	if err != nil {
+		return fail(err)
+	}
+	defer st.Close()
+	data, err := analysis.Load(st)
+	if err != nil {
+		return fail(err)
+	}
+	if len(data.Tasks()) == 0 {
+		return fail(fmt.Errorf("%s holds no records", *store))
+	}
+	rep, err := analysis.Analyze(data, analysis.Options{Resamples: *resamples, Seed: *seed, K: *k})
+	if err != nil {
+		return fail(err)
+	}
+	title := "Experiment " + name
+	if b, err := os.ReadFile(filepath.Join(*store, "experiment.json")); err == nil {
+		if c, err := experiment.Parse(b); err == nil {
+			title = fmt.Sprintf("Experiment %s (protocol %s: model %s, %d runs, k ≤ %d, temperature %g, top-p %g, top-k %d, %d new tokens)",
+				name, c.Protocol, c.Model, c.Runs, c.K, c.Temperature, c.TopP, c.TopK, c.MaxNewTokens)
+		}
+	}
+	if err := rep.WriteDir(*out, title); err != nil {
+		return fail(err)
+	}
+	for _, w := range st.Warnings() {
+		fmt.Fprintf(stderr, "gasp analyze: warning: %v\n", w)
+	}
+	fmt.Fprintf(stderr, "gasp analyze: %d tasks, %d methods: wrote %s\n", len(rep.Tasks), len(rep.Methods), *out)
+	return 0
+}
+
+// experimentRoot returns the directory holding go.mod at or above the current
+// directory, else the current directory.
+func experimentRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		p := filepath.Dir(d)
+		if p == d {
+			return wd, nil
+		}
+		d = p
+	}
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gasplab/gasp/pkg/runs"
+)
+
+// tinyExperiment writes a configuration of one toy task, three methods, two
+// runs, k ≤ 2 and 8 new tokens over the embedded model.
+func tinyExperiment(t *testing.T) string {
+	t.Helper()
+	tasks, err := filepath.Abs("../../pkg/experiment/testdata/tasks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := filepath.Abs("../../data/models/tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, "tiny.json", `{
+  // one toy task on the embedded model
+  "name": "tiny", "task_root": "`+tasks+`", "tasks": ["toy/*"],
+  "methods": ["gcd", "asap", "mcmc-restart"], "k": 2, "runs": 2,
+  "model": "`+model+`", "temperature": 1, "top_p": 1, "max_new_tokens": 8, "seed": 5
+}`)
+}
+
+// records returns a store's records as JSON lines without elapsed_ms,
+// in file order.
+func records(t *testing.T, dir string) []string {
+	t.Helper()
+	st, err := runs.OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var out []string
+	err = st.Each(func(r runs.Record) error {
+		r.ElapsedMS = 0
+		b, err := r.MarshalJSON()
+		out = append(out, string(b))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestExperimentRunResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the embedded model")
+	}
+	cfg := tinyExperiment(t)
+	full := filepath.Join(t.TempDir(), "full")
+	code, _, errOut := gasp("experiment", "run", cfg, "--store", full)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "[3/3] toy/bv mcmc-restart runs 0–1") || !strings.Contains(errOut, "12 records appended") {
+		t.Errorf("progress:\n%s", errOut)
+	}
+	want := records(t, full)
+	if len(want) != 2+4+6 {
+		t.Fatalf("%d records", len(want))
+	}
+	// Interrupted after 3 records (inside asap's batch), then resumed twice.
+	part := filepath.Join(t.TempDir(), "part")
+	if code, _, errOut := gasp("experiment", "run", "--limit", "3", cfg, "--store", part); code != 0 ||
+		!strings.Contains(errOut, "stopped at --limit") {
+		t.Fatalf("limited run: exit %d: %s", code, errOut)
+	}
+	got := records(t, part)
+	if len(got) != 3 {
+		t.Fatalf("limited run stored %d records:\n%s", len(got), strings.Join(got, "\n"))
+	}
+	for _, r := range got {
+		if !slices.Contains(want, r) {
+			t.Errorf("limited run stored a record the full run does not have: %s", r)
+		}
+	}
+	for range 2 {
+		if code, _, errOut := gasp("experiment", "run", cfg, "--store", part); code != 0 {
+			t.Fatalf("resume: exit %d: %s", code, errOut)
+		}
+	}
+	if got := records(t, part); !slices.Equal(got, want) {
+		t.Errorf("resumed store:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The store analyzes.
+	out := filepath.Join(t.TempDir(), "analysis")
+	if code, _, errOut := gasp("analyze", "tiny", "--store", part, "--out", out); code != 0 {
+		t.Fatalf("analyze: exit %d: %s", code, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "README.md")); err != nil || !bytes.Contains(b, []byte("protocol")) {
+		t.Errorf("README.md: %v\n%s", err, b)
+	}
+}
+
+func TestExperimentErrors(t *testing.T) {
+	cfg := tinyExperiment(t)
+	for _, tt := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"experiment", "run"}, 2, "want one CONFIG"},
+		{[]string{"experiment", "run", cfg, "--shard", "2/2"}, 2, "want i/n"},
+		{[]string{"experiment", "run", cfg, "--shard", "x"}, 2, "want i/n"},
+		{[]string{"experiment", "run", cfg, "--limit", "-1"}, 2, "--limit"},
+		{[]string{"experiment", "run", writeFile(t, "bad.json", `{"name": "x", "k": 0}`)}, 1, "bad.json"},
+		{[]string{"experiment", "run", "no-such.json"}, 1, "no-such.json"},
+		{[]string{"experiment", "nope"}, 2, `unknown subcommand "nope"`},
+		{[]string{"analyze"}, 2, "EXPERIMENT"},
+		{[]string{"analyze", "a/b"}, 2, "EXPERIMENT"},
+		{[]string{"analyze", "x", "--store", filepath.Join(t.TempDir(), "none")}, 1, "none"},
+	} {
+		code, _, errOut := gasp(tt.args...)
+		if code != tt.code || !strings.Contains(errOut, tt.err) {
+			t.Errorf("gasp %q: exit %d, stderr %q; want exit %d with %q", tt.args, code, errOut, tt.code, tt.err)
+		}
+	}
+}
+
+// readTree returns every file under dir, by relative path.
+func readTree(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestAnalyzeDeterministic runs gasp analyze twice on the synthetic store
+// of pkg/analysis, into one directory and into another, and compares bytes.
+func TestAnalyzeDeterministic(t *testing.T) {
+	store := "../../pkg/analysis/testdata/store"
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	for _, out := range []string{a, b, a} {
+		if code, _, errOut := gasp("analyze", "toy", "--store", store, "--out", out); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+	}
+	ta, tb := readTree(t, a), readTree(t, b)
+	if len(ta) < 10 || len(ta) != len(tb) {
+		t.Fatalf("%d and %d files", len(ta), len(tb))
+	}
+	for name, x := range ta {
+		if !bytes.Equal(x, tb[name]) {
+			t.Errorf("%s differs between runs", name)
+		}
+	}
+	for _, name := range []string{"README.md", "kl.csv", "geomean.csv", "fig3a_mean.svg", "fig3b_gcd.svg", filepath.Join("fig3a", "toy_utf8.svg")} {
+		if len(ta[name]) == 0 {
+			t.Errorf("%s missing", name)
+		}
+	}
+}
