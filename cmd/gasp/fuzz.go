@@ -13,6 +13,7 @@ import (
 
 	"github.com/gasplab/gasp/pkg/fuzz"
 	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/runs"
 )
 
 var fuzzCommands = []subcommand{
@@ -40,16 +41,29 @@ func fuzzGrammar(target, root string) (*grammar.Grammar, error) {
 }
 
 func runFuzzSeeds(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp fuzz seeds", "gasp fuzz seeds --target xml|sql [-n 100] [-seed S] [-depth D] --out DIR", `
-Writes N random derivations of the target's grammar (grammar/xml.gbnf or
-grammar/sqlite-test.gbnf) to DIR as seed files: the Grammarinator-style
-baseline of the paper, which uses no language model.`)
+	fset := newFlagSet("gasp fuzz seeds", `gasp fuzz seeds --target xml|sql [-n 100] [-seed S] [-depth D] --out DIR
+       gasp fuzz seeds --target xml|sql --store DIR --task T --method M [--k K] [-n 100] --out DIR`, `
+Writes N seed files for the target to DIR (seed-NNNN.xml or .test).
+
+Without --store: N random derivations of the target's grammar
+(grammar/xml.gbnf or grammar/sqlite-test.gbnf), the Grammarinator-style
+baseline of the paper, which uses no language model.
+
+With --store: the first N valid samples, in run order, of --task and
+--method at step --k in a run store (mcmc/<experiment>, see
+mcmc/README.md): k is the number of MH steps for mcmc-*, the sample number
+for asap, and 0 for gcd. Fewer than N valid samples are written with a
+warning; none is an error.`)
 	target := fset.String("target", "", "fuzz target: xml or sql")
 	n := fset.Int("n", 100, "number of seeds")
 	seed := fset.Uint64("seed", 1, "random seed")
 	depth := fset.Int("depth", 0, "derivation depth (default: per target, xml 16, sql 12)")
 	out := fset.String("out", "", "output directory")
 	root := fset.String("root", ".", "repository root (where grammar/ is)")
+	store := fset.String("store", "", "run store directory: take the seeds from its samples")
+	task := fset.String("task", "", "with --store: the task name of the samples")
+	method := fset.String("method", "", "with --store: the method of the samples")
+	k := fset.Int("k", 0, "with --store: the step index of the samples")
 	if _, done, code := parseFlags(fset, args, stdout, stderr); done {
 		return code
 	}
@@ -57,16 +71,45 @@ baseline of the paper, which uses no language model.`)
 		fmt.Fprintln(stderr, "gasp fuzz seeds: --target and --out are required")
 		return 2
 	}
-	g, err := fuzzGrammar(*target, *root)
-	if err != nil {
-		fmt.Fprintf(stderr, "gasp fuzz seeds: %v\n", err)
-		return 1
-	}
-	if *depth == 0 {
-		*depth = fuzz.DefaultDepth[*target]
-	}
 	ext := map[string]string{"xml": ".xml", "sql": ".test"}[*target]
-	if err := fuzz.WriteSeeds(*out, ext, fuzz.GrammarSeeds(g, *n, *seed, *depth)); err != nil {
+	if ext == "" {
+		fmt.Fprintf(stderr, "gasp fuzz seeds: unknown fuzz target %q (want xml or sql)\n", *target)
+		return 2
+	}
+	var samples [][]byte
+	if *store != "" {
+		if *task == "" || *method == "" {
+			fmt.Fprintln(stderr, "gasp fuzz seeds: --store needs --task and --method")
+			return 2
+		}
+		st, err := runs.OpenReadOnly(*store)
+		if err != nil {
+			fmt.Fprintf(stderr, "gasp fuzz seeds: %v\n", err)
+			return 1
+		}
+		var valid int
+		samples, valid, err = fuzz.StoreSeeds(st, *task, *method, *k, *n)
+		st.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "gasp fuzz seeds: %v\n", err)
+			return 1
+		}
+		if len(samples) < *n {
+			fmt.Fprintf(stderr, "gasp fuzz seeds: warning: %s %s k=%d: only %d valid samples, wanted %d\n",
+				*task, *method, *k, valid, *n)
+		}
+	} else {
+		g, err := fuzzGrammar(*target, *root)
+		if err != nil {
+			fmt.Fprintf(stderr, "gasp fuzz seeds: %v\n", err)
+			return 1
+		}
+		if *depth == 0 {
+			*depth = fuzz.DefaultDepth[*target]
+		}
+		samples = fuzz.GrammarSeeds(g, *n, *seed, *depth)
+	}
+	if err := fuzz.WriteSeeds(*out, ext, samples); err != nil {
 		fmt.Fprintf(stderr, "gasp fuzz seeds: %v\n", err)
 		return 1
 	}
@@ -167,6 +210,7 @@ or paper (1h, 5 trials).`)
 	timeF := fset.String("time", "", "AFL++ time per trial (Go duration; 0: seeds only)")
 	trials := fset.Int("trials", 0, "number of trials")
 	snaps := fset.Int("snapshots", 10, "points of the coverage-over-time curve")
+	execTimeout := fset.Duration("exec-timeout", 0, "afl-fuzz's fixed per-execution timeout (default: per target, xml 1s, sql 1s); seeds slower than half of it are not fuzzed")
 	out := fset.String("out", "", "output directory")
 	tcDir := fset.String("toolchain", ".cache/fuzz", "toolchain directory (scripts/fuzz-setup.sh)")
 	quiet := fset.Bool("q", false, "no progress lines on standard error")
@@ -182,7 +226,7 @@ or paper (1h, 5 trials).`)
 		fmt.Fprintf(stderr, "gasp fuzz run: unknown protocol %q\n", *protocol)
 		return 2
 	}
-	opts := fuzz.Options{Target: *target, Seeds: *seeds, Out: *out, Time: p.Time, Trials: p.Trials, Snapshots: *snaps}
+	opts := fuzz.Options{Target: *target, Seeds: *seeds, Out: *out, Time: p.Time, Trials: p.Trials, Snapshots: *snaps, ExecTimeout: *execTimeout}
 	if *timeF != "" {
 		d, err := time.ParseDuration(*timeF)
 		if *timeF == "0" {

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gasplab/gasp/pkg/runs"
 )
 
 func TestFuzzSeeds(t *testing.T) {
@@ -41,5 +45,53 @@ func TestFuzzUsage(t *testing.T) {
 	}
 	if code, _, errOut := gasp("fuzz", "run", "--target", "xml", "--seeds", t.TempDir(), "--out", t.TempDir(), "--toolchain", t.TempDir()); code != 1 || !strings.Contains(errOut, "fuzz-setup.sh") {
 		t.Errorf("run without a toolchain: exit %d, %q", code, errOut)
+	}
+}
+
+func TestFuzzSeedsFromStore(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "fuzz-quick")
+	st, err := runs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Runs 0..5 of mcmc-uniform at k = 0 and 2; run 3 is invalid at k = 2.
+	for run := 5; run >= 0; run-- { // stored out of run order
+		for _, k := range []int{0, 2} {
+			valid := !(run == 3 && k == 2)
+			status := runs.StatusComplete
+			if !valid {
+				status = runs.StatusCapped
+			}
+			r := runs.Record{Task: "xml", Method: "mcmc-uniform", K: k, Run: run, Seed: uint64(run + 1),
+				Text: fmt.Sprintf("<run%d k%d/>", run, k), Valid: valid, Status: status, IDs: []int{}, PromptIDs: []int{}}
+			if err := st.Append(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	st.Close()
+	out := t.TempDir()
+	code, _, errOut := gasp("fuzz", "seeds", "--target", "xml", "--store", dir, "--task", "xml", "--method", "mcmc-uniform", "--k", "2", "-n", "4", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "seed-*.xml"))
+	var got []string
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		got = append(got, string(data))
+	}
+	if want := []string{"<run0 k2/>", "<run1 k2/>", "<run2 k2/>", "<run4 k2/>"}; !slices.Equal(got, want) {
+		t.Errorf("seeds %q, want %q", got, want)
+	}
+	// Fewer valid samples than asked: a warning; none: an error.
+	out = t.TempDir()
+	code, _, errOut = gasp("fuzz", "seeds", "--target", "xml", "--store", dir, "--task", "xml", "--method", "mcmc-uniform", "--k", "2", "-n", "100", "--out", out)
+	if files, _ := filepath.Glob(filepath.Join(out, "seed-*.xml")); code != 0 || len(files) != 5 || !strings.Contains(errOut, "only 5 valid samples") {
+		t.Errorf("n > valid: exit %d, %d files, %q", code, len(files), errOut)
+	}
+	code, _, errOut = gasp("fuzz", "seeds", "--target", "xml", "--store", dir, "--task", "xml", "--method", "gcd", "--out", t.TempDir())
+	if code != 1 || !strings.Contains(errOut, "no valid samples") {
+		t.Errorf("no samples: exit %d, %q", code, errOut)
 	}
 }

@@ -24,25 +24,32 @@ type Coverage struct {
 // checks.
 const execTimeout = 10 * time.Second
 
+// An execResult is the outcome of one execution in runBatch.
+type execResult struct {
+	code int           // exit status; 124 for a timeout
+	out  []byte        // combined output, if kept
+	dur  time.Duration // wall time of the execution, as the sandbox's shell saw it
+}
+
 // runBatch runs the target binary bin on each input inside the sandbox of
 // the work directory, one after the other, in a fresh scratch directory for
-// each, and returns each execution's exit status (124 for a timeout) and, if
+// each, and returns each execution's exit status, wall time and, if
 // keepOutput, its combined output. env is added to the sandbox's
 // environment.
-func (tc *Toolchain) runBatch(ctx context.Context, t *Target, bin, work string, inputs []string, keepOutput bool, env ...string) ([]int, [][]byte, error) {
+func (tc *Toolchain) runBatch(ctx context.Context, t *Target, bin, work string, inputs []string, keepOutput bool, env ...string) ([]execResult, error) {
 	if err := t.prepare(work); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	outDir := filepath.Join(work, "batch-out")
 	if err := os.RemoveAll(outDir); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	list := filepath.Join(work, "batch-inputs")
 	if err := os.WriteFile(list, []byte(strings.Join(inputs, "\n")+"\n"), 0o644); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// The argument vector of one execution, with the input as "$f".
 	var argv []string
@@ -57,8 +64,9 @@ func (tc *Toolchain) runBatch(ctx context.Context, t *Target, bin, work string, 
 while IFS= read -r f; do
 	[ -n "$f" ] || continue
 	rm -rf %[1]s/scratch && mkdir %[1]s/scratch && cd %[1]s/scratch
+	s=$(date +%%s%%N)
 	timeout -k 2 %[2]d %[3]s >%[4]s/$i.out 2>&1 </dev/null
-	echo $? >%[4]s/$i.rc
+	echo $? $(( $(date +%%s%%N) - s )) >%[4]s/$i.rc
 	cd %[1]s
 	i=$((i+1))
 done <%[5]s
@@ -66,23 +74,25 @@ rm -rf %[1]s/scratch
 `, shellQuote(work), int(execTimeout/time.Second), strings.Join(argv, " "), shellQuote(outDir), shellQuote(list))
 	cmd := tc.sandbox(work, env...).Command(ctx, "sh", "-c", script)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, nil, fmt.Errorf("sandboxed batch: %v: %s", err, out)
+		return nil, fmt.Errorf("sandboxed batch: %v: %s", err, out)
 	}
-	codes := make([]int, len(inputs))
-	var outputs [][]byte
+	res := make([]execResult, len(inputs))
 	for i := range inputs {
 		rc, err := os.ReadFile(filepath.Join(outDir, strconv.Itoa(i)+".rc"))
 		if err != nil {
-			return nil, nil, fmt.Errorf("sandboxed batch: input %d did not run", i)
+			return nil, fmt.Errorf("sandboxed batch: input %d did not run", i)
 		}
-		codes[i], _ = strconv.Atoi(strings.TrimSpace(string(rc)))
+		var ns int64
+		if _, err := fmt.Sscan(string(rc), &res[i].code, &ns); err != nil {
+			return nil, fmt.Errorf("sandboxed batch: input %d: bad status %q", i, rc)
+		}
+		res[i].dur = time.Duration(ns)
 		if keepOutput {
-			out, _ := os.ReadFile(filepath.Join(outDir, strconv.Itoa(i)+".out"))
-			outputs = append(outputs, out)
+			res[i].out, _ = os.ReadFile(filepath.Join(outDir, strconv.Itoa(i)+".out"))
 		}
 	}
 	os.RemoveAll(outDir)
-	return codes, outputs, nil
+	return res, nil
 }
 
 func shellQuote(s string) string {
@@ -106,7 +116,7 @@ func (p *profiler) add(ctx context.Context, inputs []string) (Coverage, error) {
 		return Coverage{}, err
 	}
 	if len(inputs) > 0 {
-		if _, _, err := p.tc.runBatch(ctx, p.t, p.t.CovBin, p.work, inputs, false,
+		if _, err := p.tc.runBatch(ctx, p.t, p.t.CovBin, p.work, inputs, false,
 			"LLVM_PROFILE_FILE="+filepath.Join(raw, "cov-%4m.profraw")); err != nil {
 			return Coverage{}, err
 		}

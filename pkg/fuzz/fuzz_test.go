@@ -196,11 +196,11 @@ func TestSandboxPlantedSeed(t *testing.T) {
 	if err := os.WriteFile(in, []byte(planted), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, outs, err := tc.runBatch(ctx, target, target.AFLBin, work, []string{in}, true)
+	execs, err := tc.runBatch(ctx, target, target.AFLBin, work, []string{in}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := string(outs[0])
+	out := string(execs[0].out)
 	t.Logf("planted seed output:\n%s", out)
 	if n := strings.Count(out, "attempt "); n != 11 {
 		t.Errorf("%d attempts reported, want 11", n)
@@ -316,7 +316,45 @@ func TestQuickProtocol(t *testing.T) {
 			if rep.TrialReport[0].Execs == 0 {
 				t.Error("afl-fuzz reports no executions")
 			}
+			if got := rep.TrialReport[0].ExecTimeoutMs; got != tg.Timeout {
+				t.Errorf("exec timeout %d ms, want the target's %d ms", got, tg.Timeout)
+			}
+			// afl-fuzz must have kept the fixed timeout, not calibrated its own.
+			stats := filepath.Join(out, "trial-0", "work", "afl", "default", "fuzzer_stats")
+			if got := aflStat(stats, "exec_timeout"); got != int64(tg.Timeout) {
+				t.Errorf("afl-fuzz's exec_timeout is %d ms, want %d", got, tg.Timeout)
+			}
 		})
+	}
+}
+
+// TestFastSeeds checks that a seed slower than half the execution timeout
+// is left out of the AFL++ run, and the others are not.
+func TestFastSeeds(t *testing.T) {
+	tc := toolchain(t)
+	tg, err := tc.Target("sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	seeds := GrammarSeeds(compile(t, "sql"), 2, 1, DefaultDepth["sql"])
+	seeds = append(seeds, []byte("set testdir [file dirname $argv0]\nsource $testdir/tester.tcl\nafter 700\nfinish_test\n"))
+	if err := WriteSeeds(filepath.Join(work, "in"), ".test", seeds); err != nil {
+		t.Fatal(err)
+	}
+	files, err := seedFiles(filepath.Join(work, "in"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, slow, err := tc.fastSeeds(context.Background(), tg, work, files, time.Second/2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(slow) != 1 || slow[0] != "seed-0002.test" {
+		t.Errorf("slow seeds %v, want [seed-0002.test]", slow)
+	}
+	if kept, _ := seedFiles(dir); len(kept) != 2 {
+		t.Errorf("%d seeds kept, want 2", len(kept))
 	}
 }
 

@@ -32,6 +32,10 @@ type Options struct {
 	Time   time.Duration // AFL++ time per trial; 0 measures the seeds alone
 	Trials int           // number of trials (at least 1)
 	Out    string        // output directory; coverage.json is written there
+	// ExecTimeout is afl-fuzz's per-execution timeout (-t), fixed for the
+	// whole run; 0 means the target's Timeout. Seeds slower than half of it
+	// are left out of the AFL++ run (they still count at time 0).
+	ExecTimeout time.Duration
 	// Snapshots is the number of points of the coverage-over-time curve
 	// after time 0 (default 10).
 	Snapshots int
@@ -51,11 +55,15 @@ type Point struct {
 
 // A Trial is the result of one AFL++ run.
 type Trial struct {
-	Trial    int     `json:"trial"`
-	AFLSeed  int     `json:"afl_seed"`
-	Execs    int64   `json:"execs"`
-	Queue    int     `json:"queue"`
-	OverTime []Point `json:"over_time"`
+	Trial   int   `json:"trial"`
+	AFLSeed int   `json:"afl_seed"`
+	Execs   int64 `json:"execs"`
+	Queue   int   `json:"queue"`
+	// ExecTimeoutMs is afl-fuzz's per-execution timeout; SlowSeeds the
+	// seeds left out of the AFL++ run for taking longer than half of it.
+	ExecTimeoutMs int      `json:"exec_timeout_ms,omitempty"`
+	SlowSeeds     []string `json:"slow_seeds,omitempty"`
+	OverTime      []Point  `json:"over_time"`
 	Coverage
 }
 
@@ -176,11 +184,24 @@ func (tc *Toolchain) trial(ctx context.Context, t *Target, seeds []string, opts 
 	}
 	var found []entry
 	if opts.Time > 0 {
-		logf("fuzz: %s trial %d: afl-fuzz for %v (AFL_RANDOM_SEED=%d)", t.Name, i, opts.Time, tr.AFLSeed)
+		tr.ExecTimeoutMs = t.Timeout
+		if opts.ExecTimeout > 0 {
+			tr.ExecTimeoutMs = int(opts.ExecTimeout.Milliseconds())
+		}
+		aflIn, slow, err := tc.fastSeeds(ctx, t, work, local, time.Duration(tr.ExecTimeoutMs)*time.Millisecond/2)
+		if err != nil {
+			return nil, err
+		}
+		tr.SlowSeeds = slow
+		logf("fuzz: %s trial %d: afl-fuzz for %v (AFL_RANDOM_SEED=%d, -t %d, %d of %d seeds: %d slow)",
+			t.Name, i, opts.Time, tr.AFLSeed, tr.ExecTimeoutMs, len(local)-len(slow), len(local), len(slow))
 		aflOut := filepath.Join(work, "afl")
-		args := []string{"-i", seedDir, "-o", aflOut, "-s", strconv.Itoa(tr.AFLSeed),
+		// A fixed -t: with "-t N+" afl-fuzz 4.04c calibrates its own
+		// timeout from the seeds (40 ms for SQLite) and then discards every
+		// mutant that runs a longer test script as a hang.
+		args := []string{"-i", aflIn, "-o", aflOut, "-s", strconv.Itoa(tr.AFLSeed),
 			"-V", strconv.Itoa(int(math.Ceil(opts.Time.Seconds()))),
-			"-t", strconv.Itoa(t.Timeout) + "+", "-e", strings.TrimPrefix(t.Ext, "."), "--"}
+			"-t", strconv.Itoa(tr.ExecTimeoutMs), "-e", strings.TrimPrefix(t.Ext, "."), "--"}
 		args = append(args, t.args(t.AFLBin, "@@", work)...)
 		sb := tc.sandbox(work,
 			"AFL_NO_UI=1", "AFL_SKIP_CPUFREQ=1", "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1",
@@ -248,6 +269,35 @@ func (tc *Toolchain) trial(ctx context.Context, t *Target, seeds []string, opts 
 	}
 	tr.Coverage = tr.OverTime[len(tr.OverTime)-1].Coverage
 	return tr, nil
+}
+
+// fastSeeds times each seed on the target's AFL++ build in the sandbox and
+// links those that end within limit into work/afl-in, which it returns with
+// the base names of the slow ones. afl-fuzz with a fixed timeout stops at a
+// seed that times out, so slow seeds must not reach it.
+func (tc *Toolchain) fastSeeds(ctx context.Context, t *Target, work string, seeds []string, limit time.Duration) (string, []string, error) {
+	dir := filepath.Join(work, "afl-in")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, err
+	}
+	execs, err := tc.runBatch(ctx, t, t.AFLBin, work, seeds, false)
+	if err != nil {
+		return "", nil, err
+	}
+	var slow []string
+	for k, e := range execs {
+		if e.dur > limit || e.code == 124 {
+			slow = append(slow, filepath.Base(seeds[k]))
+			continue
+		}
+		if err := os.Link(seeds[k], filepath.Join(dir, filepath.Base(seeds[k]))); err != nil {
+			return "", nil, err
+		}
+	}
+	if len(slow) == len(seeds) {
+		return "", nil, fmt.Errorf("every seed runs longer than %v (half the execution timeout)", limit)
+	}
+	return dir, slow, nil
 }
 
 // queueTime returns the time:N field of an AFL++ queue file name, in

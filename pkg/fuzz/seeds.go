@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 
 	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/runs"
 )
 
 // DefaultDepth is the derivation depth of the grammar baseline per target
@@ -92,31 +94,31 @@ func (tc *Toolchain) Validity(ctx context.Context, target string, samples [][]by
 	if target == "xml" {
 		wf := *t
 		wf.wellFormed = true
-		codes, outs, err := tc.runBatch(ctx, &wf, t.AFLBin, work, files, true)
+		wfRes, err := tc.runBatch(ctx, &wf, t.AFLBin, work, files, true)
 		if err != nil {
 			return nil, err
 		}
-		valid, _, err := tc.runBatch(ctx, t, t.AFLBin, work, files, false)
+		valid, err := tc.runBatch(ctx, t, t.AFLBin, work, files, false)
 		if err != nil {
 			return nil, err
 		}
 		for i := range files {
-			if codes[i] == 0 {
+			if wfRes[i].code == 0 {
 				res.Accepted++
-				if valid[i] == 0 {
+				if valid[i].code == 0 {
 					res.Strict++
 				}
 			} else {
-				res.Errors[firstLine(outs[i])]++
+				res.Errors[firstLine(wfRes[i].out)]++
 			}
 		}
 	} else {
-		codes, outs, err := tc.runBatch(ctx, t, t.AFLBin, work, files, true)
+		execs, err := tc.runBatch(ctx, t, t.AFLBin, work, files, true)
 		if err != nil {
 			return nil, err
 		}
-		for i := range files {
-			if m := finishRe.FindSubmatch(outs[i]); m != nil {
+		for _, e := range execs {
+			if m := finishRe.FindSubmatch(e.out); m != nil {
 				res.Accepted++
 				res.Completed++
 				if string(m[1]) == "0" {
@@ -124,12 +126,12 @@ func (tc *Toolchain) Validity(ctx context.Context, target string, samples [][]by
 				}
 				continue
 			}
-			if codes[i] == 124 || codes[i] > 128 {
-				res.Errors[fmt.Sprintf("exit status %d", codes[i])]++
+			if e.code == 124 || e.code > 128 {
+				res.Errors[fmt.Sprintf("exit status %d", e.code)]++
 				continue
 			}
 			msg := "(no error message)"
-			if m := abortRe.FindSubmatch(outs[i]); m != nil {
+			if m := abortRe.FindSubmatch(e.out); m != nil {
 				msg = normalise(m[1])
 			}
 			if TclSyntaxError(msg) {
@@ -164,4 +166,33 @@ func normalise(line []byte) string {
 		s = s[:80]
 	}
 	return s
+}
+
+// StoreSeeds returns the texts of the first n valid samples of (task,
+// method) at step k in a run store, in run order, and how many valid
+// samples the store has there: the seeds of a language-model sampler. k is
+// the record's step index (mcmc/README.md): the number of MH steps for
+// MCMC, the sample number for ASAp, 0 for GCD. Fewer than n seeds is not an
+// error; none is.
+func StoreSeeds(st *runs.Store, task, method string, k, n int) ([][]byte, int, error) {
+	recs, err := st.Records(task, method)
+	if err != nil {
+		return nil, 0, err
+	}
+	var valid []runs.Record
+	for _, r := range recs {
+		if r.K == k && r.Valid {
+			valid = append(valid, r)
+		}
+	}
+	if len(valid) == 0 {
+		return nil, 0, fmt.Errorf("%s: no valid samples of task %q, method %q at k = %d (of %d records)",
+			st.Path(task, method), task, method, k, len(recs))
+	}
+	sort.SliceStable(valid, func(i, j int) bool { return valid[i].Run < valid[j].Run })
+	var out [][]byte
+	for _, r := range valid[:min(n, len(valid))] {
+		out = append(out, []byte(r.Text))
+	}
+	return out, len(valid), nil
 }

@@ -95,7 +95,7 @@ func (tc *Toolchain) Target(name string) (*Target, error) {
 			AFLBin:  filepath.Join(b, "sql-afl", "testfixture"),
 			CovBin:  filepath.Join(b, "sql-cov", "testfixture"),
 			Sources: []string{filepath.Join(b, "sql-cov", "sqlite3.c")},
-			Timeout: 5000,
+			Timeout: 1000,
 			testDir: filepath.Join(src, "sqlite3", "test"),
 		}, nil
 	}
