@@ -31,7 +31,7 @@ func TestFuzzSeeds(t *testing.T) {
 }
 
 func TestFuzzUsage(t *testing.T) {
-	for _, sub := range []string{"seeds", "validity", "run"} {
+	for _, sub := range []string{"seeds", "validity", "run", "table"} {
 		code, out, _ := gasp("fuzz", sub, "-h")
 		if code != 0 || !strings.Contains(out, "usage: gasp fuzz "+sub) {
 			t.Errorf("fuzz %s -h: exit %d, %q", sub, code, out)
@@ -93,5 +93,36 @@ func TestFuzzSeedsFromStore(t *testing.T) {
 	code, _, errOut = gasp("fuzz", "seeds", "--target", "xml", "--store", dir, "--task", "xml", "--method", "gcd", "--out", t.TempDir())
 	if code != 1 || !strings.Contains(errOut, "no valid samples") {
 		t.Errorf("no samples: exit %d, %q", code, errOut)
+	}
+}
+
+func TestFuzzTable(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errOut := gasp("fuzz", "table", dir); code != 1 || !strings.Contains(errOut, "no results") {
+		t.Errorf("empty directory: exit %d, %q", code, errOut)
+	}
+	// A seeds-only report as gasp fuzz run writes it.
+	rep := `{"target": "sql", "library": "sqlite3", "version": "3.40.1", "seeds": 3, "time_seconds": 0, "trials": 1,
+		"seconds": 0, "branch_pct": 20, "line_pct": 28, "function_pct": 40,
+		"branch_ci": [20, 20], "line_ci": [28, 28], "function_ci": [40, 40],
+		"over_time": [{"seconds": 0, "branch_pct": 20, "line_pct": 28, "function_pct": 40,
+		"branch_ci": [20, 20], "line_ci": [28, 28], "function_ci": [40, 40]}]}`
+	for m, b := range map[string]string{"gcd": "20", "mcmc-priority-k10": "25"} {
+		os.MkdirAll(filepath.Join(dir, "sql", m), 0o755)
+		os.WriteFile(filepath.Join(dir, "sql", m, "coverage.json"), []byte(strings.ReplaceAll(rep, "20", b)), 0o644)
+	}
+	code, out, errOut := gasp("fuzz", "table", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "table-sql.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "| MCMC-Priority | 10 | 3 | 25.00 [25.00, 25.00] | 40.00 [40.00, 40.00] | 28.00 [28.00, 28.00] | +25.0 |") {
+		t.Errorf("table-sql.md:\n%s", md)
+	}
+	if !strings.Contains(out, "sql-ablation-branch.svg") {
+		t.Errorf("files written:\n%s", out)
 	}
 }

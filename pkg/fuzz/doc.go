@@ -13,7 +13,11 @@
 // coverage build, and reports branch, line and function coverage of the
 // library's own sources over time (llvm-profdata, llvm-cov), with bootstrap
 // 95% confidence intervals over trials. A time of zero measures the seeds
-// alone.
+// alone. afl-fuzz runs with a fixed per-execution timeout (Target.Timeout,
+// or Options.ExecTimeout): with "-t N+" AFL++ 4.04c calibrates its own from
+// the seeds, 40 ms for SQLite. Seeds slower than half of it are left out of
+// the AFL++ run (Trial.SlowSeeds), since a seed that times out stops
+// afl-fuzz.
 //
 // Every execution of a target, and afl-fuzz itself, runs in a Sandbox:
 // bubblewrap with a read-only root file system, an empty $HOME and /tmp, no
@@ -26,5 +30,13 @@
 // Baseline seeds (GrammarSeeds) are random derivations of the target's
 // grammar (grammar/xml.gbnf, grammar/sqlite-test.gbnf), the
 // Grammarinator-style baseline of the paper; Validity measures the fraction
-// of such samples the real library accepts.
+// of such samples the real library accepts. StoreSeeds takes the seeds of a
+// language-model sampler from a run store (pkg/runs): the first n valid
+// samples of a task and method at a step k.
+//
+// WriteReport turns a directory of coverage.json files, one per target and
+// method (DIR/<target>/<method>/coverage.json, method "gcd", "asap-k10",
+// "grammarinator", "mcmc-priority-k5", ...), into the paper's Tables 2–3
+// (Markdown and CSV: coverage with CIs, branch gain over GCD) and
+// coverage-over-time plots (SVG), deterministically.
 package fuzz

@@ -1,0 +1,260 @@
+package fuzz
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A Result is the coverage report of one seed method on one target, read
+// from DIR/<target>/<method>/coverage.json (see LoadResults).
+type Result struct {
+	// Method is the directory name: a sampler with its step count as a -kN
+	// suffix ("mcmc-priority-k10", "asap-k10"), "gcd", or "grammarinator"
+	// (the grammar baseline).
+	Method string
+	Base   string // Method without its -kN suffix
+	K      int    // N of the -kN suffix; 0 if there is none
+	Report
+}
+
+var kSuffix = regexp.MustCompile(`^(.*)-k([0-9]+)$`)
+
+// methodRank orders methods as the paper's tables do; others follow by name.
+var methodRank = map[string]int{"gcd": 0, "asap": 1, "grammarinator": 2,
+	"mcmc-uniform": 3, "mcmc-priority": 4, "mcmc-restart": 5}
+
+// LoadResults reads the coverage reports of every method of target under
+// dir (dir/<target>/<method>/coverage.json), ordered as in the paper's
+// tables: GCD, ASAp, the grammar baseline, then MCMC-Uniform, -Priority and
+// -Restart, each by increasing k.
+func LoadResults(dir, target string) ([]Result, error) {
+	files, err := filepath.Glob(filepath.Join(dir, target, "*", "coverage.json"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no */coverage.json", filepath.Join(dir, target))
+	}
+	var res []Result
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		r := Result{Method: filepath.Base(filepath.Dir(f))}
+		if err := json.Unmarshal(data, &r.Report); err != nil {
+			return nil, fmt.Errorf("%s: %v", f, err)
+		}
+		if r.Target != target {
+			return nil, fmt.Errorf("%s: a report of target %q, not %q", f, r.Target, target)
+		}
+		if len(r.OverTime) == 0 {
+			return nil, fmt.Errorf("%s: no over_time points", f)
+		}
+		r.Base = r.Method
+		if m := kSuffix.FindStringSubmatch(r.Method); m != nil {
+			r.Base = m[1]
+			r.K, _ = strconv.Atoi(m[2])
+		}
+		res = append(res, r)
+	}
+	sort.Slice(res, func(i, j int) bool {
+		a, b := res[i], res[j]
+		ra, oka := methodRank[a.Base]
+		rb, okb := methodRank[b.Base]
+		switch {
+		case oka != okb:
+			return oka
+		case ra != rb:
+			return ra < rb
+		case a.Base != b.Base:
+			return a.Base < b.Base
+		}
+		return a.K < b.K
+	})
+	return res, nil
+}
+
+// DeltaVsGCD returns the relative gain in branch coverage of r over the
+// GCD result in rs, in percent, as in the paper's tables; NaN if rs has no
+// GCD result.
+func DeltaVsGCD(rs []Result, r Result) float64 {
+	for _, g := range rs {
+		if g.Method == "gcd" && g.BranchPct > 0 {
+			return 100 * (r.BranchPct - g.BranchPct) / g.BranchPct
+		}
+	}
+	return math.NaN()
+}
+
+// label is the display name of a method.
+func label(r Result) string {
+	names := map[string]string{"gcd": "GCD", "asap": "ASAp", "grammarinator": "Grammarinator-style",
+		"mcmc-uniform": "MCMC-Uniform", "mcmc-priority": "MCMC-Priority", "mcmc-restart": "MCMC-Restart"}
+	n, ok := names[r.Base]
+	if !ok {
+		n = r.Base
+	}
+	return n
+}
+
+// Markdown writes the coverage table of one target's results: per method
+// and k, the seeds, branch, function and line coverage (mean over trials
+// with its bootstrap 95% interval) and the branch gain over GCD.
+func Markdown(rs []Result) string {
+	var b strings.Builder
+	if len(rs) == 0 {
+		return ""
+	}
+	r0 := rs[0]
+	fmt.Fprintf(&b, "%s %s, AFL++ %s per trial, %s; coverage of the library's own sources in %%, mean over trials [bootstrap 95%% CI]\n\n",
+		r0.Library, r0.Version, fmtSeconds(r0.TimeSeconds), trialsText(rs))
+	b.WriteString("| method | k | seeds | branch | function | line | Δ branch vs GCD |\n")
+	b.WriteString("|---|---:|---:|---|---|---|---:|\n")
+	for _, r := range rs {
+		k := "—"
+		if r.K > 0 {
+			k = strconv.Itoa(r.K)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s |\n", label(r), k, r.Seeds,
+			ci(r.BranchPct, r.BranchCI), ci(r.FunctionPct, r.FunctionCI), ci(r.LinePct, r.LineCI),
+			signed(DeltaVsGCD(rs, r)))
+	}
+	return b.String()
+}
+
+// CSV writes the table of Markdown as comma-separated values, with the
+// interval bounds in columns of their own.
+func CSV(rs []Result) string {
+	var b strings.Builder
+	b.WriteString("target,library,version,method,base,k,seeds,time_seconds,trials,branch_pct,branch_lo,branch_hi,function_pct,function_lo,function_hi,line_pct,line_lo,line_hi,delta_branch_vs_gcd_pct\n")
+	f := func(x float64) string {
+		if math.IsNaN(x) {
+			return ""
+		}
+		return strconv.FormatFloat(x, 'f', 4, 64)
+	}
+	for _, r := range rs {
+		fmt.Fprintf(&b, "%s,%s,%s,%s,%s,%d,%d,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+			r.Target, r.Library, r.Version, r.Method, r.Base, r.K, r.Seeds, f(r.TimeSeconds), r.Trials,
+			f(r.BranchPct), f(r.BranchCI[0]), f(r.BranchCI[1]),
+			f(r.FunctionPct), f(r.FunctionCI[0]), f(r.FunctionCI[1]),
+			f(r.LinePct), f(r.LineCI[0]), f(r.LineCI[1]), f(DeltaVsGCD(rs, r)))
+	}
+	return b.String()
+}
+
+func ci(m float64, c [2]float64) string {
+	return fmt.Sprintf("%.2f [%.2f, %.2f]", m, c[0], c[1])
+}
+
+func signed(x float64) string {
+	if math.IsNaN(x) {
+		return "—"
+	}
+	if math.Abs(x) < 0.05 {
+		return "0.0"
+	}
+	return fmt.Sprintf("%+.1f", x)
+}
+
+func fmtSeconds(s float64) string {
+	switch {
+	case s == 0:
+		return "0 s (seeds only)"
+	case s >= 3600 && math.Mod(s, 3600) == 0:
+		return fmt.Sprintf("%g h", s/3600)
+	case s >= 60 && math.Mod(s, 60) == 0:
+		return fmt.Sprintf("%g min", s/60)
+	}
+	return fmt.Sprintf("%g s", s)
+}
+
+// trialsText says how many trials the results have ("5 trials", or a range
+// when they differ).
+func trialsText(rs []Result) string {
+	lo, hi := rs[0].Trials, rs[0].Trials
+	for _, r := range rs {
+		lo, hi = min(lo, r.Trials), max(hi, r.Trials)
+	}
+	if lo == hi {
+		if lo == 1 {
+			return "1 trial"
+		}
+		return fmt.Sprintf("%d trials", lo)
+	}
+	return fmt.Sprintf("%d–%d trials", lo, hi)
+}
+
+// WriteReport writes, into dir, the tables and coverage-over-time plots of
+// the results of every target found under dir (dir/<target>/<method>/
+// coverage.json): table-<target>.md and .csv, <target>-<metric>.svg (the
+// methods, MCMC at its largest k) and <target>-ablation-<metric>.svg (MCMC
+// by proposal and k), for the metrics branch, line and function, and
+// tables.md with every table. The output is a function of the coverage.json
+// files alone, byte for byte. It returns the files written.
+func WriteReport(dir string) ([]string, error) {
+	var written []string
+	var all bytes.Buffer
+	all.WriteString("# Fuzzing coverage (paper §4.2, Tables 2–3)\n\nGenerated by `gasp fuzz table` from the coverage.json files of this directory.\n")
+	write := func(name string, data []byte) error {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return err
+		}
+		written = append(written, p)
+		return nil
+	}
+	found := 0
+	for _, target := range Targets {
+		if _, err := os.Stat(filepath.Join(dir, target)); err != nil {
+			continue
+		}
+		rs, err := LoadResults(dir, target)
+		if err != nil {
+			return written, err
+		}
+		found++
+		md := Markdown(rs)
+		fmt.Fprintf(&all, "\n## %s\n\n%s", target, md)
+		if err := write("table-"+target+".md", []byte(md)); err != nil {
+			return written, err
+		}
+		if err := write("table-"+target+".csv", []byte(CSV(rs))); err != nil {
+			return written, err
+		}
+		for _, metric := range []string{"branch", "line", "function"} {
+			for _, ablation := range []bool{false, true} {
+				name := fmt.Sprintf("%s-%s.svg", target, metric)
+				if ablation {
+					name = fmt.Sprintf("%s-ablation-%s.svg", target, metric)
+				}
+				svg, err := PlotOverTime(rs, metric, ablation)
+				if err != nil {
+					return written, fmt.Errorf("%s: %v", name, err)
+				}
+				if svg == nil {
+					continue
+				}
+				if err := write(name, svg); err != nil {
+					return written, err
+				}
+			}
+		}
+	}
+	if found == 0 {
+		return nil, fmt.Errorf("%s: no results (want %s/<target>/<method>/coverage.json, target xml or sql)", dir, dir)
+	}
+	if err := write("tables.md", all.Bytes()); err != nil {
+		return written, err
+	}
+	return written, nil
+}

@@ -1,0 +1,158 @@
+package fuzz
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeResult writes a coverage.json of target and method under dir whose
+// final branch coverage is branch; line and function coverage are offset
+// from it so that columns cannot be swapped unnoticed.
+func writeResult(t *testing.T, dir, target, method string, branch float64) {
+	t.Helper()
+	rep := Report{Target: target, Library: "lib" + target, Version: "1.0", Seeds: 20, TimeSeconds: 20, Trials: 2}
+	for _, s := range []float64{0, 10, 20} {
+		b := branch - (20-s)/10
+		p := Point{Seconds: s, Coverage: Coverage{BranchPct: b, LinePct: b + 10, FunctionPct: b + 20}}
+		p.BranchCI = [2]float64{b - 0.5, b + 0.5}
+		p.LineCI = [2]float64{b + 9, b + 11}
+		p.FunctionCI = [2]float64{b + 19, b + 21}
+		rep.OverTime = append(rep.OverTime, p)
+	}
+	rep.Point = rep.OverTime[len(rep.OverTime)-1]
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := filepath.Join(dir, target, method)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, "coverage.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadResultsOrderAndDelta(t *testing.T) {
+	dir := t.TempDir()
+	for m, b := range map[string]float64{"mcmc-uniform-k10": 12, "grammarinator": 8, "mcmc-uniform-k2": 11,
+		"gcd": 10, "asap-k10": 10.5, "mcmc-restart-k5": 9, "mcmc-priority-k10": 13} {
+		writeResult(t, dir, "xml", m, b)
+	}
+	rs, err := LoadResults(dir, "xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, r := range rs {
+		order = append(order, r.Method)
+	}
+	want := "gcd asap-k10 grammarinator mcmc-uniform-k2 mcmc-uniform-k10 mcmc-priority-k10 mcmc-restart-k5"
+	if got := strings.Join(order, " "); got != want {
+		t.Errorf("order %q, want %q", got, want)
+	}
+	if rs[4].Base != "mcmc-uniform" || rs[4].K != 10 || rs[0].K != 0 {
+		t.Errorf("method parsing: %+v %+v", rs[4].Method, rs[0].Method)
+	}
+	if d := DeltaVsGCD(rs, rs[5]); math.Abs(d-30) > 1e-9 {
+		t.Errorf("Δ of 13 vs 10 = %v, want 30", d)
+	}
+	if d := DeltaVsGCD(rs[1:], rs[1]); !math.IsNaN(d) {
+		t.Errorf("Δ without GCD = %v, want NaN", d)
+	}
+	md := Markdown(rs)
+	for _, row := range []string{
+		"| GCD | — | 20 | 10.00 [9.50, 10.50] | 30.00 [29.00, 31.00] | 20.00 [19.00, 21.00] | 0.0 |",
+		"| MCMC-Priority | 10 | 20 | 13.00 [12.50, 13.50] | 33.00 [32.00, 34.00] | 23.00 [22.00, 24.00] | +30.0 |",
+		"| Grammarinator-style | — | 20 | 8.00 [7.50, 8.50] | 28.00 [27.00, 29.00] | 18.00 [17.00, 19.00] | -20.0 |",
+	} {
+		if !strings.Contains(md, row) {
+			t.Errorf("table lacks row\n%s\n%s", row, md)
+		}
+	}
+	if !strings.Contains(md, "libxml 1.0, AFL++ 20 s per trial, 2 trials") {
+		t.Errorf("table header:\n%s", md)
+	}
+	csv := strings.Split(strings.TrimSpace(CSV(rs)), "\n")
+	if len(csv) != 8 || !strings.HasPrefix(csv[6], "xml,libxml,1.0,mcmc-priority-k10,mcmc-priority,10,20,20.0000,2,13.0000,12.5000,13.5000,33.0000,") ||
+		!strings.HasSuffix(csv[6], ",30.0000") {
+		t.Errorf("csv:\n%s", strings.Join(csv, "\n"))
+	}
+}
+
+func TestLoadResultsErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := LoadResults(dir, "xml"); err == nil {
+		t.Error("no results: no error")
+	}
+	writeResult(t, dir, "sql", "gcd", 10)
+	if err := os.Rename(filepath.Join(dir, "sql"), filepath.Join(dir, "xml")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadResults(dir, "xml"); err == nil || !strings.Contains(err.Error(), `target "sql"`) {
+		t.Errorf("report of another target: %v", err)
+	}
+	bad := filepath.Join(dir, "xml", "asap-k10")
+	os.MkdirAll(bad, 0o755)
+	os.WriteFile(filepath.Join(bad, "coverage.json"), []byte("{"), 0o644)
+	if _, err := LoadResults(dir, "xml"); err == nil || !strings.Contains(err.Error(), "asap-k10") {
+		t.Errorf("bad JSON: %v", err)
+	}
+}
+
+// TestWriteReport checks the files written and that writing twice gives the
+// same bytes.
+func TestWriteReport(t *testing.T) {
+	dir := t.TempDir()
+	for _, target := range Targets {
+		for m, b := range map[string]float64{"gcd": 10, "grammarinator": 8, "mcmc-restart-k2": 11, "mcmc-restart-k10": 12} {
+			writeResult(t, dir, target, m, b)
+		}
+	}
+	files, err := WriteReport(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per target: 2 tables, 3 method plots, 3 ablation plots; and tables.md.
+	if len(files) != 2*(2+3+3)+1 {
+		t.Errorf("%d files written: %v", len(files), files)
+	}
+	first := map[string][]byte{}
+	for _, f := range files {
+		first[f], _ = os.ReadFile(f)
+		if strings.HasSuffix(f, ".svg") {
+			// Well-formed XML with the legend's entries.
+			d := xml.NewDecoder(bytes.NewReader(first[f]))
+			for {
+				if _, err := d.Token(); err != nil {
+					if err.Error() != "EOF" {
+						t.Errorf("%s: %v", f, err)
+					}
+					break
+				}
+			}
+			if !bytes.Contains(first[f], []byte("MCMC-Restart (k=10)")) {
+				t.Errorf("%s lacks the MCMC-Restart (k=10) legend", f)
+			}
+		}
+	}
+	if _, err := WriteReport(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		again, _ := os.ReadFile(f)
+		if !bytes.Equal(again, first[f]) {
+			t.Errorf("%s differs between two runs", filepath.Base(f))
+		}
+	}
+	all := string(first[filepath.Join(dir, "tables.md")])
+	if !strings.Contains(all, "## xml") || !strings.Contains(all, "## sql") {
+		t.Errorf("tables.md:\n%s", all)
+	}
+}
