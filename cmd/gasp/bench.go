@@ -18,6 +18,7 @@ import (
 var benchCommands = []subcommand{
 	{"masks", "token-mask speed: step through a sentence's tokens under a grammar", runBenchMasks},
 	{"tokenize", "tokenizer speed: encode megabytes of mixed text (MB/s)", runBenchTokenize},
+	{"sample", "MCMC speed on a model: samples/s, time outside the model, evaluations per step", runBenchSample},
 }
 
 func runBench(args []string, stdout, stderr io.Writer) int {

@@ -3,18 +3,19 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/earley"
 	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/sample"
 )
 
+// The tests sample short sentences after a short prompt: the embedded
+// model's cost grows with the prompt and completion lengths.
 const (
-	sampleGrammar = "../../data/gad/SLIA/firstname/grammar.ebnf"
-	samplePrompt  = "../../data/gad/SLIA/firstname/prompt.txt"
+	sampleGrammar = "testdata/short.gbnf"
+	samplePrompt  = "Two short names in parentheses."
 )
 
 // runSampleCmd runs "gasp sample" with the small settings the tests use and
@@ -22,7 +23,7 @@ const (
 func runSampleCmd(t *testing.T, extra ...string) ([]map[string]any, []string) {
 	t.Helper()
 	args := append([]string{"sample", "--grammar", sampleGrammar, "--prompt", samplePrompt,
-		"--n", "2", "--max-new-tokens", "32", "--seed", "7"}, extra...)
+		"--n", "2", "--max-new-tokens", "12", "--seed", "7"}, extra...)
 	var stdout, stderr bytes.Buffer
 	if code := run(args, &stdout, &stderr); code != 0 {
 		t.Fatalf("gasp %v: exit %d\n%s", args, code, stderr.String())
@@ -54,7 +55,7 @@ func TestSample(t *testing.T) {
 	for _, tc := range []struct {
 		method string
 		k      string
-	}{{"gcd", "0"}, {"asap", "2"}, {"mcmc-priority", "2"}} {
+	}{{"gcd", "0"}, {"rejection", "0"}, {"asap", "2"}, {"mcmc-priority", "2"}} {
 		t.Run(tc.method, func(t *testing.T) {
 			recs, lines := runSampleCmd(t, "--method", tc.method, "--k", tc.k)
 			if len(recs) != 2 {
@@ -66,8 +67,21 @@ func TestSample(t *testing.T) {
 						t.Errorf("record %d lacks %q: %v", i, key, lines[i])
 					}
 				}
-				if r["method"] != tc.method || r["run"] != float64(i) || r["seed"] != float64(7) {
+				if r["method"] != tc.method || r["run"] != float64(i) || r["seed"] != float64(sample.RunSeed(7, i)) {
 					t.Errorf("record %d: method/run/seed wrong: %v", i, lines[i])
+				}
+				// A GCD run's own evaluations: every token but the first
+				// (the prompt's logits) and the last (never fed back).
+				if ids := len(r["ids"].([]any)); tc.method == "gcd" {
+					want := ids
+					if r["status"] != "complete" {
+						want = ids - 1 // no EOS in the record
+					}
+					if r["evals"] != float64(want) {
+						t.Errorf("record %d: %v evaluations for %d tokens (%v), want %d", i, r["evals"], ids, r["status"], want)
+					}
+				} else if tc.method != "rejection" && r["evals"].(float64) < float64(ids-1) {
+					t.Errorf("record %d: %v evaluations for %d tokens", i, r["evals"], ids)
 				}
 				if r["valid"] == true {
 					p := m.NewParser()
@@ -77,25 +91,18 @@ func TestSample(t *testing.T) {
 					}
 				}
 			}
-			if tc.method == "gcd" {
+			if tc.method == "mcmc-priority" {
+				// Same seed, same output; run 1 alone is run 1.
 				_, again := runSampleCmd(t, "--method", tc.method, "--k", tc.k)
 				if strings.Join(lines, "\n") != strings.Join(again, "\n") {
 					t.Errorf("same seed, different output:\n%s\n---\n%s", strings.Join(lines, "\n"), strings.Join(again, "\n"))
 				}
+				_, alone := runSampleCmd(t, "--method", tc.method, "--k", tc.k, "--first", "1", "--n", "1")
+				if len(alone) != 1 || alone[0] != lines[1] {
+					t.Errorf("run 1 alone:\n%s\nin a batch:\n%s", alone, lines[1])
+				}
 			}
 		})
-	}
-}
-
-func TestSampleOut(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "s.jsonl")
-	runSampleCmd(t, "--method", "gcd", "--out", out)
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := strings.Count(string(b), "\n"); n != 2 {
-		t.Errorf("%s has %d lines, want 2", out, n)
 	}
 }
 
@@ -109,6 +116,7 @@ func TestSampleErrors(t *testing.T) {
 		{[]string{"--grammar", sampleGrammar, "--prompt", "x", "--method", "bogus"}, 2, "unknown --method"},
 		{[]string{"--grammar", sampleGrammar, "--prompt", "x", "--model", "no/such/model"}, 1, "no/such/model"},
 		{[]string{"--prompt", "x"}, 2, "--grammar is required"},
+		{[]string{"--grammar", sampleGrammar, "--prompt", "x", "--resume"}, 2, "--resume needs --out"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(append([]string{"sample"}, tc.args...), &stdout, &stderr)

@@ -1,0 +1,425 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/gasplab/gasp/pkg/earley"
+	"github.com/gasplab/gasp/pkg/gcd"
+	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/llama"
+	"github.com/gasplab/gasp/pkg/lm"
+	"github.com/gasplab/gasp/pkg/mcmc"
+	"github.com/gasplab/gasp/pkg/runs"
+	"github.com/gasplab/gasp/pkg/sample"
+	"github.com/gasplab/gasp/pkg/tokenizer"
+)
+
+// llamaLM adapts a llama.Model to lm.Model (see pkg/lm's documentation).
+// It lives here so that pkg/lm and the samplers stay free of GoMLX. It
+// adds the time spent in the model's calls to *lmTime when that is set, so
+// that "gasp bench sample" can tell the model's share of the wall time.
+type llamaLM struct {
+	*llama.Model
+	lmTime *time.Duration
+}
+
+func (m llamaLM) VocabSize() int { return m.Config().VocabSize }
+
+func (m llamaLM) NewSession(rows int) (lm.Session, error) {
+	s, err := m.Model.NewSession(rows)
+	if err != nil {
+		return nil, err // not a typed nil in the interface
+	}
+	if m.lmTime == nil {
+		return s, nil
+	}
+	return timedSession{s, m.lmTime}, nil
+}
+
+// timedSession is a llama.Session that adds the time of its calls to *t.
+type timedSession struct {
+	*llama.Session
+	t *time.Duration
+}
+
+func (s timedSession) Prefill(prompt []int) ([]float32, error) {
+	defer s.since(time.Now())
+	return s.Session.Prefill(prompt)
+}
+
+func (s timedSession) Step(tokens, rows []int) ([][]float32, error) {
+	defer s.since(time.Now())
+	return s.Session.Step(tokens, rows)
+}
+
+func (s timedSession) Truncate(row, length int) error {
+	defer s.since(time.Now())
+	return s.Session.Truncate(row, length)
+}
+
+func (s timedSession) since(t0 time.Time) { *s.t += time.Since(t0) }
+
+// sampleMethods are the values of "gasp sample --method".
+var sampleMethods = []string{"gcd", "rejection", "asap", "mcmc-uniform", "mcmc-priority", "mcmc-restart"}
+
+// defaultModelDir is the embedded tiny model, relative to the repository root.
+const defaultModelDir = "data/models/tiny"
+
+// taskOptions say what loadTask loads.
+type taskOptions struct {
+	grammar  string // grammar file
+	lenient  bool
+	prompt   string // prompt file, or the prompt text
+	modelDir string // "" means the embedded model
+	template string // "chat", "raw" or "" (chat when the tokenizer has chat tokens)
+	maxNew   int
+	tf       lm.Transform
+	timeLM   bool // time the model's calls (task.lmTime)
+}
+
+// task is everything a sampler needs for one grammar and prompt: the
+// model, the tokenizer, the tokenized prompt and the sampling configuration.
+type task struct {
+	model  llamaLM
+	tok    *tokenizer.Tokenizer
+	cfg    sample.Config
+	prompt []int
+	lmTime time.Duration // time spent in the model, when timed
+}
+
+// loadTask compiles the grammar, loads the model and tokenizes the prompt.
+// Grammar warnings go to warn. The caller closes the task.
+func loadTask(o taskOptions, warn io.Writer) (*task, error) {
+	g, warnings, err := grammar.CompileFile(o.grammar, grammar.Options{Lenient: o.lenient})
+	printWarnings(warn, warnings)
+	if err != nil {
+		var b strings.Builder
+		printCompileError(&b, o.grammar, err)
+		return nil, errors.New(strings.TrimSuffix(b.String(), "\n"))
+	}
+	dir := o.modelDir
+	if dir == "" {
+		if dir, err = findDefaultModel(); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "config.json")); err != nil {
+		return nil, fmt.Errorf("model directory %s: %w", dir, err)
+	}
+	cfg, err := llama.LoadConfig(dir)
+	if err != nil {
+		return nil, err
+	}
+	tokPath := filepath.Join(dir, "tokenizer.json")
+	tok, err := tokenizer.Load(tokPath)
+	if err != nil {
+		return nil, err
+	}
+	vocab, err := gcd.LoadVocab(tokPath)
+	if err != nil {
+		return nil, err
+	}
+	if vocab.Size() > cfg.VocabSize {
+		return nil, fmt.Errorf("tokenizer has %d tokens, model only %d", vocab.Size(), cfg.VocabSize)
+	}
+	if len(cfg.EOSTokenIDs) > 0 {
+		vocab.EOS = append([]int(nil), cfg.EOSTokenIDs...)
+	}
+	if len(vocab.EOS) == 0 {
+		return nil, errors.New("no end-of-sequence token: neither config.json nor tokenizer.json names one")
+	}
+
+	text := o.prompt
+	if b, err := os.ReadFile(text); err == nil {
+		text = string(b)
+	}
+	tmpl := o.template
+	if tmpl == "" {
+		tmpl = "raw"
+		if hasChatTokens(tok) {
+			tmpl = "chat"
+		}
+	}
+	var prompt []int
+	if tmpl == "chat" {
+		if !hasChatTokens(tok) {
+			return nil, errors.New("--template chat: the tokenizer has no Llama 3 chat tokens")
+		}
+		prompt = tok.ChatPrompt(text, tokenizer.ChatOptions{})
+	} else {
+		prompt = tok.Encode(text, true)
+	}
+	if len(prompt) == 0 {
+		return nil, errors.New("empty prompt")
+	}
+	maxSeq := len(prompt) + o.maxNew + 1
+	if maxSeq > cfg.MaxPositionEmbeddings {
+		return nil, fmt.Errorf("prompt (%d tokens) plus --max-new-tokens %d exceed the model's %d positions",
+			len(prompt), o.maxNew, cfg.MaxPositionEmbeddings)
+	}
+	lmodel, err := llama.Load(dir, llama.Options{MaxSeq: maxSeq})
+	if err != nil {
+		return nil, err
+	}
+	t := &task{tok: tok, prompt: prompt}
+	t.model = llamaLM{Model: lmodel}
+	if o.timeLM {
+		t.model.lmTime = &t.lmTime
+	}
+	masker := gcd.NewMasker(earley.New(g), vocab, gcd.NewTrie(vocab))
+	t.cfg = sample.Config{Masker: masker, Transform: o.tf, MaxNew: o.maxNew}
+	return t, nil
+}
+
+func (t *task) Close() { t.model.Close() }
+
+// proposal returns the proposal of an "mcmc-..." method.
+func proposal(method string) (mcmc.Proposal, bool) {
+	switch method {
+	case "mcmc-uniform":
+		return mcmc.Uniform{}, true
+	case "mcmc-priority":
+		return mcmc.Priority{}, true
+	case "mcmc-restart":
+		return mcmc.Restart{}, true
+	}
+	return nil, false
+}
+
+// drawn is the outcome of draw: per run, its records for each k asked for.
+type drawn struct {
+	recs  [][]runs.Record // recs[j][i]: run ids[j] at ks[i]
+	stats *mcmc.Stats     // MCMC methods only
+}
+
+// draw runs method for the runs ids together, one row each, run i with the
+// random source sample.NewRand(sample.RunSeed(seed, i)), so that a run's
+// records do not depend on which runs share its batch. It returns each
+// run's records at the steps ks (increasing; for gcd and rejection only 0):
+// MCMC chains run max(ks) steps and ASAp runs draw max(ks) samples.
+// ended is called each time a completion ends (for progress).
+func (t *task) draw(taskName, method string, ks []int, budget int, seed uint64, ids []int, ended func(*sample.Record)) (*drawn, error) {
+	rands := make([]*rand.Rand, len(ids))
+	seeds := make([]uint64, len(ids))
+	for j, i := range ids {
+		seeds[j] = sample.RunSeed(seed, i)
+		rands[j] = sample.NewRand(seeds[j])
+	}
+	cfg := t.cfg
+	if ended != nil {
+		cfg.Ended = func(_ int, r *sample.Record) { ended(r) }
+	}
+	kmax := slices.Max(ks)
+	start := time.Now()
+	type final struct {
+		rec      *sample.Record
+		accepted []bool
+		evals    int
+	}
+	finals := make([][]final, len(ids)) // finals[j][i]: run j at ks[i]
+	out := &drawn{}
+	switch method {
+	case "gcd", "rejection":
+		if kmax != 0 {
+			return nil, fmt.Errorf("%s has no steps: k must be 0, got %d", method, kmax)
+		}
+		var recs []*sample.Record
+		var err error
+		if method == "gcd" {
+			recs, _, err = cfg.GCDEach(t.model, t.prompt, rands)
+		} else {
+			recs, _, err = cfg.RejectionEach(t.model, t.prompt, budget, rands)
+		}
+		if err != nil {
+			return nil, err
+		}
+		for j, r := range recs {
+			finals[j] = []final{{rec: r, evals: r.Evals}}
+		}
+	case "asap":
+		if ks[0] < 1 {
+			return nil, fmt.Errorf("asap: k starts at 1, got %d", ks[0])
+		}
+		all, _, err := cfg.ASApEach(t.model, t.prompt, kmax, rands)
+		if err != nil {
+			return nil, err
+		}
+		for j, run := range all {
+			for _, k := range ks {
+				ev := 0
+				for _, r := range run[:k] {
+					ev += r.Evals
+				}
+				finals[j] = append(finals[j], final{rec: run[k-1], evals: ev})
+			}
+		}
+	default:
+		prop, ok := proposal(method)
+		if !ok {
+			return nil, fmt.Errorf("unknown method %q", method)
+		}
+		res, err := mcmc.RunEach(t.model, t.prompt, mcmc.Config{Sample: cfg, Proposal: prop, Steps: kmax}, rands)
+		if err != nil {
+			return nil, err
+		}
+		out.stats = &res.Stats
+		for j := range res.Chains {
+			c := &res.Chains[j]
+			for _, k := range ks {
+				acc := make([]bool, k)
+				for s := range acc {
+					acc[s] = c.Steps[s].Accepted
+				}
+				finals[j] = append(finals[j], final{rec: c.At(k), accepted: acc, evals: c.EvalsAt(k)})
+			}
+		}
+	}
+	elapsed := float64(time.Since(start).Microseconds()) / 1000
+	out.recs = make([][]runs.Record, len(ids))
+	for j, fs := range finals {
+		for i, f := range fs {
+			toks := f.rec.Tokens
+			if f.rec.Status == sample.Complete && len(toks) > 0 {
+				toks = toks[:len(toks)-1] // the EOS
+			}
+			toks = slices.Clone(toks)
+			text, err := t.tok.Decode(toks)
+			if err != nil {
+				return nil, err
+			}
+			k := ks[i]
+			out.recs[j] = append(out.recs[j], runs.Record{
+				Schema:    runs.Schema,
+				Task:      taskName,
+				Method:    method,
+				K:         k,
+				Run:       ids[j],
+				Seed:      seeds[j],
+				PromptIDs: t.prompt,
+				IDs:       toks,
+				Text:      text,
+				LogP:      f.rec.LogProb(),
+				LogPGCD:   f.rec.LogQProb(),
+				Valid:     f.rec.Valid(),
+				Status:    f.rec.Status.String(),
+				Accepted:  f.accepted,
+				Evals:     int64(f.evals),
+				ElapsedMS: elapsed,
+			})
+		}
+	}
+	return out, nil
+}
+
+// unitsPerRun is how many completions a run of method ends (draw's ended
+// calls) when it needs no retries: what a progress bar counts.
+func unitsPerRun(method string, kmax int) int {
+	switch method {
+	case "gcd", "rejection":
+		return 1
+	case "asap":
+		return kmax
+	}
+	return kmax + 1 // the start and one proposal per step
+}
+
+// bar is a progress bar on a terminal, or nothing.
+type bar struct{ pb *progressbar.ProgressBar }
+
+// newBar returns a progress bar of total units on w when w is a terminal
+// and quiet is false, else a bar that shows nothing.
+func newBar(w io.Writer, quiet bool, total int, desc string) *bar {
+	if quiet || !isTerminal(w) {
+		return &bar{}
+	}
+	return &bar{progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionClearOnFinish(),
+	)}
+}
+
+// add advances the bar by n units, never past its end (retried starts
+// and rejection attempts can end more completions than planned).
+func (b *bar) add(n int) {
+	if b.pb == nil {
+		return
+	}
+	n = min(n, b.pb.GetMax()-int(b.pb.State().CurrentNum))
+	if n > 0 {
+		b.pb.Add(n)
+	}
+}
+
+func (b *bar) describe(s string) {
+	if b.pb != nil {
+		b.pb.Describe(s)
+	}
+}
+
+func (b *bar) finish() {
+	if b.pb != nil {
+		b.pb.Finish()
+	}
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func validMethod(m string) bool { return slices.Contains(sampleMethods, m) }
+
+// hasChatTokens reports whether tok has the special tokens of the Llama 3
+// chat template.
+func hasChatTokens(tok *tokenizer.Tokenizer) bool {
+	for _, s := range []string{"<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"} {
+		if _, ok := tok.ID(s); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// findDefaultModel looks for data/models/tiny in the current directory and
+// its parents, up to the directory holding go.mod.
+func findDefaultModel() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; {
+		cand := filepath.Join(d, defaultModelDir)
+		if _, err := os.Stat(filepath.Join(cand, "config.json")); err == nil {
+			return cand, nil
+		}
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			break
+		}
+		p := filepath.Dir(d)
+		if p == d {
+			break
+		}
+		d = p
+	}
+	return "", fmt.Errorf("default model %s not found from %s; give --model DIR", defaultModelDir, wd)
+}
