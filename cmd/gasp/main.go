@@ -10,6 +10,7 @@
 //
 //	grammar     check grammar files and sample sentences from them
 //	bench       benchmarks (token masks, tokenizer)
+//	demo        GCD, ASAp and MCMC on a SyGuS task: KL per k, plots
 //	fuzz        fuzzing experiment: seeds, grammar validity, AFL++ coverage
 //	logits      next-token logits of a Llama model
 //	sample      sample completions of a language model under a grammar
@@ -47,6 +48,7 @@ func init() {
 		{"grammar", "check grammar files and sample sentences from them", runGrammar},
 
 		{"bench", "benchmarks (token masks on data/bench/masks, tokenizer)", runBench},
+		{"demo", "the main job: GCD, ASAp and MCMC on a SyGuS task, KL per k, plots", runDemo},
 
 		{"fuzz", "fuzzing experiment: seeds, grammar validity, AFL++ coverage (libxml2, SQLite)", runFuzz},
 		{"logits", "next-token logits of a Llama model for given token ids", runLogits},

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func demoArgs(dir string, extra ...string) []string {
+	return append([]string{"demo", "--task", "testdata/demo-task", "--runs", "3", "--k", "2", "--max-new-tokens", "12",
+		"--resamples", "50", "--seed", "5", "--out", filepath.Join(dir, "mcmc"), "--analysis", filepath.Join(dir, "analysis")}, extra...)
+}
+
+func TestDemo(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run(demoArgs(dir), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	table := stdout.String()
+	for _, want := range []string{"gcd", "asap", "mcmc-uniform", "mcmc-priority", "mcmc-restart", "\n  0 ", "\n  2 "} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	for _, f := range []string{"fig3a_mean.svg", "kl.csv", "README.md"} {
+		if _, err := os.Stat(filepath.Join(dir, "analysis", f)); err != nil {
+			t.Error(err)
+		}
+	}
+	store := filepath.Join(dir, "mcmc", "testdata%2Fdemo-task")
+	want := map[string]int{"gcd": 3, "asap": 6, "mcmc-uniform": 9, "mcmc-priority": 9, "mcmc-restart": 9}
+	full := map[string][]string{}
+	for m, n := range want {
+		full[m] = withoutElapsed(t, filepath.Join(store, m+".jsonl"))
+		if len(full[m]) != n {
+			t.Errorf("%s: %d records, want %d", m, len(full[m]), n)
+		}
+	}
+
+	// A second demo into the same store is refused.
+	if code := run(demoArgs(dir), &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "--resume") {
+		t.Errorf("second demo: exit %d, %q", code, stderr.String())
+	}
+	// Interrupted in the middle of mcmc-priority: resumed, the same store
+	// and the same table.
+	p := filepath.Join(store, "mcmc-priority.jsonl")
+	b, _ := os.ReadFile(p)
+	lines := strings.SplitAfter(string(b), "\n")
+	if err := os.WriteFile(p, []byte(strings.Join(lines[:4], "")+lines[4][:10]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(store, "mcmc-restart.jsonl"))
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(demoArgs(dir, "--resume"), &stdout, &stderr); code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, stderr.String())
+	}
+	for m := range want {
+		if got := withoutElapsed(t, filepath.Join(store, m+".jsonl")); strings.Join(got, "\n") != strings.Join(full[m], "\n") {
+			t.Errorf("%s after resume:\n%s\nuninterrupted:\n%s", m, strings.Join(got, "\n"), strings.Join(full[m], "\n"))
+		}
+	}
+	if stdout.String() != table {
+		t.Errorf("table after resume:\n%s\nuninterrupted:\n%s", stdout.String(), table)
+	}
+}
