@@ -30,7 +30,16 @@
 // token step of every chain's regeneration is one batched call to the model.
 // A cut keeps the row's cached prefix, so a step costs about as many token
 // evaluations as it regenerates (Stats documents the exact count, and the
-// count the authors' implementation would need for the same run).
+// count the authors' implementation would need for the same run). After a
+// rejection the row holds the rejected y; a next cut beyond lcp(x, y)+1
+// re-evaluates ("restores") x's tokens up to it, which Stats counts
+// (Restored, RestoredSteps of AfterRejection steps); on the embedded model
+// that was about 5 % of a step's evaluations.
+//
+// RunEach takes one random source per chain instead, e.g.
+// sample.NewRand(sample.RunSeed(seed, i)): a chain then depends on its own
+// source alone, whichever chains share its batch, and can be reproduced by
+// itself. Chain.EvalsAt counts one chain's own evaluations.
 //
 // # Proposals
 //
