@@ -20,7 +20,7 @@
 #	OUT=analysis/fuzz-quick bash scripts/fuzz-quick.sh [-n]
 #
 # -n skips step 1 (uses the store as it is). METHODS="gcd asap-k10 ..."
-# restricts steps 2-3 to the methods named.
+# and TARGETS="xml sql" restrict steps 2-3 to the methods and targets named.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -46,7 +46,7 @@ if [[ "${1:-}" != "-n" ]]; then
 fi
 
 : >"$work/skipped.txt"
-for target in xml sql; do
+for target in ${TARGETS:-xml sql}; do
 	# method label, store method, k
 	specs=("grammarinator - -" "gcd gcd 0" "asap-k10 asap 10")
 	for p in uniform priority restart; do

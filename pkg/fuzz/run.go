@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,6 +25,10 @@ var Protocols = map[string]struct {
 	"quick": {20 * time.Second, 1},
 	"paper": {time.Hour, 5},
 }
+
+// aflAttempts is how many times a trial starts afl-fuzz when it gives up
+// because every seed timed out or crashed in its dry run.
+const aflAttempts = 3
 
 // Options configure Run.
 type Options struct {
@@ -63,7 +68,10 @@ type Trial struct {
 	// seeds left out of the AFL++ run for taking longer than half of it.
 	ExecTimeoutMs int      `json:"exec_timeout_ms,omitempty"`
 	SlowSeeds     []string `json:"slow_seeds,omitempty"`
-	OverTime      []Point  `json:"over_time"`
+	// Retries counts afl-fuzz runs started again because every seed timed
+	// out in its dry run (see aflAttempts).
+	Retries  int     `json:"afl_retries,omitempty"`
+	OverTime []Point `json:"over_time"`
 	Coverage
 }
 
@@ -197,8 +205,8 @@ func (tc *Toolchain) trial(ctx context.Context, t *Target, seeds []string, opts 
 			t.Name, i, opts.Time, tr.AFLSeed, tr.ExecTimeoutMs, len(local)-len(slow), len(local), len(slow))
 		aflOut := filepath.Join(work, "afl")
 		// A fixed -t: with "-t N+" afl-fuzz 4.04c calibrates its own
-		// timeout from the seeds (40 ms for SQLite) and then discards every
-		// mutant that runs a longer test script as a hang.
+		// timeout from the seeds (40 ms for SQLite), under which a mutant
+		// running a longer test script counts as a hang.
 		args := []string{"-i", aflIn, "-o", aflOut, "-s", strconv.Itoa(tr.AFLSeed),
 			"-V", strconv.Itoa(int(math.Ceil(opts.Time.Seconds()))),
 			"-t", strconv.Itoa(tr.ExecTimeoutMs), "-e", strings.TrimPrefix(t.Ext, "."), "--"}
@@ -207,25 +215,45 @@ func (tc *Toolchain) trial(ctx context.Context, t *Target, seeds []string, opts 
 			"AFL_NO_UI=1", "AFL_SKIP_CPUFREQ=1", "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1",
 			"AFL_NO_AFFINITY=1", "AFL_SKIP_CRASHES=1", "AFL_RANDOM_SEED="+strconv.Itoa(tr.AFLSeed),
 			"AFL_TRY_AFFINITY=0", "AFL_NO_WARN_INSTABILITY=1")
-		actx, cancel := context.WithTimeout(ctx, opts.Time+5*time.Minute)
 		scratch := filepath.Join(work, "afl-cwd")
 		if err := os.MkdirAll(scratch, 0o755); err != nil {
-			cancel()
 			return nil, err
 		}
-		cmd := sb.Command(actx, "sh", "-c", `cd "$1" && shift && exec afl-fuzz "$@"`, "sh", scratch)
-		cmd.Args = append(cmd.Args, args...)
-		logOut, err := os.Create(filepath.Join(dir, "afl.log"))
-		if err != nil {
-			cancel()
-			return nil, err
+		logPath := filepath.Join(dir, "afl.log")
+		runAFL := func() error {
+			if err := os.RemoveAll(aflOut); err != nil {
+				return err
+			}
+			actx, cancel := context.WithTimeout(ctx, opts.Time+5*time.Minute)
+			defer cancel()
+			cmd := sb.Command(actx, "sh", "-c", `cd "$1" && shift && exec afl-fuzz "$@"`, "sh", scratch)
+			cmd.Args = append(cmd.Args, args...)
+			logOut, err := os.Create(logPath)
+			if err != nil {
+				return err
+			}
+			defer logOut.Close()
+			cmd.Stdout, cmd.Stderr = logOut, logOut
+			return cmd.Run()
 		}
-		cmd.Stdout, cmd.Stderr = logOut, logOut
-		err = cmd.Run()
-		cancel()
-		logOut.Close()
-		if err != nil {
-			tail, _ := os.ReadFile(filepath.Join(dir, "afl.log"))
+		for attempt := 1; ; attempt++ {
+			err := runAFL()
+			if err == nil {
+				break
+			}
+			tail, _ := os.ReadFile(logPath)
+			// A seed that ran well within the timeout can still time out in
+			// afl-fuzz's dry run on a loaded machine; with every seed out,
+			// afl-fuzz gives up. Such a run is tried again.
+			if attempt < aflAttempts && ctx.Err() == nil && bytes.Contains(tail, []byte("All test cases time out or crash")) {
+				tr.Retries++
+				logf("fuzz: %s trial %d: every seed timed out or crashed in afl-fuzz's dry run; trying again", t.Name, i)
+				select {
+				case <-ctx.Done():
+				case <-time.After(5 * time.Second):
+				}
+				continue
+			}
 			if len(tail) > 2000 {
 				tail = tail[len(tail)-2000:]
 			}
