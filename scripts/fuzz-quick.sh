@@ -7,7 +7,10 @@
 #     the tasks xml and sql into the run store mcmc/fuzz-quick/ (resumable);
 #  2. seeds per target and method: the first $SEEDS valid samples of GCD,
 #     ASAp(10) and MCMC(k) for k in 2, 5, 10 (gasp fuzz seeds --store), and
-#     $SEEDS grammar derivations (the Grammarinator-style baseline);
+#     $SEEDS grammar derivations (the Grammarinator-style baseline). The GCD
+#     seeds are the starts of the MCMC-Uniform chains (MCMC(0)): GCD samples
+#     redrawn until valid, as the paper's "100 valid samples" of GCD; the
+#     store's own gcd runs keep invalid draws (they measure the valid rate);
 #  3. gasp fuzz run per target and method ($TRIALS trials of $TIME of
 #     AFL++), its coverage.json copied to $OUT/<target>/<method>/;
 #  4. gasp fuzz table $OUT: tables and coverage-over-time plots.
@@ -48,7 +51,7 @@ fi
 : >"$work/skipped.txt"
 for target in ${TARGETS:-xml sql}; do
 	# method label, store method, k
-	specs=("grammarinator - -" "gcd gcd 0" "asap-k10 asap 10")
+	specs=("grammarinator - -" "gcd mcmc-uniform 0" "asap-k10 asap 10")
 	for p in uniform priority restart; do
 		for k in 2 5 10; do specs+=("mcmc-$p-k$k mcmc-$p $k"); done
 	done
