@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gasplab/gasp/pkg/analysis"
+	"github.com/gasplab/gasp/pkg/experiment"
 	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/runs"
 	"github.com/gasplab/gasp/pkg/sample"
@@ -39,8 +40,9 @@ SVG plot of KL against k per method go to --analysis (package analysis).
 Runs of one method are drawn together, one row each, and stored once drawn;
 --resume continues a killed demo from its store, and gives the same store
 and tables as an uninterrupted run, elapsed_ms aside. Everything follows
-from --seed. A progress bar is shown on standard error when it is a
-terminal (not with --quiet).`)
+from --seed: run i of a method has the seed pkg/experiment gives it, so
+the methods' runs are independent. A progress bar is shown on standard
+error when it is a terminal (not with --quiet).`)
 	taskDir := fset.String("task", "", "task directory with grammar.ebnf and prompt.txt (default "+defaultDemoTask+" of the repository)")
 	modelDir := fset.String("model", "", "model directory (default: data/models/tiny of the repository)")
 	nRuns := fset.Int("runs", 20, "independent runs per method")
@@ -113,7 +115,7 @@ terminal (not with --quiet).`)
 			return fail(err)
 		}
 		for _, r := range recs {
-			if r.Seed != sample.RunSeed(*seed, r.Run) {
+			if r.Seed != experiment.RunSeed(*seed, name, m, r.Run) {
 				return fail(fmt.Errorf("%s: %s run %d was drawn with another --seed than %d", *out, m, r.Run, *seed))
 			}
 		}

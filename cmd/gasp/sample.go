@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/gasplab/gasp/pkg/experiment"
 	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/runs"
 	"github.com/gasplab/gasp/pkg/sample"
@@ -24,8 +25,9 @@ mcmc-uniform, mcmc-priority, mcmc-restart (independent chains; each
 chain's state after K MH steps). --k is ignored by gcd and rejection.
 
 The runs are --first … --first+N-1. Run i has its own seed, derived from
---seed and i and written in its record, so it is the same sample whatever
---first, --n and --batch: "--first i --n 1" reproduces it alone. Runs are
+--seed, --task, --method and i as in pkg/experiment and written in its
+record, so it is the same sample whatever --first, --n and --batch:
+"--first i --n 1" reproduces it alone. Runs are
 drawn B at a time (--batch), one batched model call per token step, and
 written after each batch. evals counts the model's token evaluations
 spent on that run's row (the prompt, evaluated once per batch, excluded).
@@ -143,7 +145,7 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 			return fail(err)
 		}
 		for _, r := range old {
-			if r.Seed != sample.RunSeed(*seed, r.Run) {
+			if r.Seed != experiment.RunSeed(*seed, *task, *method, r.Run) {
 				return fail(fmt.Errorf("%s: run %d was drawn with another --seed than %d", *outPath, r.Run, *seed))
 			}
 		}

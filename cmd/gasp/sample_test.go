@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/earley"
+	"github.com/gasplab/gasp/pkg/experiment"
 	"github.com/gasplab/gasp/pkg/grammar"
-	"github.com/gasplab/gasp/pkg/sample"
 )
 
 // The tests sample short sentences after a short prompt: the embedded
@@ -67,7 +67,7 @@ func TestSample(t *testing.T) {
 						t.Errorf("record %d lacks %q: %v", i, key, lines[i])
 					}
 				}
-				if r["method"] != tc.method || r["run"] != float64(i) || r["seed"] != float64(sample.RunSeed(7, i)) {
+				if r["method"] != tc.method || r["run"] != float64(i) || r["seed"] != float64(experiment.RunSeed(7, sampleGrammar, tc.method, i)) {
 					t.Errorf("record %d: method/run/seed wrong: %v", i, lines[i])
 				}
 				// A GCD run's own evaluations: every token but the first

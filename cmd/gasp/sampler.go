@@ -14,6 +14,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/gasplab/gasp/pkg/earley"
+	"github.com/gasplab/gasp/pkg/experiment"
 	"github.com/gasplab/gasp/pkg/gcd"
 	"github.com/gasplab/gasp/pkg/grammar"
 	"github.com/gasplab/gasp/pkg/llama"
@@ -203,7 +204,8 @@ type drawn struct {
 }
 
 // draw runs method for the runs ids together, one row each, run i with the
-// random source sample.NewRand(sample.RunSeed(seed, i)), so that a run's
+// random source sample.NewRand(experiment.RunSeed(seed, taskName, method, i))
+// (the seeds of pkg/experiment's runner), so that a run's
 // records do not depend on which runs share its batch. It returns each
 // run's records at the steps ks (increasing; for gcd and rejection only 0):
 // MCMC chains run max(ks) steps and ASAp runs draw max(ks) samples.
@@ -212,7 +214,7 @@ func (t *task) draw(taskName, method string, ks []int, budget int, seed uint64, 
 	rands := make([]*rand.Rand, len(ids))
 	seeds := make([]uint64, len(ids))
 	for j, i := range ids {
-		seeds[j] = sample.RunSeed(seed, i)
+		seeds[j] = experiment.RunSeed(seed, taskName, method, i)
 		rands[j] = sample.NewRand(seeds[j])
 	}
 	cfg := t.cfg
