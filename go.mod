@@ -1,10 +1,11 @@
 module github.com/gasplab/gasp
 
-go 1.26
+go 1.26.5
 
 require (
+	github.com/gomlx/compute v0.1.0
 	github.com/gomlx/go-huggingface v0.3.1
-	github.com/gomlx/gomlx v0.26.0
+	github.com/gomlx/gomlx v0.28.1
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/x448/float16 v0.8.4
 	gonum.org/v1/plot v0.15.2
@@ -24,12 +25,12 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/pkg/errors v0.9.1 // indirect
-	github.com/pmezard/go-difflib v1.0.0 // indirect
+	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
-	golang.org/x/exp v0.0.0-20250819193227-8b4c13bb791b // indirect
+	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f // indirect
 	golang.org/x/image v0.26.0 // indirect
 	golang.org/x/sys v0.46.0 // indirect
 	golang.org/x/term v0.44.0 // indirect
-	golang.org/x/text v0.28.0 // indirect
-	k8s.io/klog/v2 v2.130.1 // indirect
+	golang.org/x/text v0.35.0 // indirect
+	k8s.io/klog/v2 v2.140.0 // indirect
 )

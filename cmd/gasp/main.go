@@ -62,6 +62,7 @@ func init() {
 }
 
 func main() {
+	ensureFastExp()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

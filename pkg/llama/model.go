@@ -5,17 +5,15 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/gomlx/gomlx/backends"
-	_ "github.com/gomlx/gomlx/backends/simplego" // registers the pure-Go backend "go"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	"github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/shapes"
+	backends "github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	_ "github.com/gomlx/compute/gobackend" // registers the pure-Go backend "go"
+	"github.com/gomlx/compute/shapes"
+	"github.com/gomlx/gomlx/core/graph"
 
 	"github.com/gasplab/gasp/pkg/hf"
 )
@@ -187,7 +185,7 @@ func newModel(cfg Config, opts Options) (*Model, error) {
 
 // newBackend creates a GoMLX backend, turning the registry's panics into errors.
 func newBackend(config string) (b backends.Backend, err error) {
-	config = backendConfig(config, runtime.NumCPU())
+	config = BackendConfig(config)
 	name, _, _ := strings.Cut(config, ":")
 	if !slices.Contains(backends.List(), name) {
 		list := backends.List()
@@ -203,30 +201,26 @@ func newBackend(config string) (b backends.Backend, err error) {
 	return b, nil
 }
 
-// backendConfig adjusts a backend configuration for a machine of numCPU CPUs. The pure-Go backend runs
-// independent ops in parallel in a pool of 2·parallelism goroutines (parallelism defaults to the number of
-// CPUs), and a matrix multiplication holds its goroutine while it waits for the pool to run its parts: with
-// parallelism 1, two concurrent matrix multiplications deadlock (GoMLX v0.26.0, seen under "taskset -c 0").
-// There, unless the configuration chooses an ops_* mode itself, ops are run sequentially.
-func backendConfig(config string, numCPU int) string {
+// BackendConfig returns the configuration to use for a GoMLX backend configuration such as "go" or
+// "go:parallelism=2": for the pure-Go backend it adds "ops_sequential" unless the configuration chooses an
+// ops_* mode itself. Other backends' configurations are returned unchanged.
+//
+// Why: the pure-Go backend (github.com/gomlx/compute v0.1.0, as GoMLX v0.26 before it) runs independent ops
+// in parallel on its worker pool, and a large matrix multiplication running on a pool worker waits for the
+// pool to run its parts. Two such multiplications at once can each hold workers the other waits for and
+// deadlock: seen with parallelism 1, and on this project's 2-CPU machines in a training step after a few
+// dozen steps. With ops run one after another, each multiplication still uses every worker, and Llama's
+// graphs are chains of dependent ops anyway, so little is lost.
+func BackendConfig(config string) string {
 	name, opts, _ := strings.Cut(config, ":")
 	if name != "go" {
 		return config
 	}
-	parallelism := numCPU
 	for _, o := range strings.Split(opts, ",") {
-		key, value, _ := strings.Cut(o, "=")
-		switch key {
-		case "ops_sequential", "ops_parallel":
+		key, _, _ := strings.Cut(o, "=")
+		if key == "ops_sequential" || key == "ops_parallel" {
 			return config
-		case "parallelism":
-			if n, err := strconv.Atoi(value); err == nil {
-				parallelism = n
-			}
 		}
-	}
-	if parallelism != 1 {
-		return config
 	}
 	if opts == "" {
 		return name + ":ops_sequential"
@@ -266,7 +260,7 @@ func (m *Model) Close() {
 		}
 	}
 	for _, b := range m.weights {
-		_ = m.backend.BufferFinalize(b)
+		_ = b.Finalize()
 	}
 	m.weights = nil
 	m.backend.Finalize()
@@ -426,7 +420,7 @@ func (in *inputs) addOwned(bufs ...backends.Buffer) {
 func (in *inputs) release() {
 	for i, b := range in.bufs {
 		if in.donate[i] && b != nil {
-			_ = in.m.backend.BufferFinalize(b)
+			_ = b.Finalize()
 		}
 	}
 }
@@ -451,13 +445,13 @@ func (m *Model) run(g *graph.Graph, in inputs) (out []backends.Buffer, err error
 
 // readFloat32 copies a float32 buffer to Go memory and frees it.
 func (m *Model) readFloat32(b backends.Buffer) ([]float32, error) {
-	defer func() { _ = m.backend.BufferFinalize(b) }()
-	shape, err := m.backend.BufferShape(b)
+	defer func() { _ = b.Finalize() }()
+	shape, err := b.Shape()
 	if err != nil {
 		return nil, err
 	}
 	flat := make([]float32, shape.Size())
-	if err := m.backend.BufferToFlatData(b, flat); err != nil {
+	if err := b.ToFlatData(flat); err != nil {
 		return nil, err
 	}
 	return flat, nil

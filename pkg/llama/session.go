@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	"github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/shapes"
+	backends "github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	"github.com/gomlx/gomlx/core/graph"
 )
 
 // Session is a batch of rows decoded together, each row a token sequence with its own length in a shared
@@ -63,7 +63,7 @@ func (s *Session) Len(row int) int { return s.lens[row] }
 func (s *Session) Close() {
 	for _, b := range append(s.k, s.v...) {
 		if b != nil {
-			_ = s.m.backend.BufferFinalize(b)
+			_ = b.Finalize()
 		}
 	}
 	s.k, s.v = nil, nil

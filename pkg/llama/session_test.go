@@ -294,29 +294,23 @@ func TestOptions(t *testing.T) {
 }
 
 func TestBackendConfig(t *testing.T) {
-	for _, tc := range []struct {
-		config string
-		cpus   int
-		want   string
-	}{
-		{"go", 2, "go"},
-		{"go", 1, "go:ops_sequential"},
-		{"go:", 1, "go:ops_sequential"},
-		{"go:dotgeneral_small", 1, "go:dotgeneral_small,ops_sequential"},
-		{"go:ops_parallel", 1, "go:ops_parallel"},
-		{"go:parallelism=1", 8, "go:parallelism=1,ops_sequential"},
-		{"go:parallelism=0", 1, "go:parallelism=0"},
-		{"go:parallelism=4", 1, "go:parallelism=4"},
-		{"xla:cpu", 1, "xla:cpu"},
+	for _, tc := range []struct{ config, want string }{
+		{"go", "go:ops_sequential"},
+		{"go:", "go:ops_sequential"},
+		{"go:dotgeneral_small", "go:dotgeneral_small,ops_sequential"},
+		{"go:ops_parallel", "go:ops_parallel"},
+		{"go:parallelism=1", "go:parallelism=1,ops_sequential"},
+		{"go:parallelism=4,ops_sequential", "go:parallelism=4,ops_sequential"},
+		{"xla:cpu", "xla:cpu"},
 	} {
-		if got := backendConfig(tc.config, tc.cpus); got != tc.want {
-			t.Errorf("backendConfig(%q, %d) = %q, want %q", tc.config, tc.cpus, got, tc.want)
+		if got := BackendConfig(tc.config); got != tc.want {
+			t.Errorf("BackendConfig(%q) = %q, want %q", tc.config, got, tc.want)
 		}
 	}
 }
 
 // TestOneWorker decodes with a pure-Go backend limited to one worker, which deadlocks without the
-// ops_sequential that backendConfig adds.
+// ops_sequential that BackendConfig adds.
 func TestOneWorker(t *testing.T) {
 	cfg := smallConfig()
 	m := newRandomModel(t, cfg, Options{MaxSeq: 16, PrefillChunk: 4, Backend: "go:parallelism=1"})

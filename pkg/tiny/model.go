@@ -4,35 +4,33 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // the graph DSL reads best unqualified
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // the graph DSL reads best unqualified
+	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/gasplab/gasp/pkg/llama"
 )
 
-// weights holds the model's parameters as GoMLX context variables, in the order of llama.Config.WeightNames.
+// weights holds the model's parameters as flat float32 slices, in the order of llama.Config.WeightNames.
+// Graphs take them as parameters (see logitsGraph), so the trainer can run Adam as a plain graph function:
+// parameters and optimizer moments in, updated ones out.
 type weights struct {
-	cfg   llama.Config
-	names []string
-	vars  []*context.Variable
+	cfg    llama.Config
+	names  []string
+	shapes [][]int
+	data   [][]float32
 }
 
-// newWeights creates the variables in ctx with their initial values, drawn from rng: embeddings and linear
-// weights normal with standard deviation 0.02 (the output projections of attention and MLP scaled by
-// 1/sqrt(2·layers)), norms 1.
-func newWeights(ctx *context.Context, cfg llama.Config, rng *rand.Rand) *weights {
+// newWeights draws the initial values from rng: embeddings and linear weights normal with standard deviation
+// 0.02 (the output projections of attention and MLP scaled by 1/sqrt(2·layers)), norms 1.
+func newWeights(cfg llama.Config, rng *rand.Rand) *weights {
 	w := &weights{cfg: cfg, names: cfg.WeightNames()}
 	resid := 0.02 / math.Sqrt(2*float64(cfg.NumHiddenLayers))
-	for i, name := range w.names {
+	for _, name := range w.names {
 		shape, _ := cfg.WeightShape(name)
-		n := 1
-		for _, d := range shape {
-			n *= d
-		}
-		data := make([]float32, n)
+		data := make([]float32, numElements(shape))
 		switch {
 		case len(shape) == 1:
 			for j := range data {
@@ -40,49 +38,61 @@ func newWeights(ctx *context.Context, cfg llama.Config, rng *rand.Rand) *weights
 			}
 		default:
 			std := 0.02
-			if hasSuffix(name, "o_proj.weight") || hasSuffix(name, "down_proj.weight") {
+			if strings.HasSuffix(name, "o_proj.weight") || strings.HasSuffix(name, "down_proj.weight") {
 				std = resid
 			}
 			for j := range data {
 				data[j] = float32(rng.NormFloat64() * std)
 			}
 		}
-		w.vars = append(w.vars, ctx.VariableWithValue(fmt.Sprintf("w%03d", i), tensors.FromFlatDataAndDimensions(data, shape...)))
+		w.shapes = append(w.shapes, shape)
+		w.data = append(w.data, data)
 	}
 	return w
 }
 
-// fromWeights creates the variables from given values, keyed by Hugging Face name.
-func fromWeights(ctx *context.Context, cfg llama.Config, values map[string][]float32) (*weights, error) {
+// fromWeights takes the values keyed by Hugging Face name (not copied).
+func fromWeights(cfg llama.Config, values map[string][]float32) (*weights, error) {
 	w := &weights{cfg: cfg, names: cfg.WeightNames()}
-	for i, name := range w.names {
+	for _, name := range w.names {
 		shape, _ := cfg.WeightShape(name)
 		data, ok := values[name]
 		if !ok {
 			return nil, fmt.Errorf("tiny: weight %q missing", name)
 		}
-		w.vars = append(w.vars, ctx.VariableWithValue(fmt.Sprintf("w%03d", i), tensors.FromFlatDataAndDimensions(data, shape...)))
+		if len(data) != numElements(shape) {
+			return nil, fmt.Errorf("tiny: weight %q has %d values, want %d", name, len(data), numElements(shape))
+		}
+		w.shapes = append(w.shapes, shape)
+		w.data = append(w.data, data)
 	}
 	return w, nil
 }
 
-func hasSuffix(s, suf string) bool { return len(s) >= len(suf) && s[len(s)-len(suf):] == suf }
-
-// values copies the current weights out of the context.
-func (w *weights) values() (map[string][]float32, error) {
-	out := make(map[string][]float32, len(w.names))
-	for i, v := range w.vars {
-		t, err := v.Value()
-		if err != nil {
-			return nil, err
-		}
-		data, err := tensors.CopyFlatData[float32](t)
-		if err != nil {
-			return nil, err
-		}
-		out[w.names[i]] = data
+func numElements(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
 	}
-	return out, nil
+	return n
+}
+
+// tensors returns the weights as tensors, in order, for an Exec's parameters.
+func (w *weights) tensors() []*tensors.Tensor {
+	ts := make([]*tensors.Tensor, len(w.data))
+	for i, d := range w.data {
+		ts[i] = tensors.FromFlatDataAndDimensions(d, w.shapes[i]...)
+	}
+	return ts
+}
+
+// values returns the weights keyed by Hugging Face name.
+func (w *weights) values() map[string][]float32 {
+	out := make(map[string][]float32, len(w.names))
+	for i, name := range w.names {
+		out[name] = w.data[i]
+	}
+	return out
 }
 
 // linear multiplies x [N, in] by a Hugging Face Linear weight [out, in].
@@ -109,22 +119,19 @@ func ropeTables(cfg llama.Config, T int) (cos, sin []float32) {
 
 // logitsGraph is the Llama forward pass over tokens [B, T] (all rows starting at position 0), with causal
 // attention: logits [B·T, V]. It is the computation of llama.Model.Forward, batched.
-func (w *weights) logitsGraph(g *Graph, tokens *Node) *Node {
+func (w *weights) logitsGraph(p []*Node, tokens *Node) *Node {
+	g := tokens.Graph()
 	c := w.cfg
 	B, T := tokens.Shape().Dimensions[0], tokens.Shape().Dimensions[1]
 	nh, kvh, hd := c.NumAttentionHeads, c.NumKeyValueHeads, c.HeadDim
 	G := nh / kvh
 	half := hd / 2
-	p := make([]*Node, len(w.vars))
-	for i, v := range w.vars {
-		p[i] = v.ValueGraph(g)
-	}
 	cosT, sinT := ropeTables(c, T)
 	cosF, sinF := make([]float32, T*hd), make([]float32, T*hd)
-	for p := range T {
+	for pos := range T {
 		for i := range half {
-			cosF[p*hd+i], cosF[p*hd+half+i] = cosT[p*half+i], cosT[p*half+i]
-			sinF[p*hd+i], sinF[p*hd+half+i] = sinT[p*half+i], sinT[p*half+i]
+			cosF[pos*hd+i], cosF[pos*hd+half+i] = cosT[pos*half+i], cosT[pos*half+i]
+			sinF[pos*hd+i], sinF[pos*hd+half+i] = sinT[pos*half+i], sinT[pos*half+i]
 		}
 	}
 	// rotate_half(x) = concat(-x[half:], x[:half]) as a product with a constant matrix: the gradient of Slice
@@ -180,9 +187,9 @@ func (w *weights) logitsGraph(g *Graph, tokens *Node) *Node {
 
 // lossGraph returns the summed negative log-likelihood of targets [B, T] weighted by mask [B, T] (0 or 1)
 // and the total weight.
-func (w *weights) lossGraph(g *Graph, tokens, targets, mask *Node) (nll *Node) {
+func (w *weights) lossGraph(p []*Node, tokens, targets, mask *Node) (nll *Node) {
 	V := w.cfg.VocabSize
-	logits := w.logitsGraph(g, tokens)
+	logits := w.logitsGraph(p, tokens)
 	logp := LogSoftmax(logits, -1)
 	n := logits.Shape().Dimensions[0]
 	picked := ReduceSum(Mul(logp, OneHot(Reshape(targets, n), V, dtypes.Float32)), -1)

@@ -7,10 +7,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/gomlx/gomlx/backends"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // the graph DSL reads best unqualified
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	backends "github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // the graph DSL reads best unqualified
+	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/gasplab/gasp/pkg/llama"
 	"github.com/gasplab/gasp/pkg/tokenizer"
@@ -21,17 +20,13 @@ func TestLogitsMatchLlama(t *testing.T) {
 	cfg := llama.Config{HiddenSize: 32, NumHiddenLayers: 2, NumAttentionHeads: 4, NumKeyValueHeads: 2, HeadDim: 8,
 		IntermediateSize: 48, RMSNormEps: 1e-5, RopeTheta: 10000, TieWordEmbeddings: true, VocabSize: 50,
 		MaxPositionEmbeddings: 64, BOSTokenID: -1}
-	backend, err := backends.NewWithConfig("go")
+	backend, err := backends.NewWithConfig(llama.BackendConfig("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer backend.Finalize()
-	ctx := context.New()
-	w := newWeights(ctx, cfg, rand.New(rand.NewPCG(1, 2)))
-	values, err := w.values()
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWeights(cfg, rand.New(rand.NewPCG(1, 2)))
+	values := w.values()
 	// Larger weights than the initialization, so that attention is not uniform.
 	for name, v := range values {
 		if !slices.Contains([]int{1}, len(mustShape(cfg, name))) {
@@ -40,8 +35,7 @@ func TestLogitsMatchLlama(t *testing.T) {
 			}
 		}
 	}
-	ctx2 := context.New()
-	w, err = fromWeights(ctx2, cfg, values)
+	w, err = fromWeights(cfg, values)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,13 +45,16 @@ func TestLogitsMatchLlama(t *testing.T) {
 	for i := range ids {
 		ids[i] = int32(r.IntN(cfg.VocabSize))
 	}
-	ex, err := context.NewExec(backend, ctx2, func(ctx *context.Context, tokens *Node) *Node {
-		return w.logitsGraph(tokens.Graph(), tokens)
-	})
+	nw := len(w.names)
+	ex, err := NewExec(backend, func(in []*Node) *Node { return w.logitsGraph(in[:nw], in[nw]) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := ex.Exec(tensors.FromFlatDataAndDimensions(ids, B, T))
+	var args []any
+	for _, p := range w.tensors() {
+		args = append(args, p)
+	}
+	out, err := ex.Exec(append(args, tensors.FromFlatDataAndDimensions(ids, B, T))...)
 	if err != nil {
 		t.Fatal(err)
 	}

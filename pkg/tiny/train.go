@@ -12,13 +12,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gomlx/gomlx/backends"
-	_ "github.com/gomlx/gomlx/backends/simplego" // the pure-Go backend
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:revive // the graph DSL reads best unqualified
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+	backends "github.com/gomlx/compute"
+	_ "github.com/gomlx/compute/gobackend" // the pure-Go backend
+	. "github.com/gomlx/gomlx/core/graph"  //nolint:revive // the graph DSL reads best unqualified
+	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/gasplab/gasp/pkg/hf"
 	"github.com/gasplab/gasp/pkg/llama"
@@ -62,9 +59,9 @@ func DefaultOptions() Options {
 		MaxPositions:   16384,
 		SeqLen:         256,
 		Batch:          8,
-		Steps:          90,
+		Steps:          600,
 		LearningRate:   5e-3,
-		WarmupSteps:    10,
+		WarmupSteps:    30,
 		SamplesPerTask: 60,
 		HeldOut:        0.05,
 	}
@@ -206,27 +203,18 @@ func Train(opts Options) (*Result, error) {
 	res.TrainExamples = len(examples)
 	logf("examples: %d training windows of %d tokens, %d held-out\n", len(examples), T, len(res.heldOutExamples))
 
-	backend, err := backends.NewWithConfig(opts.Backend)
+	backend, err := backends.NewWithConfig(llama.BackendConfig(opts.Backend))
 	if err != nil {
 		return nil, err
 	}
 	defer backend.Finalize()
-	ctx := context.New()
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x6d6f_64656c))
-	w := newWeights(ctx, cfg, rng)
-	lrVar := optimizers.LearningRateVar(ctx, dtypes.Float32, opts.LearningRate)
-	opt := optimizers.Adam().LearningRate(opts.LearningRate).Done()
-	step, err := context.NewExec(backend, ctx, func(ctx *context.Context, tokens, targets, mask *Node) *Node {
-		g := tokens.Graph()
-		nll := w.lossGraph(g, tokens, targets, mask)
-		loss := Div(nll, MaxScalar(ReduceAllSum(mask), 1))
-		opt.UpdateGraph(ctx, g, loss)
-		return loss
-	})
+	w := newWeights(cfg, rng)
+	opt, err := newAdam(backend, w)
 	if err != nil {
 		return nil, err
 	}
-	defer step.Finalize()
+	defer opt.exec.Finalize()
 
 	B := opts.Batch
 	order := rng.Perm(len(examples))
@@ -238,9 +226,6 @@ func Train(opts Options) (*Result, error) {
 			break
 		}
 		lr := schedule(opts, s)
-		if err := lrVar.SetValue(tensors.FromScalar(float32(lr))); err != nil {
-			return nil, err
-		}
 		toks, tgts, mask := make([]int32, B*T), make([]int32, B*T), make([]float32, B*T)
 		for b := range B {
 			if next == len(order) {
@@ -252,12 +237,11 @@ func Train(opts Options) (*Result, error) {
 			copy(tgts[b*T:], e.ids[1:])
 			copy(mask[b*T:], e.mask)
 		}
-		out, err := step.Exec(tensors.FromFlatDataAndDimensions(toks, B, T), tensors.FromFlatDataAndDimensions(tgts, B, T),
+		loss, err := opt.step(lr, tensors.FromFlatDataAndDimensions(toks, B, T), tensors.FromFlatDataAndDimensions(tgts, B, T),
 			tensors.FromFlatDataAndDimensions(mask, B, T))
 		if err != nil {
 			return nil, err
 		}
-		loss := float64(tensors.MustCopyFlatData[float32](out[0])[0])
 		if math.IsNaN(loss) {
 			return nil, fmt.Errorf("tiny: loss is NaN at step %d", s)
 		}
@@ -273,9 +257,10 @@ func Train(opts Options) (*Result, error) {
 	for _, l := range recent {
 		res.FinalTrainLoss += l / float64(len(recent))
 	}
-	if res.Weights, err = w.values(); err != nil {
+	if err := opt.weightsInto(w); err != nil {
 		return nil, err
 	}
+	res.Weights = w.values()
 	nll, n, err := evalNLL(backend, cfg, res.Weights, res.heldOutExamples, B)
 	if err != nil {
 		return nil, err
@@ -301,17 +286,18 @@ func evalNLL(backend backends.Backend, cfg llama.Config, values map[string][]flo
 	if len(examples) == 0 {
 		return 0, 0, errors.New("tiny: no held-out examples")
 	}
-	ctx := context.New()
-	w, err := fromWeights(ctx, cfg, values)
+	w, err := fromWeights(cfg, values)
 	if err != nil {
 		return 0, 0, err
 	}
-	exec, err := context.NewExec(backend, ctx, func(ctx *context.Context, tokens, targets, mask *Node) *Node {
-		return w.lossGraph(tokens.Graph(), tokens, targets, mask)
+	nw := len(w.names)
+	exec, err := NewExec(backend, func(in []*Node) *Node {
+		return w.lossGraph(in[:nw], in[nw], in[nw+1], in[nw+2])
 	})
 	if err != nil {
 		return 0, 0, err
 	}
+	params := w.tensors()
 	defer exec.Finalize()
 	T := len(examples[0].mask)
 	total, n := 0.0, 0
@@ -326,8 +312,13 @@ func evalNLL(backend backends.Backend, cfg llama.Config, values map[string][]flo
 				n += int(m)
 			}
 		}
-		out, err := exec.Exec(tensors.FromFlatDataAndDimensions(toks, B, T), tensors.FromFlatDataAndDimensions(tgts, B, T),
+		args := make([]any, 0, nw+3)
+		for _, p := range params {
+			args = append(args, p)
+		}
+		args = append(args, tensors.FromFlatDataAndDimensions(toks, B, T), tensors.FromFlatDataAndDimensions(tgts, B, T),
 			tensors.FromFlatDataAndDimensions(mask, B, T))
+		out, err := exec.Exec(args...)
 		if err != nil {
 			return 0, 0, err
 		}
