@@ -28,6 +28,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+source scripts/goenv.sh
 config="${CONFIG:-experiments/fuzz-quick.json}"
 seeds="${SEEDS:-20}"
 time="${TIME:-20s}"

@@ -22,6 +22,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+source scripts/goenv.sh
 
 bin=.cache/bin/gasp
 echo "== go build -o $bin ./cmd/gasp"

@@ -18,6 +18,7 @@ set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+source scripts/goenv.sh
 out="$root/.cache/notebooks/executed"
 bin="$root/.cache/notebooks/bin"
 mkdir -p "$out"

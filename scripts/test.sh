@@ -11,6 +11,7 @@ set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+source scripts/goenv.sh
 
 failed=()
 step() { echo; echo "== $*"; }
