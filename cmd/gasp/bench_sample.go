@@ -121,7 +121,7 @@ proposal, and a second pass to score it). Model loading is not timed.`)
 	}
 	t.lmTime = 0
 	start := time.Now()
-	d, err := t.draw(name, *method, []int{*k}, 0, *seed, ids, nil)
+	d, err := t.draw(name, *method, []int{*k}, 0, *seed, *chains, 0, ids, nil)
 	if err != nil {
 		return fail(err)
 	}

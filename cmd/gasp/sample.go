@@ -178,8 +178,9 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 			b.add(1)
 		}
 	}
-	// Batches follow the run numbers, not the runs left to do, so that
-	// a resumed run draws what remains of each batch together.
+	// Batches follow the run numbers, not the runs left to do, so that a
+	// resumed run draws what remains of a batch on the same rows of a
+	// batch of the same size, which reproduces it bit for bit.
 	for c0 := *first; c0 < *first+*n; c0 += *batch {
 		var ids []int
 		for _, i := range todo {
@@ -190,7 +191,8 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 		if len(ids) == 0 {
 			continue
 		}
-		d, err := t.draw(*task, *method, ks, *budget, *seed, ids, ended)
+		size := min(*batch, *first+*n-c0)
+		d, err := t.draw(*task, *method, ks, *budget, *seed, size, c0, ids, ended)
 		if err != nil {
 			b.finish()
 			return fail(err)

@@ -203,19 +203,24 @@ type drawn struct {
 	stats *mcmc.Stats     // MCMC methods only
 }
 
-// draw runs method for the runs ids together, one row each, run i with the
-// random source sample.NewRand(experiment.RunSeed(seed, taskName, method, i))
-// (the seeds of pkg/experiment's runner), so that a run's
-// records do not depend on which runs share its batch. It returns each
+// draw runs method for the runs ids together, run i with the random source
+// sample.NewRand(experiment.RunSeed(seed, taskName, method, i)) (the seeds
+// of pkg/experiment's runner), so that a run's records do not depend on
+// which runs share its batch. The batch has size rows, run i on row i−base
+// and the other rows idle: redrawing part of a batch on the same rows
+// gives the same records bit for bit (see package sample). It returns each
 // run's records at the steps ks (increasing; for gcd and rejection only 0):
 // MCMC chains run max(ks) steps and ASAp runs draw max(ks) samples.
 // ended is called each time a completion ends (for progress).
-func (t *task) draw(taskName, method string, ks []int, budget int, seed uint64, ids []int, ended func(*sample.Record)) (*drawn, error) {
-	rands := make([]*rand.Rand, len(ids))
+func (t *task) draw(taskName, method string, ks []int, budget int, seed uint64, size, base int, ids []int, ended func(*sample.Record)) (*drawn, error) {
+	rands := make([]*rand.Rand, size)
 	seeds := make([]uint64, len(ids))
 	for j, i := range ids {
+		if i < base || i >= base+size || rands[i-base] != nil {
+			return nil, fmt.Errorf("run %d outside the batch [%d, %d) or listed twice", i, base, base+size)
+		}
 		seeds[j] = experiment.RunSeed(seed, taskName, method, i)
-		rands[j] = sample.NewRand(seeds[j])
+		rands[i-base] = sample.NewRand(seeds[j])
 	}
 	cfg := t.cfg
 	if ended != nil {
@@ -245,7 +250,8 @@ func (t *task) draw(taskName, method string, ks []int, budget int, seed uint64, 
 		if err != nil {
 			return nil, err
 		}
-		for j, r := range recs {
+		for j, i := range ids {
+			r := recs[i-base]
 			finals[j] = []final{{rec: r, evals: r.Evals}}
 		}
 	case "asap":
@@ -256,7 +262,8 @@ func (t *task) draw(taskName, method string, ks []int, budget int, seed uint64, 
 		if err != nil {
 			return nil, err
 		}
-		for j, run := range all {
+		for j, i := range ids {
+			run := all[i-base]
 			for _, k := range ks {
 				ev := 0
 				for _, r := range run[:k] {
@@ -275,8 +282,8 @@ func (t *task) draw(taskName, method string, ks []int, budget int, seed uint64, 
 			return nil, err
 		}
 		out.stats = &res.Stats
-		for j := range res.Chains {
-			c := &res.Chains[j]
+		for j, i := range ids {
+			c := &res.Chains[i-base]
 			for _, k := range ks {
 				acc := make([]bool, k)
 				for s := range acc {

@@ -327,6 +327,22 @@ func TestRunEachIndependentOfBatch(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkAccounting(t, all, len(toy.Prompt))
+			sparse := rands(0, 30)
+			for i := range sparse {
+				if i%4 != 0 {
+					sparse[i] = nil
+				}
+			}
+			some, err := mcmc.RunEach(toy.Model, toy.Prompt, cfg, sparse)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if some.Stats.Chains != 8 || some.Chains[1].Init != nil || len(some.Chains[1].Steps) != 0 {
+				t.Fatalf("idle rows: %d chains, chain 1 %+v", some.Stats.Chains, some.Chains[1])
+			}
+			if fmt.Sprint(some.Chains[8].At(cfg.Steps).Tokens) != fmt.Sprint(all.Chains[8].At(cfg.Steps).Tokens) {
+				t.Fatalf("chain 8 with idle rows: %v, in a full batch %v", some.Chains[8].At(cfg.Steps).Tokens, all.Chains[8].At(cfg.Steps).Tokens)
+			}
 			for _, i := range []int{0, 11, 29} {
 				one, err := mcmc.RunEach(toy.Model, toy.Prompt, cfg, rands(i, 1))
 				if err != nil {

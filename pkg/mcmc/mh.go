@@ -218,16 +218,22 @@ func (r *Result) Final(k int) []*sample.Record {
 }
 
 type chain struct {
-	row  int
-	st   *gcd.State
-	rand *rand.Rand
-	x    *sample.Record
-	c    *Chain
+	row   int
+	st    *gcd.State
+	rand  *rand.Rand
+	x     *sample.Record
+	c     *Chain
+	tries int       // GCD draws for the start so far
+	px    []float64 // p_pos^x of the step in progress
+	step  Step      // the step in progress
 }
 
 // Run runs chains independent Metropolis–Hastings chains of cfg.Steps steps
 // (paper Alg. 1), each on its own row of one lm.Batch, all advancing
 // together: every token step of every chain's GCD is one batched Next call.
+// A chain does not wait for the others between its steps: once its proposal
+// is complete it decides it and starts the next one, so the batch's rows
+// stay busy until the chains run out of steps.
 //
 // Each chain starts from a valid GCD sample (invalid draws are redrawn, up to
 // MaxInitTries). A step draws a cut i from the proposal's p_pos^x, keeps
@@ -244,7 +250,8 @@ func Run(m lm.Model, prompt []int, chains int, cfg Config, rng *rand.Rand) (*Res
 }
 
 // RunEach is Run with one chain per random source: chain i draws from
-// rands[i] alone, so it does not depend on the other chains.
+// rands[i] alone, so it does not depend on the other chains. A nil source
+// leaves its row idle, and Chains[i] empty (see "Reproducing runs" in package sample).
 func RunEach(m lm.Model, prompt []int, cfg Config, rands []*rand.Rand) (*Result, error) {
 	chains := len(rands)
 	if err := cfg.Sample.Validate(); err != nil {
@@ -269,118 +276,123 @@ func RunEach(m lm.Model, prompt []int, cfg Config, rands []*rand.Rand) (*Result,
 	sc := &cfg.Sample
 	res := &Result{Chains: make([]Chain, chains)}
 	stats := &res.Stats
-	stats.Chains = chains
 	P := len(prompt)
 
 	cs := make([]*chain, chains)
+	var live []*chain
 	for i := range cs {
-		cs[i] = &chain{row: i, st: sc.Masker.NewState(), rand: rands[i], c: &res.Chains[i]}
+		if rands[i] != nil {
+			cs[i] = &chain{row: i, st: sc.Masker.NewState(), rand: rands[i], c: &res.Chains[i]}
+			live = append(live, cs[i])
+		}
 	}
-	// Starts: GCD until valid.
-	pending := cs
-	for try := 0; len(pending) > 0; try++ {
-		if try == tries {
-			return nil, fmt.Errorf("mcmc: no valid GCD sample for %d chains in %d draws each", len(pending), tries)
+	// A chain's jobs, in the order its random source is used: start draws
+	// until one is valid, then per step the kernel, the cut, the suffix and
+	// the acceptance draw u.
+	initJob := func(c *chain) *sample.Job {
+		c.tries++
+		c.st.Rollback(0)
+		c.x = &sample.Record{}
+		return &sample.Job{Row: c.row, State: c.st, Rec: c.x, Rand: c.rand}
+	}
+	stepJob := func(c *chain) (*sample.Job, error) {
+		kern := 0
+		if len(kp) > 1 {
+			kern = pickIndex(kw, c.rand)
 		}
-		jobs := make([]*sample.Job, len(pending))
-		for i, c := range pending {
-			c.st.Rollback(0)
-			c.x = &sample.Record{}
-			jobs[i] = &sample.Job{Row: c.row, State: c.st, Rec: c.x, Rand: c.rand}
-		}
-		if err := sc.Continue(b, jobs); err != nil {
+		px, err := Positions(kp[kern], c.x)
+		if err != nil {
 			return nil, err
 		}
-		stats.InitDraws += len(pending)
-		next := pending[:0:0]
-		for _, c := range pending {
-			c.c.InitEvals += c.x.Evals
-			stats.AuthorsInitEvals += 2 * (P + len(c.x.Tokens))
-			if c.x.Valid() {
-				c.c.Init = c.x
-			} else {
-				next = append(next, c)
+		cut := pickIndex(px, c.rand)
+		keep := c.x.Tokens[:cut]
+		if held := b.Tokens(c.row); !equal(held, c.x.Tokens) {
+			stats.AfterRejection++
+			if l := lcp(held, keep); cut > l+1 {
+				stats.Restored += cut - l - 1
+				stats.RestoredSteps++
 			}
 		}
-		pending = next
+		setState(c.st, keep)
+		c.px = px
+		c.step = Step{Kernel: kern, Cut: cut}
+		return &sample.Job{Row: c.row, State: c.st, Rec: c.x.Prefix(cut), Rand: c.rand}, nil
 	}
-	stats.InitEvals = b.Evals()
-
-	jobs := make([]*sample.Job, chains)
-	steps := make([]Step, chains)
-	pxs := make([][]float64, chains)
-	for k := 0; k < cfg.Steps; k++ {
-		for i, c := range cs {
-			kern := 0
-			if len(kp) > 1 {
-				kern = pickIndex(kw, c.rand)
-			}
-			px, err := Positions(kp[kern], c.x)
+	// decide finishes the step whose proposal y is complete.
+	decide := func(c *chain, y *sample.Record) error {
+		s := &c.step
+		s.Proposal = y
+		m := len(y.Tokens) - s.Cut
+		stats.Steps++
+		stats.Regenerated += m
+		stats.Evals += y.Evals
+		stats.AuthorsEvals += (P + s.Cut + m) + (P + len(y.Tokens))
+		switch {
+		case !y.Valid():
+			stats.Invalid++
+			s.LogAlpha = math.Inf(-1)
+		case equal(c.x.Tokens, y.Tokens):
+			stats.Same++
+			s.LogAlpha = 0
+		case cfg.wrongQ != rightQ:
+			py, err := Positions(kp[s.Kernel], y)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			cut := pickIndex(px, c.rand)
-			keep := c.x.Tokens[:cut]
-			if held := b.Tokens(c.row); !equal(held, c.x.Tokens) {
-				stats.AfterRejection++
-				if l := lcp(held, keep); cut > l+1 {
-					stats.Restored += cut - l - 1
-					stats.RestoredSteps++
-				}
+			if cfg.wrongQ == noPositionQ {
+				py, px := slices.Repeat([]float64{1}, len(py)), slices.Repeat([]float64{1}, len(c.px))
+				s.LogAlpha = min(0, y.LogProb()+logQCut(py, s.Cut, c.x)-c.x.LogProb()-logQCut(px, s.Cut, y))
+				break
 			}
-			setState(c.st, keep)
-			pxs[i] = px
-			steps[i] = Step{Kernel: kern, Cut: cut}
-			jobs[i] = &sample.Job{Row: c.row, State: c.st, Rec: c.x.Prefix(cut), Rand: c.rand}
+			s.LogAlpha = min(0, y.LogProb()+logQCut(py, s.Cut, c.x)-c.x.LogProb()-logQCut(c.px, s.Cut, y))
+		default:
+			py, err := Positions(kp[s.Kernel], y)
+			if err != nil {
+				return err
+			}
+			s.LogAlpha = LogAlpha(c.x, y, c.px, py)
 		}
-		before := b.Evals()
-		if err := sc.Continue(b, jobs); err != nil {
+		// Draw u even when α = 1, so that rounding in α cannot shift
+		// the chain's random stream.
+		u := c.rand.Float64()
+		s.Accepted = s.LogAlpha == 0 || u < math.Exp(s.LogAlpha)
+		if s.Accepted {
+			stats.Accepted++
+			c.x = y
+		}
+		c.c.Steps = append(c.c.Steps, *s)
+		return nil
+	}
+	more := func(done *sample.Job) (*sample.Job, error) {
+		c := cs[done.Row]
+		if c.c.Init == nil { // a start
+			stats.InitDraws++
+			c.c.InitEvals += c.x.Evals
+			stats.InitEvals += c.x.Evals
+			stats.AuthorsInitEvals += 2 * (P + len(c.x.Tokens))
+			if !c.x.Valid() {
+				if c.tries == tries {
+					return nil, fmt.Errorf("mcmc: chain %d: no valid GCD sample in %d draws", c.row, tries)
+				}
+				return initJob(c), nil
+			}
+			c.c.Init = c.x
+		} else if err := decide(c, done.Rec); err != nil {
 			return nil, err
 		}
-		stats.Evals += b.Evals() - before
-		for i, c := range cs {
-			s := &steps[i]
-			y := jobs[i].Rec
-			s.Proposal = y
-			m := len(y.Tokens) - s.Cut
-			stats.Steps++
-			stats.Regenerated += m
-			stats.AuthorsEvals += (P + s.Cut + m) + (P + len(y.Tokens))
-			switch {
-			case !y.Valid():
-				stats.Invalid++
-				s.LogAlpha = math.Inf(-1)
-			case equal(c.x.Tokens, y.Tokens):
-				stats.Same++
-				s.LogAlpha = 0
-			case cfg.wrongQ != rightQ:
-				py, err := Positions(kp[s.Kernel], y)
-				if err != nil {
-					return nil, err
-				}
-				if cfg.wrongQ == noPositionQ {
-					py, px := slices.Repeat([]float64{1}, len(py)), slices.Repeat([]float64{1}, len(pxs[i]))
-					s.LogAlpha = min(0, y.LogProb()+logQCut(py, s.Cut, c.x)-c.x.LogProb()-logQCut(px, s.Cut, y))
-					break
-				}
-				s.LogAlpha = min(0, y.LogProb()+logQCut(py, s.Cut, c.x)-c.x.LogProb()-logQCut(pxs[i], s.Cut, y))
-			default:
-				py, err := Positions(kp[s.Kernel], y)
-				if err != nil {
-					return nil, err
-				}
-				s.LogAlpha = LogAlpha(c.x, y, pxs[i], py)
-			}
-			// Draw u even when α = 1, so that rounding in α cannot shift
-			// the chain's random stream.
-			u := c.rand.Float64()
-			s.Accepted = s.LogAlpha == 0 || u < math.Exp(s.LogAlpha)
-			if s.Accepted {
-				stats.Accepted++
-				c.x = y
-			}
-			c.c.Steps = append(c.c.Steps, *s)
+		if len(c.c.Steps) == cfg.Steps {
+			return nil, nil
 		}
+		return stepJob(c)
+	}
+	stats.Chains = len(live)
+	var jobs []*sample.Job
+	for _, c := range live {
+		jobs = append(jobs, initJob(c))
+	}
+	stats.InitEvals = P
+	if err := sc.Stream(b, jobs, more); err != nil {
+		return nil, err
 	}
 	return res, nil
 }

@@ -59,7 +59,9 @@ func (c *Config) ASAp(m lm.Model, prompt []int, runs, k int, rng *rand.Rand) ([]
 }
 
 // ASApEach is ASAp with one run per random source: run i draws from
-// rands[i] alone, so its samples do not depend on the other runs.
+// rands[i] alone, so its samples do not depend on the other runs. A nil
+// source leaves its row idle, with no samples (see "Reproducing runs" in
+// the package documentation).
 func (c *Config) ASApEach(m lm.Model, prompt []int, k int, rands []*rand.Rand) ([][]*Record, Stats, error) {
 	if err := c.Validate(); err != nil {
 		return nil, Stats{}, err
@@ -92,12 +94,15 @@ func (c *Config) ASApEach(m lm.Model, prompt []int, k int, rands []*rand.Rand) (
 		r.ev0 = b.RowEvals(r.row)
 	}
 	all := make([]*run, runs)
-	active := make([]*run, runs)
+	var active []*run
 	for i := range all {
+		if rands[i] == nil {
+			continue
+		}
 		root := &asapNode{c: 1}
 		all[i] = &run{row: i, st: c.Masker.NewState(), rand: rands[i], path: []*asapNode{root}}
 		begin(all[i])
-		active[i] = all[i]
+		active = append(active, all[i])
 	}
 	var (
 		st      Stats
@@ -196,7 +201,9 @@ func (c *Config) ASApEach(m lm.Model, prompt []int, k int, rands []*rand.Rand) (
 	}
 	out := make([][]*Record, runs)
 	for i, r := range all {
-		out[i] = r.out
+		if r != nil {
+			out[i] = r.out
+		}
 	}
 	st.Evals = b.Evals()
 	return out, st, nil

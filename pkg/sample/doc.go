@@ -22,6 +22,17 @@
 // its seed (NewRand, RunSeed). Record.Evals counts the model evaluations of
 // one row, and Config.Ended reports each finished completion (progress).
 //
+// # Reproducing runs
+//
+// A model's batched arithmetic may round differently with the batch size
+// or a row's place in the batch (GoMLX's SIMD kernels do), so a run is
+// reproduced bit for bit only on the same row of a batch of the same size;
+// elsewhere its tokens are the same but for near-ties, and its scores equal
+// to rounding. The ...Each samplers therefore accept nil sources: a nil
+// source leaves its row idle, so that a caller redrawing some runs of a
+// batch (resuming an interrupted one) keeps each run on its row of a batch
+// of the original size.
+//
 // # The length cap
 //
 // MaxNew bounds the tokens of a completion, its end-of-sequence token

@@ -50,6 +50,34 @@ func TestEachIndependentOfBatch(t *testing.T) {
 		if sumEvals(rej)+P != rst.Evals {
 			t.Errorf("%s: rejection: Evals sum %d + prompt %d, batch %d", pb.toy.Name, sumEvals(rej), P, rst.Evals)
 		}
+		// The same runs on their rows of a batch whose other rows idle.
+		sparse := seededRands(1, 0, n)
+		for i := range sparse {
+			if i%3 != 1 {
+				sparse[i] = nil
+			}
+		}
+		some, _, err := c.GCDEach(pb.toy.Model, pb.toy.Prompt, sparse)
+		if err != nil {
+			t.Fatal(err)
+		}
+		asome, _, err := c.ASApEach(pb.toy.Model, pb.toy.Prompt, k, sparse)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rsome, _, err := c.RejectionEach(pb.toy.Model, pb.toy.Prompt, budget, sparse)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range sparse {
+			if sparse[i] == nil {
+				if some[i] != nil || asome[i] != nil || rsome[i] != nil {
+					t.Fatalf("%s: idle row %d has samples", pb.toy.Name, i)
+				}
+				continue
+			}
+			sameRecord(t, pb.toy.Name+": GCD, idle rows", i, gcd[i], some[i])
+		}
 		for _, i := range []int{0, 17, n - 1} {
 			one, _, err := c.GCDEach(pb.toy.Model, pb.toy.Prompt, seededRands(1, i, 1))
 			if err != nil {

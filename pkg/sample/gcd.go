@@ -127,6 +127,8 @@ type Job struct {
 	State *gcd.State
 	Rec   *Record
 	Rand  *rand.Rand
+
+	ev0 int // the row's evaluations when the job started
 }
 
 // Continue runs GCD on every job until its record ends (Complete, Capped or
@@ -135,33 +137,79 @@ type Job struct {
 // reusing what it holds in common with them. Each record's Evals grows by
 // the evaluations its row spent, those that restore its tokens included.
 func (c *Config) Continue(b *lm.Batch, jobs []*Job) error {
+	return c.Stream(b, jobs, nil)
+}
+
+// Stream is Continue that keeps rows busy: each time a job's record ends,
+// more(job) is called (after Config.Ended) and may return the next job of
+// the same row, which joins the next token step; nil leaves the row idle.
+// A driver of many short jobs per row (MCMC steps) thus never waits for the
+// slowest row of a round. Jobs that are not Running when they are given are
+// skipped.
+func (c *Config) Stream(b *lm.Batch, jobs []*Job, more func(done *Job) (*Job, error)) error {
 	maxNew := c.Cap()
-	var active []*Job
-	start := make(map[int]int, len(jobs)) // row → RowEvals at the start
 	end := func(j *Job) {
-		j.Rec.Evals += b.RowEvals(j.Row) - start[j.Row]
+		j.Rec.Evals += b.RowEvals(j.Row) - j.ev0
 		if c.Ended != nil {
 			c.Ended(j.Row, j.Rec)
 		}
 	}
-	for _, j := range jobs {
+	// start readies j's row and reports whether j needs token steps, and
+	// whether it ended at once (at the length cap).
+	start := func(j *Job) (ok, ended bool, err error) {
 		if !slices.Equal(j.State.Tokens(), j.Rec.Tokens) {
-			return fmt.Errorf("sample: row %d: grammar state and record hold different tokens", j.Row)
+			return false, false, fmt.Errorf("sample: row %d: grammar state and record hold different tokens", j.Row)
 		}
 		if j.Rec.Status != Running {
-			continue
+			return false, false, nil
 		}
 		if j.State.Ended() {
-			return fmt.Errorf("sample: row %d: running record after end of sequence", j.Row)
+			return false, false, fmt.Errorf("sample: row %d: running record after end of sequence", j.Row)
 		}
-		start[j.Row] = b.RowEvals(j.Row)
+		j.ev0 = b.RowEvals(j.Row)
 		if len(j.Rec.Tokens) >= maxNew {
 			j.Rec.Status = Capped
 			end(j)
-			continue
+			return false, true, nil
 		}
 		b.Set(j.Row, j.Rec.Tokens)
-		active = append(active, j)
+		return true, false, nil
+	}
+	// successor returns the next job of the row of j, which has ended,
+	// that needs token steps; nil if none.
+	successor := func(j *Job) (*Job, error) {
+		for more != nil {
+			nj, err := more(j)
+			if nj == nil || err != nil {
+				return nil, err
+			}
+			if nj.Row != j.Row {
+				return nil, fmt.Errorf("sample: a job of row %d followed by one of row %d", j.Row, nj.Row)
+			}
+			ok, ended, err := start(nj)
+			if err != nil || ok {
+				return nj, err
+			}
+			if !ended {
+				return nil, nil
+			}
+			j = nj
+		}
+		return nil, nil
+	}
+	var active []*Job
+	for _, j := range jobs {
+		ok, ended, err := start(j)
+		if ended {
+			j, err = successor(j)
+			ok = j != nil
+		}
+		if err != nil {
+			return err
+		}
+		if ok {
+			active = append(active, j)
+		}
 	}
 	ds := newDists()
 	rows := make([]int, 0, len(active))
@@ -195,24 +243,30 @@ func (c *Config) Continue(b *lm.Batch, jobs []*Job) error {
 			r := &res[k]
 			if r.none {
 				j.Rec.Status = DeadEnd
-				end(j)
-				continue
-			}
-			if err := j.State.Advance(r.tok); err != nil {
-				return fmt.Errorf("sample: allowed token refused: %w", err)
-			}
-			j.Rec.add(r.tok, r.logP, r.logQ, r.h, r.rawH)
-			b.Append(j.Row, r.tok)
-			switch {
-			case j.State.Ended():
-				j.Rec.Status = Complete
-			case len(j.Rec.Tokens) >= maxNew:
-				j.Rec.Status = Capped
-			default:
-				next = append(next, j)
-				continue
+			} else {
+				if err := j.State.Advance(r.tok); err != nil {
+					return fmt.Errorf("sample: allowed token refused: %w", err)
+				}
+				j.Rec.add(r.tok, r.logP, r.logQ, r.h, r.rawH)
+				b.Append(j.Row, r.tok)
+				switch {
+				case j.State.Ended():
+					j.Rec.Status = Complete
+				case len(j.Rec.Tokens) >= maxNew:
+					j.Rec.Status = Capped
+				default:
+					next = append(next, j)
+					continue
+				}
 			}
 			end(j)
+			nj, err := successor(j)
+			if err != nil {
+				return err
+			}
+			if nj != nil {
+				next = append(next, nj) // at most one per job: next never overtakes active
+			}
 		}
 		active = next
 	}
@@ -227,7 +281,9 @@ func (c *Config) GCD(m lm.Model, prompt []int, n int, rng *rand.Rand) ([]*Record
 }
 
 // GCDEach is GCD with one completion per random source: row i draws from
-// rands[i] alone, so its record does not depend on the other rows.
+// rands[i] alone, so its record does not depend on the other rows. A nil
+// source leaves its row idle, with a nil record (see "Reproducing runs" in
+// the package documentation).
 func (c *Config) GCDEach(m lm.Model, prompt []int, rands []*rand.Rand) ([]*Record, Stats, error) {
 	if err := c.Validate(); err != nil {
 		return nil, Stats{}, err
@@ -238,18 +294,20 @@ func (c *Config) GCDEach(m lm.Model, prompt []int, rands []*rand.Rand) ([]*Recor
 		return nil, Stats{}, err
 	}
 	defer b.Close()
-	jobs := make([]*Job, n)
+	var jobs []*Job
 	recs := make([]*Record, n)
-	for i := range jobs {
-		recs[i] = &Record{}
-		jobs[i] = &Job{Row: i, State: c.Masker.NewState(), Rec: recs[i], Rand: rands[i]}
+	for i, r := range rands {
+		if r != nil {
+			recs[i] = &Record{}
+			jobs = append(jobs, &Job{Row: i, State: c.Masker.NewState(), Rec: recs[i], Rand: r})
+		}
 	}
 	if err := c.Continue(b, jobs); err != nil {
 		return nil, Stats{}, err
 	}
 	var st Stats
-	for _, r := range recs {
-		st.Add(r)
+	for _, j := range jobs {
+		st.Add(j.Rec)
 	}
 	st.Evals = b.Evals()
 	return recs, st, nil

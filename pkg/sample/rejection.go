@@ -132,9 +132,11 @@ func (c *Config) Rejection(m lm.Model, prompt []int, want, budget, rows int, rng
 // RejectionEach runs one rejection sampler per random source, all in
 // lockstep: run i draws attempts from P with rands[i] alone until one is a
 // sentence of the grammar or budget attempts are spent, so its outcome does
-// not depend on the other runs. out[i] is run i's accepted record, or its
-// last attempt (not Valid) when the budget ran out; its Evals counts the
-// evaluations of all the run's attempts. Stats counts every attempt.
+// not depend on the other runs (a nil source leaves its row idle and out[i]
+// nil, see "Reproducing runs" in the package documentation). out[i] is run
+// i's accepted record, or its last attempt (not Valid) when the budget ran
+// out; its Evals counts the evaluations of all the run's attempts. Stats
+// counts every attempt.
 func (c *Config) RejectionEach(m lm.Model, prompt []int, budget int, rands []*rand.Rand) ([]*Record, Stats, error) {
 	if err := c.Validate(); err != nil {
 		return nil, Stats{}, err
@@ -156,16 +158,19 @@ func (c *Config) RejectionEach(m lm.Model, prompt []int, budget int, rands []*ra
 		rec        *Record
 	}
 	out := make([]*Record, n)
-	active := make([]*run, n)
+	var active []*run
 	start := func(r *run) {
 		r.tries++
 		r.st.Rollback(0)
 		r.rec = &Record{}
 		b.Truncate(r.row, 0)
 	}
-	for i := range active {
-		active[i] = &run{row: i, st: c.Masker.NewState()}
-		start(active[i])
+	for i, rnd := range rands {
+		if rnd != nil {
+			r := &run{row: i, st: c.Masker.NewState()}
+			start(r)
+			active = append(active, r)
+		}
 	}
 	var (
 		st      Stats
