@@ -38,7 +38,9 @@ type sampleReport struct {
 	Restored     int     `json:"restored"`               // evaluations that restored x after a rejection
 	RestoredIn   int     `json:"restored_steps"`         // ... in this many steps
 	AfterReject  int     `json:"steps_after_rejection"`
-	InitEvals    int     `json:"init_evals"` // prefill and starts
+	InitEvals    int     `json:"init_evals"`    // prefill and starts
+	ModelSteps   int     `json:"model_steps"`   // batched Step calls
+	RowsPerStep  float64 `json:"rows_per_step"` // rows listed per Step call, of Chains
 }
 
 func runBenchSample(args []string, stdout, stderr io.Writer) int {
@@ -119,7 +121,7 @@ proposal, and a second pass to score it). Model loading is not timed.`)
 	for i := range ids {
 		ids[i] = i
 	}
-	t.lmTime = 0
+	t.use = lmUse{}
 	start := time.Now()
 	d, err := t.draw(name, *method, []int{*k}, 0, *seed, *chains, 0, ids, nil)
 	if err != nil {
@@ -131,8 +133,8 @@ proposal, and a second pass to score it). Model loading is not timed.`)
 		Task: name, Method: *method, K: *k, Chains: *chains, MaxNew: *maxNew,
 		LoadMS:       ms(load),
 		WallMS:       ms(wall),
-		LMMS:         ms(t.lmTime),
-		Overhead:     1 - t.lmTime.Seconds()/wall.Seconds(),
+		LMMS:         ms(t.use.time),
+		Overhead:     1 - t.use.time.Seconds()/wall.Seconds(),
 		SamplesPerS:  float64(*chains) / wall.Seconds(),
 		StepsPerS:    float64(st.Steps) / wall.Seconds(),
 		Accept:       st.AcceptanceRate(),
@@ -143,6 +145,8 @@ proposal, and a second pass to score it). Model loading is not timed.`)
 		RestoredIn:   st.RestoredSteps,
 		AfterReject:  st.AfterRejection,
 		InitEvals:    st.InitEvals,
+		ModelSteps:   t.use.steps,
+		RowsPerStep:  float64(t.use.stepped) / float64(max(1, t.use.steps)),
 	}
 	for _, rs := range d.recs {
 		if rs[0].Valid {
@@ -162,6 +166,7 @@ proposal, and a second pass to score it). Model loading is not timed.`)
 		rep.SamplesPerS, rep.StepsPerS, rep.Valid, rep.Chains, rep.Accept)
 	fmt.Fprintf(stdout, "LM token evaluations per MH step: %.2f; mean regenerated suffix %.2f; authors' algorithm %.2f (%.1f× more)\n",
 		rep.EvalsPerStep, rep.RegenPerStep, rep.Authors, rep.Authors/max(rep.EvalsPerStep, 1e-9))
+	fmt.Fprintf(stdout, "%d batched model steps, %.1f of %d rows busy on average\n", rep.ModelSteps, rep.RowsPerStep, rep.Chains)
 	fmt.Fprintf(stdout, "restoring x after rejections: %d evaluations in %d of %d steps that followed a rejection\n",
 		rep.Restored, rep.RestoredIn, rep.AfterReject)
 	return 0

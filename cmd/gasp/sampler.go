@@ -27,11 +27,18 @@ import (
 
 // llamaLM adapts a llama.Model to lm.Model (see pkg/lm's documentation).
 // It lives here so that pkg/lm and the samplers stay free of GoMLX. It
-// adds the time spent in the model's calls to *lmTime when that is set, so
-// that "gasp bench sample" can tell the model's share of the wall time.
+// adds the time and number of the model's calls to *use when that is set,
+// so that "gasp bench sample" can tell the model's share of the wall time.
 type llamaLM struct {
 	*llama.Model
-	lmTime *time.Duration
+	use *lmUse
+}
+
+// lmUse is what a model's sessions spent.
+type lmUse struct {
+	time    time.Duration // in Prefill, Step and Truncate
+	steps   int           // Step calls
+	stepped int           // rows listed in them
 }
 
 func (m llamaLM) VocabSize() int { return m.Config().VocabSize }
@@ -41,16 +48,16 @@ func (m llamaLM) NewSession(rows int) (lm.Session, error) {
 	if err != nil {
 		return nil, err // not a typed nil in the interface
 	}
-	if m.lmTime == nil {
+	if m.use == nil {
 		return s, nil
 	}
-	return timedSession{s, m.lmTime}, nil
+	return timedSession{s, m.use}, nil
 }
 
-// timedSession is a llama.Session that adds the time of its calls to *t.
+// timedSession is a llama.Session that counts its calls in *u.
 type timedSession struct {
 	*llama.Session
-	t *time.Duration
+	u *lmUse
 }
 
 func (s timedSession) Prefill(prompt []int) ([]float32, error) {
@@ -60,6 +67,8 @@ func (s timedSession) Prefill(prompt []int) ([]float32, error) {
 
 func (s timedSession) Step(tokens, rows []int) ([][]float32, error) {
 	defer s.since(time.Now())
+	s.u.steps++
+	s.u.stepped += len(rows)
 	return s.Session.Step(tokens, rows)
 }
 
@@ -68,7 +77,7 @@ func (s timedSession) Truncate(row, length int) error {
 	return s.Session.Truncate(row, length)
 }
 
-func (s timedSession) since(t0 time.Time) { *s.t += time.Since(t0) }
+func (s timedSession) since(t0 time.Time) { s.u.time += time.Since(t0) }
 
 // sampleMethods are the values of "gasp sample --method".
 var sampleMethods = []string{"gcd", "rejection", "asap", "mcmc-uniform", "mcmc-priority", "mcmc-restart"}
@@ -95,7 +104,7 @@ type task struct {
 	tok    *tokenizer.Tokenizer
 	cfg    sample.Config
 	prompt []int
-	lmTime time.Duration // time spent in the model, when timed
+	use    lmUse // what the model spent, when timed
 }
 
 // loadTask compiles the grammar, loads the model and tokenizes the prompt.
@@ -175,7 +184,7 @@ func loadTask(o taskOptions, warn io.Writer) (*task, error) {
 	t := &task{tok: tok, prompt: prompt}
 	t.model = llamaLM{Model: lmodel}
 	if o.timeLM {
-		t.model.lmTime = &t.lmTime
+		t.model.use = &t.use
 	}
 	masker := gcd.NewMasker(earley.New(g), vocab, gcd.NewTrie(vocab))
 	t.cfg = sample.Config{Masker: masker, Transform: o.tf, MaxNew: o.maxNew}
