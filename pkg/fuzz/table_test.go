@@ -156,3 +156,39 @@ func TestWriteReport(t *testing.T) {
 		t.Errorf("tables.md:\n%s", all)
 	}
 }
+
+// TestCommittedQuickTables checks that the committed quick-protocol tables
+// and plots (analysis/fuzz-quick) are what WriteReport makes of the
+// committed coverage.json files.
+func TestCommittedQuickTables(t *testing.T) {
+	src := filepath.Join("..", "..", "analysis", "fuzz-quick")
+	reports, err := filepath.Glob(filepath.Join(src, "*", "*", "coverage.json"))
+	if err != nil || len(reports) == 0 {
+		t.Fatalf("no committed coverage.json under %s (%v)", src, err)
+	}
+	dir := t.TempDir()
+	for _, r := range reports {
+		rel, _ := filepath.Rel(src, r)
+		data, err := os.ReadFile(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, rel), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := WriteReport(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		got, _ := os.ReadFile(f)
+		want, err := os.ReadFile(filepath.Join(src, filepath.Base(f)))
+		if err != nil {
+			t.Errorf("%s is not committed: %v", filepath.Base(f), err)
+		} else if !bytes.Equal(got, want) {
+			t.Errorf("analysis/fuzz-quick/%s is not what gasp fuzz table writes: regenerate it", filepath.Base(f))
+		}
+	}
+}
