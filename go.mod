@@ -5,6 +5,7 @@ go 1.26.5
 require (
 	github.com/gomlx/compute v0.1.0
 	github.com/gomlx/go-huggingface v0.3.1
+	github.com/gomlx/go-xla v0.4.0
 	github.com/gomlx/gomlx v0.28.1
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/x448/float16 v0.8.4
@@ -32,5 +33,6 @@ require (
 	golang.org/x/sys v0.46.0 // indirect
 	golang.org/x/term v0.44.0 // indirect
 	golang.org/x/text v0.35.0 // indirect
+	google.golang.org/protobuf v1.36.11 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 )

@@ -18,6 +18,7 @@ import (
 var benchCommands = []subcommand{
 	{"masks", "token-mask speed: step through a sentence's tokens under a grammar", runBenchMasks},
 	{"tokenize", "tokenizer speed: encode megabytes of mixed text (MB/s)", runBenchTokenize},
+	{"lm", "LM speed: batched KV-cached decode tokens/s per batch size, prefill tokens/s", runBenchLM},
 	{"sample", "MCMC speed on a model: samples/s, time outside the model, evaluations per step", runBenchSample},
 }
 

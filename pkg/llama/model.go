@@ -192,9 +192,13 @@ func newBackend(config string) (b backends.Backend, err error) {
 		slices.Sort(list)
 		return nil, fmt.Errorf("llama: GoMLX backend %q is not compiled in (available: %s)", name, strings.Join(list, ", "))
 	}
+	var newErr error
 	err = catch(func() {
-		b, err = backends.NewWithConfig(config)
+		b, newErr = backends.NewWithConfig(config)
 	})
+	if err == nil {
+		err = newErr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("llama: GoMLX backend %q: %w", config, err)
 	}

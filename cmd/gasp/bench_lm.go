@@ -1,0 +1,196 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gasplab/gasp/pkg/llama"
+)
+
+// lmReport is what "gasp bench lm --json" prints.
+type lmReport struct {
+	Model        string          `json:"model"`
+	Params       int             `json:"params"`
+	Backend      string          `json:"backend"`
+	Threads      int             `json:"threads"` // GOMAXPROCS
+	PromptLen    int             `json:"prompt_len"`
+	PrefillTokS  float64         `json:"prefill_tokens_per_s"`
+	Decode       []lmBatchReport `json:"decode"`
+	BatchingGain float64         `json:"batching_gain"` // tokens/s at the largest batch over tokens/s at the smallest
+}
+
+type lmBatchReport struct {
+	Batch      int     `json:"batch"`
+	Steps      int     `json:"steps"`
+	MSPerStep  float64 `json:"ms_per_step"`
+	TokensPerS float64 `json:"tokens_per_s"` // aggregate: batch × steps / time
+}
+
+func runBenchLM(args []string, stdout, stderr io.Writer) int {
+	fset := newFlagSet("gasp bench lm", "gasp bench lm [--model DIR] [--batch 1,16,64] [--prompt-len N] [--steps N] [--threads N] [--json]", `
+Times a Llama model's batched, KV-cached decoding (default: the embedded model
+data/models/tiny). For each batch size B it prefills a random prompt of
+--prompt-len tokens once, shares it across the B rows and times --steps
+decode steps, each computing next-token logits for all rows (B tokens);
+rows that reach the cache's end are truncated back to the prompt. Prefill
+throughput is the prompt's tokens over its prefill time (median of 3).
+--threads N runs on N threads (GOMAXPROCS and the pure-Go backend's
+parallelism); for one core, also pin the process: taskset -c 0 gasp bench lm
+--threads 1. Reports tokens/s per batch size and the batching gain (tokens/s
+at the largest batch over the smallest). Model loading and graph compilation
+are not timed.`)
+	modelDir := fset.String("model", "", "model directory (default: data/models/tiny of the repository)")
+	batchList := fset.String("batch", "1,16,64", "comma-separated batch sizes")
+	promptLen := fset.Int("prompt-len", 128, "prompt length in tokens")
+	steps := fset.Int("steps", 64, "decode steps per batch size")
+	threads := fset.Int("threads", 0, "threads (0: all CPUs)")
+	maxSeq := fset.Int("max-seq", 512, "KV-cache length per row")
+	asJSON := fset.Bool("json", false, "print one JSON object")
+	pos, done, code := parseFlags(fset, args, stdout, stderr)
+	if done {
+		return code
+	}
+	batches, err := parseInts(*batchList)
+	if err != nil || len(pos) > 0 || len(batches) == 0 || *promptLen < 1 || *steps < 1 || *threads < 0 ||
+		*maxSeq <= *promptLen {
+		fset.SetOutput(stderr)
+		fset.Usage()
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "gasp bench lm: %v\n", err)
+		return 1
+	}
+	if *modelDir == "" {
+		root, err := repoRoot()
+		if err != nil {
+			return fail(err)
+		}
+		*modelDir = filepath.Join(root, "data", "models", "tiny")
+	}
+	backend := ""
+	if *threads > 0 {
+		runtime.GOMAXPROCS(*threads)
+		backend = "go:parallelism=" + strconv.Itoa(*threads)
+	}
+	m, err := llama.Load(*modelDir, llama.Options{MaxSeq: *maxSeq, Backend: backend})
+	if err != nil {
+		return fail(err)
+	}
+	defer m.Close()
+	cfg := m.Config()
+	rng := rand.New(rand.NewPCG(1, 2))
+	prompt := make([]int, *promptLen)
+	for i := range prompt {
+		prompt[i] = rng.IntN(cfg.VocabSize)
+	}
+	rep := lmReport{Model: *modelDir, Params: cfg.NumParams(), Backend: m.Options().Backend,
+		Threads: runtime.GOMAXPROCS(0), PromptLen: *promptLen}
+
+	// Prefill: the first run compiles its graph, the next three are timed.
+	s, err := m.NewSession(1)
+	if err != nil {
+		return fail(err)
+	}
+	var prefill []time.Duration
+	for i := range 4 {
+		if err := s.Truncate(0, 0); err != nil {
+			return fail(err)
+		}
+		t0 := time.Now()
+		if _, err := s.Prefill(prompt); err != nil {
+			return fail(err)
+		}
+		if i > 0 {
+			prefill = append(prefill, time.Since(t0))
+		}
+	}
+	s.Close()
+	slices.Sort(prefill)
+	rep.PrefillTokS = float64(*promptLen) / prefill[len(prefill)/2].Seconds()
+
+	for _, b := range batches {
+		r, err := benchDecode(m, prompt, b, *steps, rng)
+		if err != nil {
+			return fail(err)
+		}
+		rep.Decode = append(rep.Decode, r)
+	}
+	first, last := rep.Decode[0], rep.Decode[len(rep.Decode)-1]
+	rep.BatchingGain = last.TokensPerS / first.TokensPerS
+
+	if *asJSON {
+		out, _ := json.Marshal(rep)
+		fmt.Fprintf(stdout, "%s\n", out)
+		return 0
+	}
+	fmt.Fprintf(stdout, "model %s: %d parameters, backend %q, %d threads\n", rep.Model, rep.Params, rep.Backend, rep.Threads)
+	fmt.Fprintf(stdout, "prefill (%d tokens): %.0f tokens/s\n", rep.PromptLen, rep.PrefillTokS)
+	fmt.Fprintf(stdout, "%6s %8s %12s %12s\n", "batch", "steps", "ms/step", "tokens/s")
+	for _, d := range rep.Decode {
+		fmt.Fprintf(stdout, "%6d %8d %12.3f %12.0f\n", d.Batch, d.Steps, d.MSPerStep, d.TokensPerS)
+	}
+	fmt.Fprintf(stdout, "batching gain (batch %d over batch %d): %.1fx\n", last.Batch, first.Batch, rep.BatchingGain)
+	return 0
+}
+
+// benchDecode times steps decode steps of a session of batch rows sharing prompt.
+func benchDecode(m *llama.Model, prompt []int, batch, steps int, rng *rand.Rand) (lmBatchReport, error) {
+	s, err := m.NewSession(batch)
+	if err != nil {
+		return lmBatchReport{}, err
+	}
+	defer s.Close()
+	if _, err := s.Prefill(prompt); err != nil {
+		return lmBatchReport{}, err
+	}
+	rows := make([]int, batch)
+	tokens := make([]int, batch)
+	for i := range rows {
+		rows[i] = i
+	}
+	step := func() error {
+		for i := range rows {
+			if s.Len(i) >= m.MaxSeq() {
+				if err := s.Truncate(i, len(prompt)); err != nil {
+					return err
+				}
+			}
+			tokens[i] = rng.IntN(m.Config().VocabSize)
+		}
+		_, err := s.Step(tokens, rows)
+		return err
+	}
+	if err := step(); err != nil { // compiles the decode graph
+		return lmBatchReport{}, err
+	}
+	t0 := time.Now()
+	for range steps {
+		if err := step(); err != nil {
+			return lmBatchReport{}, err
+		}
+	}
+	el := time.Since(t0)
+	return lmBatchReport{Batch: batch, Steps: steps, MSPerStep: el.Seconds() * 1e3 / float64(steps),
+		TokensPerS: float64(batch*steps) / el.Seconds()}, nil
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("bad number %q", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
