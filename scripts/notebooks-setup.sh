@@ -13,7 +13,8 @@
 #     deprecation lookup), into .cache/notebooks/bin.
 #  3. The GoNB kernel, registered for the current user with
 #     "gonb --install", its kernel.json given a PATH that holds gonb,
-#     goimports and go.
+#     goimports and go, and the GOEXPERIMENT and GODEBUG settings of
+#     scripts/goenv.sh (the embedded model's speed in notebook cells).
 #
 # Prints the bin directory (absolute) as its last line; put it on PATH to
 # run jupyter with the kernel by hand. Usage:
@@ -61,12 +62,15 @@ fi
 
 # 3. Kernel registration. gonb --install writes the kernel spec for the
 # current user; its env must carry PATH, because Jupyter starts the kernel
-# without the caller's PATH additions and GoNB runs go and goimports.
+# without the caller's PATH additions and GoNB runs go and goimports, and
+# GOEXPERIMENT=simd and GODEBUG=cpu.fma=off (scripts/goenv.sh), so that cells
+# that run the embedded model get its fast kernels when started by hand too.
 kernels="$(jupyter --data-dir)/kernels"
 spec="$kernels/gonb/kernel.json"
 goroot_bin="$(go env GOROOT)/bin"
 path="$bin:$goroot_bin:/usr/local/bin:/usr/bin:/bin"
-if [[ ! -f "$spec" ]] || ! grep -q "\"$bin/gonb\"" "$spec" || ! grep -qF "\"PATH\": \"$path\"" "$spec"; then
+if [[ ! -f "$spec" ]] || ! grep -q "\"$bin/gonb\"" "$spec" || ! grep -qF "\"PATH\": \"$path\"" "$spec" ||
+	! grep -qF '"GOEXPERIMENT": "simd"' "$spec" || ! grep -qF '"GODEBUG": "cpu.fma=off"' "$spec"; then
 	log "registering the GoNB kernel in $kernels/gonb"
 	# --force_deps: gopls only serves editor completion, which headless
 	# execution never asks for.
@@ -76,7 +80,10 @@ import json, sys
 spec, path = sys.argv[1], sys.argv[2]
 with open(spec) as f:
     k = json.load(f)
-k.setdefault("env", {})["PATH"] = path
+env = k.setdefault("env", {})
+env["PATH"] = path
+env["GOEXPERIMENT"] = "simd"
+env["GODEBUG"] = "cpu.fma=off"
 with open(spec, "w") as f:
     json.dump(k, f, indent=2)
     f.write("\n")
