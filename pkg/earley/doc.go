@@ -25,5 +25,6 @@
 // context, to share work between States that differ only there.
 //
 // Parse returns a parse tree of a complete sentence; it uses a separate,
-// classical chart parser with absolute positions.
+// classical chart parser with absolute positions. Node.Format prints a tree
+// as an outline and Node.SVG draws it.
 package earley
