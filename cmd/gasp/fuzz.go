@@ -211,6 +211,8 @@ or paper (1h, 5 trials).`)
 	timeF := fset.String("time", "", "AFL++ time per trial (Go duration; 0: seeds only)")
 	trials := fset.Int("trials", 0, "number of trials")
 	snaps := fset.Int("snapshots", 10, "points of the coverage-over-time curve")
+	grammarDict := fset.Bool("grammar-dict", false, "give afl-fuzz a dictionary of the target grammar's literals (-x; the paper uses none)")
+	root := fset.String("root", ".", "repository root (where grammar/ is), for --grammar-dict")
 	execTimeout := fset.Duration("exec-timeout", 0, "afl-fuzz's fixed per-execution timeout (default: per target, xml 1s, sql 1s); seeds slower than half of it are not fuzzed")
 	out := fset.String("out", "", "output directory")
 	tcDir := fset.String("toolchain", ".cache/fuzz", "toolchain directory (scripts/fuzz-setup.sh)")
@@ -244,6 +246,24 @@ or paper (1h, 5 trials).`)
 	}
 	if !*quiet {
 		opts.Log = stderr
+	}
+	if *grammarDict {
+		rel, err := fuzz.GrammarFile(*target)
+		if err != nil {
+			fmt.Fprintf(stderr, "gasp fuzz run: %v\n", err)
+			return 2
+		}
+		src, err := os.ReadFile(filepath.Join(*root, rel))
+		if err != nil {
+			fmt.Fprintf(stderr, "gasp fuzz run: %v\n", err)
+			return 1
+		}
+		f, errs := grammar.Parse(rel, src)
+		if len(errs) > 0 {
+			fmt.Fprintf(stderr, "gasp fuzz run: %v\n", errs)
+			return 1
+		}
+		opts.Dict = fuzz.Dictionary(f)
 	}
 	tc := openToolchain(*tcDir, stderr, "gasp fuzz run")
 	if tc == nil {

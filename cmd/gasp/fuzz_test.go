@@ -43,6 +43,9 @@ func TestFuzzUsage(t *testing.T) {
 	if code, _, _ := gasp("fuzz", "run", "--target", "xml"); code != 2 {
 		t.Errorf("run without --seeds and --out: exit %d, want 2", code)
 	}
+	if code, _, errOut := gasp("fuzz", "run", "--target", "sql", "--seeds", t.TempDir(), "--out", t.TempDir(), "--grammar-dict", "--root", t.TempDir()); code != 1 || !strings.Contains(errOut, "sqlite-test.gbnf") {
+		t.Errorf("--grammar-dict without the grammar: exit %d, %q", code, errOut)
+	}
 	if code, _, errOut := gasp("fuzz", "run", "--target", "xml", "--seeds", t.TempDir(), "--out", t.TempDir(), "--toolchain", t.TempDir()); code != 1 || !strings.Contains(errOut, "fuzz-setup.sh") {
 		t.Errorf("run without a toolchain: exit %d, %q", code, errOut)
 	}

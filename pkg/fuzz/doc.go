@@ -17,7 +17,8 @@
 // or Options.ExecTimeout): with "-t N+" AFL++ 4.04c calibrates its own from
 // the seeds, 40 ms for SQLite. Seeds slower than half of it are left out of
 // the AFL++ run (Trial.SlowSeeds), since a seed that times out stops
-// afl-fuzz.
+// afl-fuzz. Options.Dict gives afl-fuzz a dictionary, such as Dictionary,
+// the grammar's literals (off by default, as in the paper).
 //
 // Every execution of a target, and afl-fuzz itself, runs in a Sandbox:
 // bubblewrap with a read-only root file system, an empty $HOME and /tmp, no

@@ -41,6 +41,9 @@ type Options struct {
 	// whole run; 0 means the target's Timeout. Seeds slower than half of it
 	// are left out of the AFL++ run (they still count at time 0).
 	ExecTimeout time.Duration
+	// Dict, if not nil, is an AFL++ dictionary (afl-fuzz -x), such as
+	// Dictionary of the target's grammar. The paper's runs use none.
+	Dict []byte
 	// Snapshots is the number of points of the coverage-over-time curve
 	// after time 0 (default 10).
 	Snapshots int
@@ -210,6 +213,13 @@ func (tc *Toolchain) trial(ctx context.Context, t *Target, seeds []string, opts 
 		args := []string{"-i", aflIn, "-o", aflOut, "-s", strconv.Itoa(tr.AFLSeed),
 			"-V", strconv.Itoa(int(math.Ceil(opts.Time.Seconds()))),
 			"-t", strconv.Itoa(tr.ExecTimeoutMs), "-e", strings.TrimPrefix(t.Ext, "."), "--"}
+		if opts.Dict != nil {
+			dict := filepath.Join(work, "afl.dict")
+			if err := os.WriteFile(dict, opts.Dict, 0o644); err != nil {
+				return nil, err
+			}
+			args = append(args[:len(args)-1], "-x", dict, "--")
+		}
 		args = append(args, t.args(t.AFLBin, "@@", work)...)
 		sb := tc.sandbox(work,
 			"AFL_NO_UI=1", "AFL_SKIP_CPUFREQ=1", "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1",

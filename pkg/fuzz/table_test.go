@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gasplab/gasp/pkg/grammar"
 )
 
 // writeResult writes a coverage.json of target and method under dir whose
@@ -190,5 +192,17 @@ func TestCommittedQuickTables(t *testing.T) {
 		} else if !bytes.Equal(got, want) {
 			t.Errorf("analysis/fuzz-quick/%s is not what gasp fuzz table writes: regenerate it", filepath.Base(f))
 		}
+	}
+}
+
+func TestDictionary(t *testing.T) {
+	f, errs := grammar.Parse("t.gbnf", []byte("root ::= \"SELECT\" ws (\"a\" | \"x\\\"y\\n\")* \"SELECT\" [a-z]+ (\"ö\")?\nws ::= \" \"+ \"\\\\\\\\\"\n"))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	got := string(Dictionary(f))
+	want := "\"SELECT\"\n\"\\x5c\\x5c\"\n\"x\\x22y\\x0a\"\n\"\\xc3\\xb6\"\n"
+	if got != want {
+		t.Errorf("dictionary\n%s\nwant\n%s", got, want)
 	}
 }
