@@ -33,9 +33,9 @@ written after each batch. evals counts the model's token evaluations
 spent on that run's row (the prompt, evaluated once per batch, excluded).
 
 --out writes to a run-store file instead of standard output; a killed
-run loses at most the batch in flight, and --resume continues it (a torn
-last line is dropped with a warning), giving the same file as an
-uninterrupted run except for elapsed_ms. Without --resume, --out refuses
+run loses at most the batch in flight, and --resume with the same flags
+continues it (a torn last line is dropped with a warning), giving the same
+file as an uninterrupted run except for elapsed_ms. Without --resume, --out refuses
 a file that already holds records.
 
 --prompt is read from the file it names when that file exists, else taken
@@ -139,7 +139,7 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 		if stored, err = st.Done(*task, *method); err != nil {
 			return fail(err)
 		}
-		// Runs not yet stored must not be drawn with another seed either.
+		// A resume with another --seed would mix two experiments.
 		old, err := st.Records(*task, *method)
 		if err != nil {
 			return fail(err)
