@@ -35,8 +35,8 @@ spent on that run's row (the prompt, evaluated once per batch, excluded).
 --out writes to a run-store file instead of standard output; a killed
 run loses at most the batch in flight, and --resume with the same flags
 continues it (a torn last line is dropped with a warning), giving the same
-file as an uninterrupted run except for elapsed_ms. Without --resume, --out refuses
-a file that already holds records.
+file as an uninterrupted run except for elapsed_ms. Without --resume,
+--out refuses a file that already holds records.
 
 --prompt is read from the file it names when that file exists, else taken
 as the text. With --template chat (the default when the tokenizer has the
