@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,7 +37,7 @@ type lmBatchReport struct {
 }
 
 func runBenchLM(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp bench lm", "gasp bench lm [--model DIR] [--batch 1,16,64] [--prompt-len N] [--steps N] [--threads N] [--json]", `
+	fset := newFlagSet("gasp bench lm", "gasp bench lm [--model DIR] [--batch 1,16,64] [--prompt-len N] [--steps N] [--threads N] [--json] [--cpuprofile F]", `
 Times a Llama model's batched, KV-cached decoding (default: the embedded model
 data/models/tiny). For each batch size B it prefills a random prompt of
 --prompt-len tokens once, shares it across the B rows and times --steps
@@ -54,6 +56,7 @@ are not timed.`)
 	threads := fset.Int("threads", 0, "threads (0: all CPUs)")
 	maxSeq := fset.Int("max-seq", 512, "KV-cache length per row")
 	asJSON := fset.Bool("json", false, "print one JSON object")
+	cpuProfile := fset.String("cpuprofile", "", "write a CPU profile of the timed decode steps to this file")
 	pos, done, code := parseFlags(fset, args, stdout, stderr)
 	if done {
 		return code
@@ -117,6 +120,17 @@ are not timed.`)
 	slices.Sort(prefill)
 	rep.PrefillTokS = float64(*promptLen) / prefill[len(prefill)/2].Seconds()
 
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fail(err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fail(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for _, b := range batches {
 		r, err := benchDecode(m, prompt, b, *steps, rng)
 		if err != nil {

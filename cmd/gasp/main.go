@@ -18,6 +18,7 @@
 //	analyze     tables and figures of an experiment from its run store
 //	tokenize    encode text to token ids
 //	train-tiny  train the embedded tiny model
+//	eval-tiny   evaluate the embedded model (perplexity, sample validity)
 //	help        show help for a command
 //
 // Run "gasp help <command>" for the usage of a command.
@@ -57,6 +58,7 @@ func init() {
 		{"analyze", "regenerate analysis/<experiment> (KL tables, figures) from mcmc/<experiment>", runAnalyze},
 		{"tokenize", "encode text to token ids with a tokenizer.json (Llama 3)", runTokenize},
 		{"train-tiny", "train the embedded tiny model (data/models/tiny) with GoMLX", runTrainTiny},
+		{"eval-tiny", "evaluate the embedded model: held-out perplexity, validity of unconstrained samples", runEvalTiny},
 		{"help", "show help for a command", runHelp},
 	}
 }

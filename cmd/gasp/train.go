@@ -51,3 +51,61 @@ early (the result then depends on the machine's speed).`)
 		*out, res.Params, res.HeldOutPPL, res.Steps, res.Duration.Round(time.Second))
 	return 0
 }
+
+// runEvalTiny implements "gasp eval-tiny".
+func runEvalTiny(args []string, stdout, stderr io.Writer) int {
+	d := tiny.DefaultOptions()
+	fset := newFlagSet("gasp eval-tiny", "gasp eval-tiny [--model DIR] [--n N] [--max-tokens T] [--seed S] [--data DIR]", `
+Evaluates an embedded model trained by "gasp train-tiny": the perplexity of
+the held-out completions of its training corpus (rebuilt from --data and the
+seed), and, per task family (SLIA, BV4, CP), N unconstrained samples per task
+at temperature 1 (chat template, up to T tokens): how many are in the task's
+grammar, the mean fraction of each sample's bytes that form a viable prefix
+of the grammar (how close the invalid ones come), and how many equal the
+reference solution. Deterministic from the seed.`)
+	model := fset.String("model", "data/models/tiny", "model directory")
+	n := fset.Int("n", 8, "samples per task")
+	maxTokens := fset.Int("max-tokens", 96, "token cap of a sample")
+	seed := fset.Uint64("seed", d.Seed, "seed of the corpus (must be the model's training seed) and of the samples")
+	data := fset.String("data", d.DataDir, "benchmark tasks directory")
+	pos, done, code := parseFlags(fset, args, stdout, stderr)
+	if done {
+		return code
+	}
+	if len(pos) > 0 || *n < 1 || *maxTokens < 1 {
+		fset.SetOutput(stderr)
+		fset.Usage()
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "gasp eval-tiny: %v\n", err)
+		return 1
+	}
+	opts := d
+	opts.Seed, opts.DataDir = *seed, *data
+	ppl, tokens, err := tiny.HeldOutPerplexity(*model, opts)
+	if err != nil {
+		return fail(err)
+	}
+	fmt.Fprintf(stdout, "held-out perplexity %.4f over %d completion tokens\n", ppl, tokens)
+	tasks, err := tiny.LoadTasks(*data)
+	if err != nil {
+		return fail(err)
+	}
+	fmt.Fprintf(stdout, "%-6s %8s %8s %8s %8s\n", "family", "samples", "valid", "viable", "perfect")
+	var examples []string
+	for _, fam := range []string{"SLIA", "BV4", "CP"} {
+		st, err := tiny.EvalSamples(*model, tasks, []string{fam + "/"}, *n, *maxTokens, *seed)
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stdout, "%-6s %8d %7.1f%% %7.1f%% %8d\n", fam, st.Samples,
+			100*float64(st.Valid)/float64(st.Samples), 100*st.Viable, st.Perfect)
+		examples = append(examples, st.Examples[:min(3, len(st.Examples))]...)
+	}
+	fmt.Fprintln(stdout, "examples:")
+	for _, e := range examples {
+		fmt.Fprintf(stdout, "  %s\n", e)
+	}
+	return 0
+}

@@ -142,7 +142,7 @@ func toyConfig(t *testing.T) *Config {
 	}
 	return &Config{Name: "toy", TaskRoot: "pkg/experiment/testdata/tasks", Tasks: []string{"toy/*"},
 		Methods: []string{"gcd", "asap", "mcmc-priority", "rejection"}, K: 2, Runs: 3, Batch: 2,
-		Model: "data/models/tiny", Temperature: 1, MaxNewTokens: 8, Seed: 3, Root: root}
+		Model: "data/models/tiny", Temperature: 1, MaxNewTokens: 16, Seed: 3, Root: root}
 }
 
 // storeLines returns the records of a store as JSON lines, elapsed_ms

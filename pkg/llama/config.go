@@ -434,7 +434,7 @@ const (
 func (c Config) weightSpecs() []weightSpec {
 	H, I, V := c.HiddenSize, c.IntermediateSize, c.VocabSize
 	q, kv := c.NumAttentionHeads*c.HeadDim, c.NumKeyValueHeads*c.HeadDim
-	specs := []weightSpec{{"model.embed_tokens.weight", []int{V, H}}}
+	specs := []weightSpec{{embedName, []int{V, H}}}
 	for i := range c.NumHiddenLayers {
 		p := fmt.Sprintf("model.layers.%d.", i)
 		specs = append(specs,
@@ -452,6 +452,31 @@ func (c Config) weightSpecs() []weightSpec {
 	specs = append(specs, weightSpec{"model.norm.weight", []int{H}})
 	if !c.TieWordEmbeddings {
 		specs = append(specs, weightSpec{"lm_head.weight", []int{V, H}})
+	}
+	return specs
+}
+
+// embedName is the checkpoint name of the token embedding.
+const embedName = "model.embed_tokens.weight"
+
+// transposed reports whether the weight is kept transposed on the device: every matrix but the embedding.
+// Hugging Face stores a Linear weight as [out, in]; x·Wᵀ with that layout runs 10× slower on the pure-Go
+// backend (its "transposed" small-matrix kernel reduces each output element separately; measured at batch 16
+// with GoMLX v0.28.1 and SIMD) than x·W with W as [in, out], so the weights are transposed once at load time.
+func (s weightSpec) transposed() bool { return len(s.shape) == 2 && s.name != embedName }
+
+// deviceSpecs are the weights as the graphs take them: weightSpecs with the matrices transposed, and for tied
+// embeddings a last, transposed copy of the embedding as the output head ([H, V]; the embedding itself stays
+// [V, H] for the row lookup).
+func (c Config) deviceSpecs() []weightSpec {
+	specs := c.weightSpecs()
+	for i, s := range specs {
+		if s.transposed() {
+			specs[i].shape = []int{s.shape[1], s.shape[0]}
+		}
+	}
+	if c.TieWordEmbeddings {
+		specs = append(specs, weightSpec{"lm_head.weight (tied, transposed)", []int{c.HiddenSize, c.VocabSize}})
 	}
 	return specs
 }

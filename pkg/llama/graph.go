@@ -23,8 +23,9 @@ import (
 //
 // Positions, masks and write slots are inputs computed on the host, so one compiled graph serves every step.
 //
-// The caches of a layer are K [B, kvHeads, S+1, HeadDim] and V [B, kvHeads, HeadDim, S+1], S = MaxSeq: both
-// layouts are already the [batch, cross, contracting] form the pure-Go backend's DotGeneral works in, so
+// The caches of a layer are K [B, kvHeads, HeadDim, S+1] and V [B, kvHeads, S+1, HeadDim], S = MaxSeq: both
+// are the right-hand side of attention's products in the [batch, contracting, cross] layout the pure-Go
+// backend's SIMD kernels run fastest on (as the transposed Linear weights, see Config.deviceSpecs), so
 // attention reads them without a transposed copy. Slot S is a scratch slot that is never attended: rows that
 // are not stepped, and the padding of a prefill chunk, write there.
 //
@@ -41,9 +42,9 @@ type weightNodes struct {
 	head   *Node
 }
 
-// weightParams declares the weights as the graph's first parameters, in the order of Config.weightSpecs.
+// weightParams declares the weights as the graph's first parameters, in the order of Config.deviceSpecs.
 func (m *Model) weightParams(g *Graph) weightNodes {
-	specs := m.cfg.weightSpecs()
+	specs := m.cfg.deviceSpecs()
 	p := make([]*Node, len(specs))
 	for i, s := range specs {
 		p[i] = Parameter(g, s.name, shapes.Make(dtypes.Float32, s.shape...))
@@ -53,10 +54,7 @@ func (m *Model) weightParams(g *Graph) weightNodes {
 		copy(w.layers[l][:], p[1+l*numLayerWeights:])
 	}
 	w.norm = p[1+m.cfg.NumHiddenLayers*numLayerWeights]
-	w.head = w.embed
-	if !m.cfg.TieWordEmbeddings {
-		w.head = p[len(p)-1]
-	}
+	w.head = p[len(p)-1] // lm_head, or the tied embedding's transposed copy
 	return w
 }
 
@@ -65,15 +63,15 @@ func (m *Model) cacheParams(g *Graph, B int) (k, v []*Node) {
 	c := m.cfg
 	S1 := m.opts.MaxSeq + 1
 	for l := range c.NumHiddenLayers {
-		k = append(k, Parameter(g, fmt.Sprintf("k_cache.%d", l), shapes.Make(dtypes.Float32, B, c.NumKeyValueHeads, S1, c.HeadDim)))
-		v = append(v, Parameter(g, fmt.Sprintf("v_cache.%d", l), shapes.Make(dtypes.Float32, B, c.NumKeyValueHeads, c.HeadDim, S1)))
+		k = append(k, Parameter(g, fmt.Sprintf("k_cache.%d", l), shapes.Make(dtypes.Float32, B, c.NumKeyValueHeads, c.HeadDim, S1)))
+		v = append(v, Parameter(g, fmt.Sprintf("v_cache.%d", l), shapes.Make(dtypes.Float32, B, c.NumKeyValueHeads, S1, c.HeadDim)))
 	}
 	return k, v
 }
 
-// linear multiplies x [N, in] by a Hugging Face Linear weight w [out, in]: [N, out].
+// linear multiplies x [N, in] by a Linear weight kept transposed, w [in, out] (see Config.deviceSpecs): [N, out].
 func linear(x, w *Node) *Node {
-	return DotGeneral(x, []int{1}, nil, w, []int{1}, nil)
+	return DotGeneral(x, []int{1}, nil, w, []int{0}, nil)
 }
 
 // rmsNorm normalizes x [N, H] over its last axis and scales by w [H].
@@ -116,7 +114,7 @@ func (m *Model) qkv(h *Node, w *[numLayerWeights]*Node, cos, sin *Node) (q, k, v
 }
 
 // writeCache writes updates [..., kvH, hd] into cache at the (row, slot) pairs of idx [..., 2]. slotAxis is
-// the cache axis indexed by slot: 2 for K [B, kvH, S1, hd], 3 for V [B, kvH, hd, S1]. The leading axes of idx
+// the cache axis indexed by slot: 3 for K [B, kvH, hd, S1], 2 for V [B, kvH, S1, hd]. The leading axes of idx
 // and updates must match.
 func writeCache(cache, idx, updates *Node, slotAxis int) *Node {
 	r := idx.Rank() - 1
@@ -128,7 +126,7 @@ func writeCache(cache, idx, updates *Node, slotAxis int) *Node {
 }
 
 // attendSeq is the attention of C queries of one sequence: q [C, heads, hd] (pre-scaled) against k
-// [kvH, S, hd] and v [kvH, hd, S] with bias [C, S]. It returns [C, heads·hd].
+// [kvH, hd, S] and v [kvH, S, hd] with bias [C, S]. It returns [C, heads·hd].
 func (m *Model) attendSeq(q, k, v, bias *Node) *Node {
 	c := m.cfg
 	C := q.Shape().Dimensions[0]
@@ -136,10 +134,10 @@ func (m *Model) attendSeq(q, k, v, bias *Node) *Node {
 	kvH, G, hd := c.NumKeyValueHeads, c.NumAttentionHeads/c.NumKeyValueHeads, c.HeadDim
 	// Query head j uses KV head j / G (Hugging Face repeat_kv).
 	qg := Reshape(TransposeAllAxes(Reshape(q, C, kvH, G, hd), 1, 0, 2, 3), kvH, C*G, hd)
-	scores := DotGeneral(qg, []int{2}, []int{0}, k, []int{2}, []int{0}) // [kvH, C*G, S]
+	scores := DotGeneral(qg, []int{2}, []int{0}, k, []int{1}, []int{0}) // [kvH, C*G, S]
 	scores = Add(Reshape(scores, kvH, C, G, S), Reshape(bias, 1, C, 1, S))
 	p := Reshape(Softmax(scores, -1), kvH, C*G, S)
-	o := DotGeneral(p, []int{2}, []int{0}, v, []int{2}, []int{0}) // [kvH, C*G, hd]
+	o := DotGeneral(p, []int{2}, []int{0}, v, []int{1}, []int{0}) // [kvH, C*G, hd]
 	return Reshape(TransposeAllAxes(Reshape(o, kvH, C, G, hd), 1, 0, 2, 3), C, kvH*G*hd)
 }
 
@@ -162,11 +160,11 @@ func (m *Model) buildDecode(g *Graph, B int) []*Node {
 	for l := range c.NumHiddenLayers {
 		lw := &w.layers[l]
 		q, k, v := m.qkv(rmsNorm(x, lw[wInputNorm], c.RMSNormEps), lw, cos, sin)
-		kc[l] = writeCache(kc[l], idx, k, 2)
-		vc[l] = writeCache(vc[l], idx, v, 3)
-		scores := DotGeneral(Reshape(q, B, kvH, G, hd), []int{3}, []int{0, 1}, kc[l], []int{3}, []int{0, 1}) // [B, kvH, G, S1]
+		kc[l] = writeCache(kc[l], idx, k, 3)
+		vc[l] = writeCache(vc[l], idx, v, 2)
+		scores := DotGeneral(Reshape(q, B, kvH, G, hd), []int{3}, []int{0, 1}, kc[l], []int{2}, []int{0, 1}) // [B, kvH, G, S1]
 		p := Softmax(Add(scores, bias4), -1)
-		o := DotGeneral(p, []int{3}, []int{0, 1}, vc[l], []int{3}, []int{0, 1}) // [B, kvH, G, hd]
+		o := DotGeneral(p, []int{3}, []int{0, 1}, vc[l], []int{2}, []int{0, 1}) // [B, kvH, G, hd]
 		x = Add(x, linear(Reshape(o, B, kvH*G*hd), lw[wO]))
 		x = Add(x, mlp(rmsNorm(x, lw[wPostNorm], c.RMSNormEps), lw))
 	}
@@ -198,10 +196,10 @@ func (m *Model) buildPrefill(g *Graph, B int) []*Node {
 	for l := range c.NumHiddenLayers {
 		lw := &w.layers[l]
 		q, k, v := m.qkv(rmsNorm(x, lw[wInputNorm], c.RMSNormEps), lw, cos, sin)
-		kc[l] = writeCache(kc[l], idx, BroadcastToDims(Reshape(k, 1, C, kvH, hd), B, C, kvH, hd), 2)
-		vc[l] = writeCache(vc[l], idx, BroadcastToDims(Reshape(v, 1, C, kvH, hd), B, C, kvH, hd), 3)
-		k0 := Reshape(Slice(kc[l], AxisRange(0, 1)), kvH, S1, hd)
-		v0 := Reshape(Slice(vc[l], AxisRange(0, 1)), kvH, hd, S1)
+		kc[l] = writeCache(kc[l], idx, BroadcastToDims(Reshape(k, 1, C, kvH, hd), B, C, kvH, hd), 3)
+		vc[l] = writeCache(vc[l], idx, BroadcastToDims(Reshape(v, 1, C, kvH, hd), B, C, kvH, hd), 2)
+		k0 := Reshape(Slice(kc[l], AxisRange(0, 1)), kvH, hd, S1)
+		v0 := Reshape(Slice(vc[l], AxisRange(0, 1)), kvH, S1, hd)
 		x = Add(x, linear(m.attendSeq(q, k0, v0, bias), lw[wO]))
 		x = Add(x, mlp(rmsNorm(x, lw[wPostNorm], c.RMSNormEps), lw))
 	}
@@ -228,8 +226,8 @@ func (m *Model) buildForward(g *Graph, T int) []*Node {
 	for l := range c.NumHiddenLayers {
 		lw := &w.layers[l]
 		q, k, v := m.qkv(rmsNorm(x, lw[wInputNorm], c.RMSNormEps), lw, cos, sin)
-		kT := TransposeAllAxes(k, 1, 0, 2) // [kvH, T, hd]
-		vT := TransposeAllAxes(v, 1, 2, 0) // [kvH, hd, T]
+		kT := TransposeAllAxes(k, 1, 2, 0) // [kvH, hd, T]
+		vT := TransposeAllAxes(v, 1, 0, 2) // [kvH, T, hd]
 		x = Add(x, linear(m.attendSeq(q, kT, vT, bias), lw[wO]))
 		x = Add(x, mlp(rmsNorm(x, lw[wPostNorm], c.RMSNormEps), lw))
 	}

@@ -49,11 +49,12 @@ type Options struct {
 //
 // A Model is safe for concurrent use by multiple goroutines; each Session is not.
 type Model struct {
-	cfg     Config
-	opts    Options
-	backend backends.Backend
-	weights []backends.Buffer // in the order of cfg.weightSpecs()
-	invFreq []float64
+	cfg      Config
+	opts     Options
+	backend  backends.Backend
+	weights  []backends.Buffer // in the order of cfg.deviceSpecs()
+	tiedHead []float32         // while loading: the transposed tied embedding, added last
+	invFreq  []float64
 
 	mu       sync.Mutex
 	decode   map[int]*graph.Graph // by batch
@@ -93,6 +94,10 @@ func Load(dir string, opts Options) (*Model, error) {
 			m.Close()
 			return nil, fmt.Errorf("llama: %s: %w", dir, err)
 		}
+	}
+	if err := m.addTiedHead(); err != nil {
+		m.Close()
+		return nil, fmt.Errorf("llama: %s: %w", dir, err)
 	}
 	return m, nil
 }
@@ -141,6 +146,10 @@ func New(cfg Config, weights map[string][]float32, opts Options) (*Model, error)
 			m.Close()
 			return nil, fmt.Errorf("llama: %w", err)
 		}
+	}
+	if err := m.addTiedHead(); err != nil {
+		m.Close()
+		return nil, fmt.Errorf("llama: %w", err)
 	}
 	return m, nil
 }
@@ -233,12 +242,50 @@ func BackendConfig(config string) string {
 }
 
 func (m *Model) addWeight(spec weightSpec, data []float32) error {
-	buf, err := m.backend.BufferFromFlatData(0, data, shapes.Make(dtypes.Float32, spec.shape...))
+	shape := spec.shape
+	if spec.transposed() {
+		data, shape = transpose(data, shape[0], shape[1]), []int{shape[1], shape[0]}
+	}
+	buf, err := m.backend.BufferFromFlatData(0, data, shapes.Make(dtypes.Float32, shape...))
 	if err != nil {
 		return fmt.Errorf("tensor %q: %w", spec.name, err)
 	}
 	m.weights = append(m.weights, buf)
+	if spec.name == embedName && m.cfg.TieWordEmbeddings {
+		m.tiedHead = transpose(data, shape[0], shape[1])
+	}
 	return nil
+}
+
+// addTiedHead adds the transposed copy of a tied embedding as the last device weight (see deviceSpecs).
+func (m *Model) addTiedHead() error {
+	if !m.cfg.TieWordEmbeddings {
+		return nil
+	}
+	V, H := m.cfg.VocabSize, m.cfg.HiddenSize
+	buf, err := m.backend.BufferFromFlatData(0, m.tiedHead, shapes.Make(dtypes.Float32, H, V))
+	m.tiedHead = nil
+	if err != nil {
+		return fmt.Errorf("tied output head: %w", err)
+	}
+	m.weights = append(m.weights, buf)
+	return nil
+}
+
+// transpose returns the transpose of the row-major matrix a [rows, cols].
+func transpose(a []float32, rows, cols int) []float32 {
+	t := make([]float32, len(a))
+	const blk = 32 // cache blocking
+	for i0 := 0; i0 < rows; i0 += blk {
+		for j0 := 0; j0 < cols; j0 += blk {
+			for i := i0; i < min(i0+blk, rows); i++ {
+				for j := j0; j < min(j0+blk, cols); j++ {
+					t[j*rows+i] = a[i*cols+j]
+				}
+			}
+		}
+	}
+	return t
 }
 
 // Config returns the model's configuration.

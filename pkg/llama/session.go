@@ -16,7 +16,7 @@ import (
 type Session struct {
 	m     *Model
 	batch int
-	k, v  []backends.Buffer // per layer: K [B, kvH, S+1, hd], V [B, kvH, hd, S+1]
+	k, v  []backends.Buffer // per layer: K [B, kvH, hd, S+1], V [B, kvH, S+1, hd]
 	lens  []int
 	err   error // set when an execution failed after consuming the cache
 }
@@ -33,8 +33,8 @@ func (m *Model) NewSession(batch int) (*Session, error) {
 	s := &Session{m: m, batch: batch, lens: make([]int, batch)}
 	c := m.cfg
 	S1 := m.opts.MaxSeq + 1
-	kShape := shapes.Make(dtypes.Float32, batch, c.NumKeyValueHeads, S1, c.HeadDim)
-	vShape := shapes.Make(dtypes.Float32, batch, c.NumKeyValueHeads, c.HeadDim, S1)
+	kShape := shapes.Make(dtypes.Float32, batch, c.NumKeyValueHeads, c.HeadDim, S1)
+	vShape := shapes.Make(dtypes.Float32, batch, c.NumKeyValueHeads, S1, c.HeadDim)
 	zeros := make([]float32, kShape.Size())
 	for range c.NumHiddenLayers {
 		kb, err := m.backend.BufferFromFlatData(0, zeros, kShape)
