@@ -28,7 +28,7 @@ func tinyExperiment(t *testing.T) string {
   // one toy task on the embedded model
   "name": "tiny", "task_root": "`+tasks+`", "tasks": ["toy/*"],
   "methods": ["gcd", "asap", "mcmc-restart"], "k": 2, "runs": 2,
-  "model": "`+model+`", "temperature": 1, "top_p": 1, "max_new_tokens": 8, "seed": 5
+  "model": "`+model+`", "temperature": 1, "top_p": 1, "max_new_tokens": 16, "seed": 5
 }`)
 }
 
