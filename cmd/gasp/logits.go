@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -26,7 +27,7 @@ cache) on the token ids and prints the next-token logits after the last id
 as JSON: {"vocab_size": V, "logits": [V numbers]}. The ids are separated by
 spaces or commas. The computation is float32 on the GoMLX backend named by
 $GOMLX_BACKEND (default: the pure-Go backend "go").`)
-	model := fset.String("model", "", "model directory (or hub id)")
+	model := fset.String("model", "", "model directory or hub id (default: data/models/tiny of the repository)")
 	idsFlag := fset.String("ids", "", "token ids, separated by spaces or commas")
 	pos, done, code := parseFlags(fset, args, stdout, stderr)
 	if done {
@@ -42,7 +43,12 @@ $GOMLX_BACKEND (default: the pure-Go backend "go").`)
 		return usageErr("unexpected arguments %q", pos)
 	}
 	if *model == "" {
-		return usageErr("--model is required")
+		root, err := repoRoot()
+		if err != nil {
+			fmt.Fprintf(stderr, "gasp logits: %v\n", err)
+			return 1
+		}
+		*model = filepath.Join(root, "data", "models", "tiny")
 	}
 	ids, err := parseIDs(*idsFlag)
 	if err != nil {

@@ -69,7 +69,6 @@ func TestLogitsErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{"--ids", "1 2"}, 2, "--model is required"},
 		{[]string{"--model", logitsTestModel}, 2, "--ids is required"},
 		{[]string{"--model", logitsTestModel, "--ids", "1 x"}, 2, `"x" is not a token id`},
 		{[]string{"--model", logitsTestModel, "--ids", "1,-2"}, 2, `"-2" is not a token id`},
@@ -85,5 +84,23 @@ func TestLogitsErrors(t *testing.T) {
 	}
 	if code, out, _ := gasp("help", "logits"); code != 0 || !strings.Contains(out, "usage: gasp logits") {
 		t.Errorf("gasp help logits: exit %d, stdout %q", code, out)
+	}
+}
+
+// TestLogitsDefaultModel: without --model, the embedded model answers.
+func TestLogitsDefaultModel(t *testing.T) {
+	code, out, errOut := gasp("logits", "--ids", "1 2 3")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var rep struct {
+		VocabSize int       `json:"vocab_size"`
+		Logits    []float64 `json:"logits"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.VocabSize != 1997 || len(rep.Logits) != 1997 {
+		t.Errorf("vocab_size %d, %d logits; want the embedded model's 1997", rep.VocabSize, len(rep.Logits))
 	}
 }
