@@ -42,11 +42,12 @@
 //
 // # Backends
 //
-// Options.Backend, else $GOMLX_BACKEND, else "go" selects the GoMLX backend. This package links only the
-// pure-Go backend (github.com/gomlx/gomlx/backends/simplego), which needs no cgo and no downloads; a program
-// that also imports an XLA backend can select it by name. On a single CPU (or with "go:parallelism=1") the
-// pure-Go backend's parallel op scheduler can deadlock in GoMLX v0.26.0, so there ops are run sequentially
-// ("ops_sequential" is added to the configuration). On the pure-Go backend the matrix multiplications take
-// almost all the time (see BenchmarkDecode): about 1–2 GFLOP/s per core, so throughput in tokens/s is roughly
-// that divided by 2·NumParams, whatever the batch size.
+// Options.Backend, else $GOMLX_BACKEND, else "go" selects the GoMLX backend. By default this package links
+// only the pure-Go backend (github.com/gomlx/compute/gobackend), which needs no cgo and no downloads; built
+// with -tags xla it also links XLA/PJRT ("xla:cpu", "xla:cuda"; see environment.md). Build with
+// GOEXPERIMENT=simd for the pure-Go backend's AVX2/AVX-512 matrix kernels, and run such binaries with
+// GODEBUG=cpu.fma=off (math.Exp is otherwise 100× slower in them; scripts/goenv.sh sets both). BackendConfig
+// adds "ops_sequential" to pure-Go configurations: its parallel op scheduler can deadlock. Weights are kept
+// transposed and the caches laid out so that every product is in the layout the SIMD kernels run fastest on
+// (see Config.deviceSpecs). "gasp bench lm" measures decoding and prefill throughput.
 package llama

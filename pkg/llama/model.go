@@ -19,7 +19,7 @@ import (
 )
 
 // DefaultBackend is the GoMLX backend used when neither Options.Backend nor $GOMLX_BACKEND names one:
-// the pure-Go backend (package github.com/gomlx/gomlx/backends/simplego).
+// the pure-Go backend (package github.com/gomlx/compute/gobackend).
 const DefaultBackend = "go"
 
 // DefaultMaxSeq bounds the default cache length (Options.MaxSeq = 0): the smaller of this and the model's
