@@ -6,7 +6,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -73,11 +72,11 @@ are not timed.`)
 		return 1
 	}
 	if *modelDir == "" {
-		root, err := repoRoot()
+		dir, err := findDefaultModel()
 		if err != nil {
 			return fail(err)
 		}
-		*modelDir = filepath.Join(root, "data", "models", "tiny")
+		*modelDir = dir
 	}
 	backend := ""
 	if *threads > 0 {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -43,12 +42,12 @@ $GOMLX_BACKEND (default: the pure-Go backend "go").`)
 		return usageErr("unexpected arguments %q", pos)
 	}
 	if *model == "" {
-		root, err := repoRoot()
+		dir, err := findDefaultModel()
 		if err != nil {
 			fmt.Fprintf(stderr, "gasp logits: %v\n", err)
 			return 1
 		}
-		*model = filepath.Join(root, "data", "models", "tiny")
+		*model = dir
 	}
 	ids, err := parseIDs(*idsFlag)
 	if err != nil {

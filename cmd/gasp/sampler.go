@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -123,70 +124,32 @@ func loadTask(o taskOptions, warn io.Writer) (*task, error) {
 			return nil, err
 		}
 	}
+	// A directory only: "gasp sample" does not resolve hub ids.
 	if _, err := os.Stat(filepath.Join(dir, "config.json")); err != nil {
 		return nil, fmt.Errorf("model directory %s: %w", dir, err)
 	}
-	cfg, err := llama.LoadConfig(dir)
+	m, err := experiment.OpenModel(context.Background(), dir)
 	if err != nil {
 		return nil, err
 	}
-	tokPath := filepath.Join(dir, "tokenizer.json")
-	tok, err := tokenizer.Load(tokPath)
-	if err != nil {
-		return nil, err
-	}
-	vocab, err := gcd.LoadVocab(tokPath)
-	if err != nil {
-		return nil, err
-	}
-	if vocab.Size() > cfg.VocabSize {
-		return nil, fmt.Errorf("tokenizer has %d tokens, model only %d", vocab.Size(), cfg.VocabSize)
-	}
-	if len(cfg.EOSTokenIDs) > 0 {
-		vocab.EOS = append([]int(nil), cfg.EOSTokenIDs...)
-	}
-	if len(vocab.EOS) == 0 {
-		return nil, errors.New("no end-of-sequence token: neither config.json nor tokenizer.json names one")
-	}
-
 	text := o.prompt
 	if b, err := os.ReadFile(text); err == nil {
 		text = string(b)
 	}
-	tmpl := o.template
-	if tmpl == "" {
-		tmpl = "raw"
-		if hasChatTokens(tok) {
-			tmpl = "chat"
-		}
-	}
-	var prompt []int
-	if tmpl == "chat" {
-		if !hasChatTokens(tok) {
-			return nil, errors.New("--template chat: the tokenizer has no Llama 3 chat tokens")
-		}
-		prompt = tok.ChatPrompt(text, tokenizer.ChatOptions{})
-	} else {
-		prompt = tok.Encode(text, true)
-	}
-	if len(prompt) == 0 {
-		return nil, errors.New("empty prompt")
-	}
-	maxSeq := len(prompt) + o.maxNew + 1
-	if maxSeq > cfg.MaxPositionEmbeddings {
-		return nil, fmt.Errorf("prompt (%d tokens) plus --max-new-tokens %d exceed the model's %d positions",
-			len(prompt), o.maxNew, cfg.MaxPositionEmbeddings)
-	}
-	lmodel, err := llama.Load(dir, llama.Options{MaxSeq: maxSeq})
+	prompt, err := m.Prompt(text, o.template)
 	if err != nil {
 		return nil, err
 	}
-	t := &task{tok: tok, prompt: prompt}
-	t.model = llamaLM{Model: lmodel}
+	lmodel, err := m.Load(len(prompt) + o.maxNew + 1)
+	if err != nil {
+		return nil, err
+	}
+	t := &task{tok: m.Tokenizer, prompt: prompt}
+	t.model = llamaLM{Model: lmodel.Model}
 	if o.timeLM {
 		t.model.use = &t.use
 	}
-	masker := gcd.NewMasker(earley.New(g), vocab, gcd.NewTrie(vocab))
+	masker := gcd.NewMasker(earley.New(g), m.Vocab, m.Trie)
 	t.cfg = sample.Config{Masker: masker, Transform: o.tf, MaxNew: o.maxNew}
 	return t, nil
 }
@@ -406,17 +369,6 @@ func isTerminal(w io.Writer) bool {
 }
 
 func validMethod(m string) bool { return slices.Contains(sampleMethods, m) }
-
-// hasChatTokens reports whether tok has the special tokens of the Llama 3
-// chat template.
-func hasChatTokens(tok *tokenizer.Tokenizer) bool {
-	for _, s := range []string{"<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"} {
-		if _, ok := tok.ID(s); !ok {
-			return false
-		}
-	}
-	return true
-}
 
 // findDefaultModel looks for data/models/tiny in the current directory and
 // its parents, up to the directory holding go.mod.

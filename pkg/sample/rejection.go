@@ -91,17 +91,7 @@ func (c *Config) Rejection(m lm.Model, prompt []int, want, budget, rows int, rng
 		})
 		next := active[:0]
 		for k, a := range active {
-			r := &res[k]
-			a.rec.add(r.tok, r.logP, r.logQ, r.h, r.rawH)
-			b.Append(a.row, r.tok)
-			switch {
-			case a.st.Advance(r.tok) != nil:
-				a.rec.Status = Rejected
-			case a.st.Ended():
-				a.rec.Status = Complete
-			case len(a.rec.Tokens) >= maxNew:
-				a.rec.Status = Capped
-			default:
+			if !extendAttempt(b, a.row, a.st, a.rec, &res[k], maxNew) {
 				next = append(next, a)
 				continue
 			}
@@ -196,17 +186,7 @@ func (c *Config) RejectionEach(m lm.Model, prompt []int, budget int, rands []*ra
 		})
 		next := active[:0]
 		for k, r := range active {
-			x := &res[k]
-			r.rec.add(x.tok, x.logP, x.logQ, x.h, x.rawH)
-			b.Append(r.row, x.tok)
-			switch {
-			case r.st.Advance(x.tok) != nil:
-				r.rec.Status = Rejected
-			case r.st.Ended():
-				r.rec.Status = Complete
-			case len(r.rec.Tokens) >= maxNew:
-				r.rec.Status = Capped
-			default:
+			if !extendAttempt(b, r.row, r.st, r.rec, &res[k], maxNew) {
 				next = append(next, r)
 				continue
 			}
@@ -226,4 +206,23 @@ func (c *Config) RejectionEach(m lm.Model, prompt []int, budget int, rands []*ra
 	}
 	st.Evals = b.Evals()
 	return out, st, nil
+}
+
+// extendAttempt appends the drawn token x to a rejection attempt: to its record, its model row and its
+// grammar state. It reports whether the attempt has ended, with the record's Status saying how: Rejected
+// (x left the grammar's prefixes), Complete or Capped.
+func extendAttempt(b *lm.Batch, row int, st *gcd.State, rec *Record, x *drawn, maxNew int) bool {
+	rec.add(x.tok, x.logP, x.logQ, x.h, x.rawH)
+	b.Append(row, x.tok)
+	switch {
+	case st.Advance(x.tok) != nil:
+		rec.Status = Rejected
+	case st.Ended():
+		rec.Status = Complete
+	case len(rec.Tokens) >= maxNew:
+		rec.Status = Capped
+	default:
+		return false
+	}
+	return true
 }
