@@ -61,6 +61,9 @@ are not timed.`)
 		return code
 	}
 	batches, err := parseInts(*batchList)
+	if err != nil {
+		fmt.Fprintf(stderr, "gasp bench lm: --batch: %v\n", err)
+	}
 	if err != nil || len(pos) > 0 || len(batches) == 0 || *promptLen < 1 || *steps < 1 || *threads < 0 ||
 		*maxSeq <= *promptLen {
 		fset.SetOutput(stderr)

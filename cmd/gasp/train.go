@@ -63,7 +63,7 @@ at temperature 1 (chat template, up to T tokens): how many are in the task's
 grammar, the mean fraction of each sample's bytes that form a viable prefix
 of the grammar (how close the invalid ones come), and how many equal the
 reference solution. Deterministic from the seed.`)
-	model := fset.String("model", "data/models/tiny", "model directory")
+	model := fset.String("model", "", "model directory (default: data/models/tiny of the repository)")
 	n := fset.Int("n", 8, "samples per task")
 	maxTokens := fset.Int("max-tokens", 96, "token cap of a sample")
 	seed := fset.Uint64("seed", d.Seed, "seed of the corpus (must be the model's training seed) and of the samples")
@@ -80,6 +80,13 @@ reference solution. Deterministic from the seed.`)
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "gasp eval-tiny: %v\n", err)
 		return 1
+	}
+	if *model == "" {
+		dir, err := findDefaultModel()
+		if err != nil {
+			return fail(err)
+		}
+		*model = dir
 	}
 	opts := d
 	opts.Seed, opts.DataDir = *seed, *data
