@@ -1,0 +1,40 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestBenchLM(t *testing.T) {
+	code, out, errOut := gasp("bench", "lm", "--batch", "1,2", "--steps", "2", "--prompt-len", "8", "--max-seq", "16", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var rep lmReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("output %q: %v", out, err)
+	}
+	if rep.Params == 0 || rep.PrefillTokS <= 0 || len(rep.Decode) != 2 || rep.Decode[1].Batch != 2 ||
+		rep.Decode[1].Steps != 2 || rep.Decode[1].TokensPerS <= 0 || rep.BatchingGain <= 0 {
+		t.Errorf("report %+v", rep)
+	}
+}
+
+func TestBenchLMErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--batch", "1,x"}, 2, `bad number "x"`},
+		{[]string{"--batch", "0"}, 2, `bad number "0"`},
+		{[]string{"--prompt-len", "600"}, 2, "usage"},
+		{[]string{"--model", t.TempDir()}, 1, "config.json"},
+	} {
+		code, _, errOut := gasp(append([]string{"bench", "lm"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+}
