@@ -59,6 +59,11 @@
 //	recs, err := st.Records(task, "mcmc-priority")
 //	err = st.Each(func(r runs.Record) error { ...; return nil })
 //
+// A series stores its prompt once: Append leaves prompt_ids out of a record
+// whose prompt equals the previous record's in the file (schema 2), and
+// readers fill it in, so that records of long prompts are not mostly
+// prompt. Records read from one file may share their PromptIDs slice.
+//
 // Readers tolerate fields they do not know, so later schema versions can
 // add fields without breaking them; a record with a higher schema version
 // than Schema is refused.

@@ -10,8 +10,11 @@ import (
 
 // Schema is the version of the record format this package writes. Records
 // with a higher version are refused on read; see mcmc/README.md for the
-// changes between versions.
-const Schema = 1
+// changes between versions. Version 2 lets a record in a store file omit
+// prompt_ids when they equal those of the record before it in that file
+// (the store writes the prompt once per run of equal prompts); version 1
+// records always carry them.
+const Schema = 2
 
 // Status values a Record normally carries; they are sample.Status.String()
 // of the completion the record describes.
@@ -35,7 +38,7 @@ type Record struct {
 	K         int     `json:"k"`                  // step index within the run (MCMC steps, ASAp sample number)
 	Run       int     `json:"run"`                // independent run index, 0-based
 	Seed      uint64  `json:"seed"`               // seed of the run's random source
-	PromptIDs []int   `json:"prompt_ids"`         // prompt token ids
+	PromptIDs []int   `json:"prompt_ids"`         // prompt token ids; records read from one file may share this slice
 	IDs       []int   `json:"ids"`                // completion token ids, end-of-sequence token excluded
 	Text      string  `json:"text"`               // completion text, decoded from IDs
 	LogP      float64 `json:"logp"`               // log P(x), end-of-sequence token included; nats
@@ -87,7 +90,7 @@ type wire struct {
 	K         int     `json:"k"`
 	Run       int     `json:"run"`
 	Seed      uint64  `json:"seed"`
-	PromptIDs []int   `json:"prompt_ids"`
+	PromptIDs *[]int  `json:"prompt_ids,omitempty"` // nil: omitted, the previous record's (schema ≥ 2)
 	IDs       []int   `json:"ids"`
 	Text      string  `json:"text"`
 	LogP      logProb `json:"logp"`
@@ -101,15 +104,22 @@ type wire struct {
 
 // MarshalJSON encodes r with the schema's names; -Inf log-probabilities
 // become null and nil id lists [].
-func (r Record) MarshalJSON() ([]byte, error) {
+func (r Record) MarshalJSON() ([]byte, error) { return r.encode(true) }
+
+// encode is MarshalJSON, leaving prompt_ids out unless withPrompt.
+func (r Record) encode(withPrompt bool) ([]byte, error) {
 	w := wire{
 		Schema: r.Schema, Task: r.Task, Method: r.Method, K: r.K, Run: r.Run, Seed: r.Seed,
-		PromptIDs: r.PromptIDs, IDs: r.IDs, Text: r.Text,
+		IDs: r.IDs, Text: r.Text,
 		LogP: logProb(r.LogP), LogPGCD: logProb(r.LogPGCD),
 		Valid: r.Valid, Status: r.Status, Accepted: r.Accepted, Evals: r.Evals, ElapsedMS: r.ElapsedMS,
 	}
-	if w.PromptIDs == nil {
-		w.PromptIDs = []int{}
+	if withPrompt {
+		p := r.PromptIDs
+		if p == nil {
+			p = []int{}
+		}
+		w.PromptIDs = &p
 	}
 	if w.IDs == nil {
 		w.IDs = []int{}
@@ -118,26 +128,37 @@ func (r Record) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes a record, ignoring unknown fields. The
-// log-probabilities must be present (null reads as -Inf).
+// log-probabilities must be present (null reads as -Inf). A record without
+// prompt_ids gets nil PromptIDs (a store fills them in from the record
+// before it).
 func (r *Record) UnmarshalJSON(b []byte) error {
+	_, err := r.decode(b)
+	return err
+}
+
+// decode is UnmarshalJSON, also telling whether prompt_ids were present.
+func (r *Record) decode(b []byte) (hasPrompt bool, err error) {
 	nan := logProb(math.NaN())
 	w := wire{LogP: nan, LogPGCD: nan}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return err
+		return false, err
 	}
 	if math.IsNaN(float64(w.LogP)) {
-		return errors.New("missing logp")
+		return false, errors.New("missing logp")
 	}
 	if math.IsNaN(float64(w.LogPGCD)) {
-		return errors.New("missing logp_gcd")
+		return false, errors.New("missing logp_gcd")
 	}
 	*r = Record{
 		Schema: w.Schema, Task: w.Task, Method: w.Method, K: w.K, Run: w.Run, Seed: w.Seed,
-		PromptIDs: w.PromptIDs, IDs: w.IDs, Text: w.Text,
+		IDs: w.IDs, Text: w.Text,
 		LogP: float64(w.LogP), LogPGCD: float64(w.LogPGCD),
 		Valid: w.Valid, Status: w.Status, Accepted: w.Accepted, Evals: w.Evals, ElapsedMS: w.ElapsedMS,
 	}
-	return nil
+	if w.PromptIDs != nil {
+		r.PromptIDs = *w.PromptIDs
+	}
+	return w.PromptIDs != nil, nil
 }
 
 // check reports what makes r unfit to be stored.

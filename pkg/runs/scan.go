@@ -12,15 +12,18 @@ import (
 
 // scanResult is what scan learns about a file.
 type scanResult struct {
-	good  int64    // length of the prefix of complete, valid lines
-	lines int      // number of those lines
-	torn  *Warning // the dropped last line, if any
+	good   int64    // length of the prefix of complete, valid lines
+	lines  int      // number of those lines
+	torn   *Warning // the dropped last line, if any
+	prompt []int    // prompt_ids of the last good record (nil if none)
 }
 
 // scan reads the JSONL file at path, calling fn for every complete record
 // in order, and checks that each belongs to (task, method). A torn last
 // line is reported in the result, not as an error; any other bad line is a
-// *CorruptError. limit > 0 stops reading at that byte offset (a writable
+// *CorruptError. A record without prompt_ids gets those of the record
+// before it (they share the slice); in a schema ≥ 2 record with no record
+// before it, that is corruption. limit > 0 stops reading at that byte offset (a writable
 // store's known good length). A missing file is empty.
 func scan(path, task, method string, limit int64, fn func(Record) error) (scanResult, error) {
 	var res scanResult
@@ -62,7 +65,8 @@ func scan(path, task, method string, limit int64, fn func(Record) error) (scanRe
 			return res, nil
 		}
 		var r Record
-		if err := decodeLine(line, &r); err != nil {
+		hasPrompt, err := decodeLine(line, &r)
+		if err != nil {
 			bad, badLen = err, int64(len(line))
 			continue
 		}
@@ -74,6 +78,14 @@ func scan(path, task, method string, limit int64, fn func(Record) error) (scanRe
 			return res, &CorruptError{File: path, Line: lineNum,
 				Err: fmt.Errorf("schema version %d; this reader knows 1…%d", r.Schema, Schema)}
 		}
+		switch {
+		case hasPrompt:
+			res.prompt = r.PromptIDs
+		case res.lines > 0:
+			r.PromptIDs = res.prompt
+		case r.Schema >= 2:
+			return res, &CorruptError{File: path, Line: lineNum, Err: errors.New("no prompt_ids, and no record before it to take them from")}
+		}
 		if fn != nil {
 			if err := fn(r); err != nil {
 				return res, err
@@ -84,11 +96,12 @@ func scan(path, task, method string, limit int64, fn func(Record) error) (scanRe
 	}
 }
 
-// decodeLine parses one line (its newline included) into r.
-func decodeLine(line []byte, r *Record) error {
+// decodeLine parses one line (its newline included) into r and tells
+// whether it held prompt_ids.
+func decodeLine(line []byte, r *Record) (hasPrompt bool, err error) {
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	if len(line) == 0 {
-		return errors.New("empty line")
+		return false, errors.New("empty line")
 	}
-	return r.UnmarshalJSON(line)
+	return r.decode(line)
 }

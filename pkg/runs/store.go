@@ -50,6 +50,7 @@ type series struct {
 	f       *os.File
 	done    map[Sample]bool
 	seeds   map[int]uint64 // run → seed
+	prompt  []int          // prompt_ids of the last record in the file
 	broken  error          // a failed write that could not be undone
 	pending bool           // appended since the last fsync
 }
@@ -216,7 +217,7 @@ func (s *Store) get(task, method string) (*series, error) {
 			return nil, fmt.Errorf("runs: dropping the torn line of %s: %w", sr.path, err)
 		}
 	}
-	sr.loaded, sr.good, sr.done, sr.seeds = true, res.good, done, seeds
+	sr.loaded, sr.good, sr.done, sr.seeds, sr.prompt = true, res.good, done, seeds, res.prompt
 	return sr, nil
 }
 
@@ -237,9 +238,11 @@ func truncate(path string, size int64) error {
 
 // Append writes r as one line at the end of its (task, method) file, with
 // a single write, and syncs as Options.SyncEvery says. It sets r.Schema to
-// Schema when 0. It refuses a sample (k, run) already stored, and a run
-// whose seed differs from the seed stored for it: resuming with another
-// configuration would mix two experiments.
+// Schema when 0. A record of schema ≥ 2 leaves out prompt_ids when they
+// equal the previous record's in the file, so a series stores its prompt
+// once. It refuses a sample (k, run) already stored, and a run whose seed
+// differs from the seed stored for it: resuming with another configuration
+// would mix two experiments.
 func (s *Store) Append(r Record) error {
 	if s.opt.ReadOnly {
 		return ErrReadOnly
@@ -250,11 +253,6 @@ func (s *Store) Append(r Record) error {
 	if err := r.check(); err != nil {
 		return fmt.Errorf("runs: invalid record (task %q, method %q, k %d, run %d): %w", r.Task, r.Method, r.K, r.Run, err)
 	}
-	line, err := r.MarshalJSON()
-	if err != nil {
-		return fmt.Errorf("runs: encoding record: %w", err)
-	}
-	line = append(line, '\n')
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -265,6 +263,12 @@ func (s *Store) Append(r Record) error {
 	if sr.broken != nil {
 		return sr.broken
 	}
+	samePrompt := sr.good > 0 && r.Schema >= 2 && slices.Equal(r.PromptIDs, sr.prompt)
+	line, err := r.encode(!samePrompt)
+	if err != nil {
+		return fmt.Errorf("runs: encoding record: %w", err)
+	}
+	line = append(line, '\n')
 	id := Sample{r.K, r.Run}
 	if sr.done[id] {
 		return fmt.Errorf("%w: task %q, method %q, k %d, run %d", ErrExists, r.Task, r.Method, r.K, r.Run)
@@ -290,6 +294,9 @@ func (s *Store) Append(r Record) error {
 	sr.good += int64(len(line))
 	sr.done[id] = true
 	sr.seeds[r.Run] = r.Seed
+	if !samePrompt {
+		sr.prompt = slices.Clone(r.PromptIDs)
+	}
 	sr.pending = true
 	s.unsynced++
 	if n := s.opt.SyncEvery; n >= 0 && s.unsynced >= max(n, 1) {
@@ -520,7 +527,7 @@ func (s *Store) fileKeys() ([]Key, error) {
 		return nil, nil // empty, or a torn only line: no record
 	}
 	var r Record
-	if err := decodeLine(line, &r); err != nil {
+	if _, err := decodeLine(line, &r); err != nil {
 		if line[len(line)-1] != '\n' {
 			return nil, nil // torn
 		}

@@ -304,7 +304,7 @@ func TestCorruptMiddleLine(t *testing.T) {
 		"garbage":      "not json\n",
 		"empty":        "\n",
 		"other series": string(must(json.Marshal(rec("u", "m", 0, 9)))) + "\n",
-		"newer schema": strings.Replace(string(must(json.Marshal(rec("t", "m", 0, 9)))), `"schema":1`, `"schema":99`, 1) + "\n",
+		"newer schema": strings.Replace(string(must(json.Marshal(rec("t", "m", 0, 9)))), fmt.Sprintf(`"schema":%d`, Schema), `"schema":99`, 1) + "\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
