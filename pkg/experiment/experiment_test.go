@@ -243,3 +243,11 @@ func TestRunResume(t *testing.T) {
 		t.Errorf("resumed store differs:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+func TestCacheLen(t *testing.T) {
+	for _, c := range [][2]int{{1, 256}, {256, 256}, {257, 384}, {385, 512}, {600, 768}, {769, 1024}, {1025, 1536}, {1537, 2048}, {8300, 12288}} {
+		if got := CacheLen(c[0]); got != c[1] {
+			t.Errorf("CacheLen(%d) = %d, want %d", c[0], got, c[1])
+		}
+	}
+}

@@ -15,15 +15,19 @@ import (
 )
 
 // LlamaLM adapts a llama.Model to lm.Model, so that the samplers, which see
-// models only through pkg/lm, can run it.
-type LlamaLM struct{ *llama.Model }
+// models only through pkg/lm, can run it. Its sessions have caches of Seq
+// positions per row (0: the model's MaxSeq); see WithSeq.
+type LlamaLM struct {
+	*llama.Model
+	Seq int
+}
 
 // VocabSize returns the size of the model's output layer.
 func (m LlamaLM) VocabSize() int { return m.Config().VocabSize }
 
 // NewSession starts a batched decoding session of rows rows.
 func (m LlamaLM) NewSession(rows int) (lm.Session, error) {
-	s, err := m.Model.NewSession(rows)
+	s, err := m.Model.NewSessionSeq(rows, m.Seq)
 	if err != nil {
 		return nil, err // not a typed nil in the interface
 	}
@@ -124,5 +128,29 @@ func (m *Model) Load(maxSeq int) (LlamaLM, error) {
 	if err != nil {
 		return LlamaLM{}, err
 	}
-	return LlamaLM{lm}, nil
+	return LlamaLM{Model: lm}, nil
+}
+
+// WithSeq returns the model with sessions whose caches hold n positions,
+// rounded up to the next of 256, 384, 512, 768, 1024, 1536, … (so that few
+// cache lengths, each compiling its own graphs, serve every task) and at
+// most the loaded model's MaxSeq. A decoding step attends over the whole
+// cache: a task of short prompts should not pay for the longest prompt of
+// the experiment.
+func (m LlamaLM) WithSeq(n int) LlamaLM {
+	m.Seq = min(CacheLen(n), m.MaxSeq())
+	return m
+}
+
+// CacheLen rounds n up to the next of 256, 384, 512, 768, 1024, 1536, …
+func CacheLen(n int) int {
+	size := 256
+	for size < n {
+		if size&(size-1) == 0 { // a power of two: next is 1.5×
+			size += size / 2
+		} else {
+			size += size / 3
+		}
+	}
+	return size
 }

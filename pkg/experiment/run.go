@@ -197,7 +197,11 @@ func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 		maxPrompt = max(maxPrompt, len(p))
 	}
 	say("loading model %s", model.Dir)
-	m, err := model.Load(maxPrompt + cfg.MaxNewTokens + 1)
+	// Sessions are sized per task (WithSeq below); the loaded model holds the
+	// longest, rounded as WithSeq rounds so that every task's cache length
+	// depends on its own prompt only.
+	need := maxPrompt + cfg.MaxNewTokens + 1
+	m, err := model.Load(max(need, min(CacheLen(need), model.Config.MaxPositionEmbeddings)))
 	if err != nil {
 		return sum, err
 	}
@@ -222,7 +226,8 @@ func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 			maskerTask = u.task
 		}
 		t0 := time.Now()
-		recs, err := cfg.sampleBatch(m, model, masker, task.Name, prompts[u.task], u)
+		prompt := prompts[u.task]
+		recs, err := cfg.sampleBatch(m.WithSeq(len(prompt)+cfg.MaxNewTokens+1), model, masker, task.Name, prompt, u)
 		if err != nil {
 			return sum, fmt.Errorf("task %s, %s, runs %d–%d: %w", task.Name, u.method, u.lo, u.hi-1, err)
 		}

@@ -58,10 +58,9 @@ func (m *Model) weightParams(g *Graph) weightNodes {
 	return w
 }
 
-// cacheParams declares the KV caches of a batch of B rows.
-func (m *Model) cacheParams(g *Graph, B int) (k, v []*Node) {
+// cacheParams declares the KV caches of a batch of B rows of S1 slots.
+func (m *Model) cacheParams(g *Graph, B, S1 int) (k, v []*Node) {
 	c := m.cfg
-	S1 := m.opts.MaxSeq + 1
 	for l := range c.NumHiddenLayers {
 		k = append(k, Parameter(g, fmt.Sprintf("k_cache.%d", l), shapes.Make(dtypes.Float32, B, c.NumKeyValueHeads, c.HeadDim, S1)))
 		v = append(v, Parameter(g, fmt.Sprintf("v_cache.%d", l), shapes.Make(dtypes.Float32, B, c.NumKeyValueHeads, S1, c.HeadDim)))
@@ -141,10 +140,10 @@ func (m *Model) attendSeq(q, k, v, bias *Node) *Node {
 	return Reshape(TransposeAllAxes(Reshape(o, kvH, C, G, hd), 1, 0, 2, 3), C, kvH*G*hd)
 }
 
-// buildDecode builds decode(B): see the comment at the top of the file.
-func (m *Model) buildDecode(g *Graph, B int) []*Node {
+// buildDecode builds decode(B) for a cache of key.seq positions: see the comment at the top of the file.
+func (m *Model) buildDecode(g *Graph, key graphKey) []*Node {
 	c := m.cfg
-	S1 := m.opts.MaxSeq + 1
+	B, S1 := key.rows, key.seq+1
 	half := c.HeadDim / 2
 	kvH, G, hd := c.NumKeyValueHeads, c.NumAttentionHeads/c.NumKeyValueHeads, c.HeadDim
 	w := m.weightParams(g)
@@ -153,7 +152,7 @@ func (m *Model) buildDecode(g *Graph, B int) []*Node {
 	sin := Parameter(g, "sin", shapes.Make(dtypes.Float32, B, half))
 	bias := Parameter(g, "bias", shapes.Make(dtypes.Float32, B, S1))
 	idx := Parameter(g, "write_index", shapes.Make(dtypes.Int32, B, 2))
-	kc, vc := m.cacheParams(g, B)
+	kc, vc := m.cacheParams(g, B, S1)
 
 	bias4 := Reshape(bias, B, 1, 1, S1)
 	x := Gather(w.embed, Reshape(tokens, B, 1)) // [B, H]
@@ -176,10 +175,10 @@ func (m *Model) buildDecode(g *Graph, B int) []*Node {
 	return out
 }
 
-// buildPrefill builds prefill(B): see the comment at the top of the file.
-func (m *Model) buildPrefill(g *Graph, B int) []*Node {
+// buildPrefill builds prefill(B) for a cache of key.seq positions: see the comment at the top of the file.
+func (m *Model) buildPrefill(g *Graph, key graphKey) []*Node {
 	c := m.cfg
-	S1 := m.opts.MaxSeq + 1
+	B, S1 := key.rows, key.seq+1
 	C := m.opts.PrefillChunk
 	half := c.HeadDim / 2
 	kvH, hd := c.NumKeyValueHeads, c.HeadDim
@@ -190,7 +189,7 @@ func (m *Model) buildPrefill(g *Graph, B int) []*Node {
 	bias := Parameter(g, "bias", shapes.Make(dtypes.Float32, C, S1))
 	idx := Parameter(g, "write_index", shapes.Make(dtypes.Int32, B, C, 2))
 	last := Parameter(g, "last", shapes.Make(dtypes.Int32, 1))
-	kc, vc := m.cacheParams(g, B)
+	kc, vc := m.cacheParams(g, B, S1)
 
 	x := Gather(w.embed, Reshape(tokens, C, 1)) // [C, H]
 	for l := range c.NumHiddenLayers {
@@ -213,7 +212,8 @@ func (m *Model) buildPrefill(g *Graph, B int) []*Node {
 }
 
 // buildForward builds forward(T): see the comment at the top of the file.
-func (m *Model) buildForward(g *Graph, T int) []*Node {
+func (m *Model) buildForward(g *Graph, key graphKey) []*Node {
+	T := key.rows
 	c := m.cfg
 	half := c.HeadDim / 2
 	w := m.weightParams(g)

@@ -57,10 +57,10 @@ type Model struct {
 	invFreq  []float64
 
 	mu       sync.Mutex
-	decode   map[int]*graph.Graph // by batch
-	prefill  map[int]*graph.Graph // by batch
-	forward  map[int]*graph.Graph // by sequence length
-	compiles int                  // number of graphs compiled
+	decode   map[graphKey]*graph.Graph
+	prefill  map[graphKey]*graph.Graph
+	forward  map[graphKey]*graph.Graph
+	compiles int // number of graphs compiled
 	closed   bool
 }
 
@@ -186,9 +186,9 @@ func newModel(cfg Config, opts Options) (*Model, error) {
 		opts:    opts,
 		backend: backend,
 		invFreq: cfg.InvFreq(),
-		decode:  make(map[int]*graph.Graph),
-		prefill: make(map[int]*graph.Graph),
-		forward: make(map[int]*graph.Graph),
+		decode:  make(map[graphKey]*graph.Graph),
+		prefill: make(map[graphKey]*graph.Graph),
+		forward: make(map[graphKey]*graph.Graph),
 	}, nil
 }
 
@@ -305,7 +305,7 @@ func (m *Model) Close() {
 		return
 	}
 	m.closed = true
-	for _, g := range [...]map[int]*graph.Graph{m.decode, m.prefill, m.forward} {
+	for _, g := range [...]map[graphKey]*graph.Graph{m.decode, m.prefill, m.forward} {
 		for _, gr := range g {
 			gr.Finalize()
 		}
@@ -331,7 +331,7 @@ func (m *Model) Forward(ids []int) ([][]float32, error) {
 	if err := m.checkIDs(ids); err != nil {
 		return nil, fmt.Errorf("llama: Forward: %w", err)
 	}
-	g, err := m.graph(m.forward, T, m.buildForward)
+	g, err := m.graph(m.forward, graphKey{rows: T}, m.buildForward)
 	if err != nil {
 		return nil, err
 	}
@@ -390,8 +390,12 @@ func (m *Model) checkIDs(ids []int) error {
 	return nil
 }
 
+// graphKey names a compiled graph's shapes: rows is the batch (decode, prefill) or the sequence length
+// (forward); seq is the session's cache length (0 for forward).
+type graphKey struct{ rows, seq int }
+
 // graph returns the compiled graph for key from cache, building it with build on first use.
-func (m *Model) graph(cache map[int]*graph.Graph, key int, build func(g *graph.Graph, key int) []*graph.Node) (*graph.Graph, error) {
+func (m *Model) graph(cache map[graphKey]*graph.Graph, key graphKey, build func(g *graph.Graph, key graphKey) []*graph.Node) (*graph.Graph, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -413,8 +417,8 @@ func (m *Model) graph(cache map[int]*graph.Graph, key int, build func(g *graph.G
 	return g, nil
 }
 
-// Compiles returns the number of graphs the model has compiled so far (one per decode batch size, prefill
-// batch size and Forward length used).
+// Compiles returns the number of graphs the model has compiled so far (one per decode and prefill batch size
+// and cache length, and Forward length used).
 func (m *Model) Compiles() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -12,27 +12,39 @@ import (
 )
 
 // Session is a batch of rows decoded together, each row a token sequence with its own length in a shared
-// KV cache of Model.MaxSeq positions per row. A Session is not safe for concurrent use.
+// KV cache of Session.MaxSeq positions per row. A Session is not safe for concurrent use.
 type Session struct {
 	m     *Model
 	batch int
+	seq   int               // cache positions per row
 	k, v  []backends.Buffer // per layer: K [B, kvH, hd, S+1], V [B, kvH, S+1, hd]
 	lens  []int
 	err   error // set when an execution failed after consuming the cache
 }
 
-// NewSession returns a session of batch rows, all empty. batch 0 means Options.Batch. The cache takes
-// 2·layers·batch·kvHeads·(MaxSeq+1)·HeadDim float32s.
-func (m *Model) NewSession(batch int) (*Session, error) {
+// NewSession returns a session of batch rows, all empty, with a cache of Options.MaxSeq positions per row.
+// batch 0 means Options.Batch. The cache takes 2·layers·batch·kvHeads·(MaxSeq+1)·HeadDim float32s.
+func (m *Model) NewSession(batch int) (*Session, error) { return m.NewSessionSeq(batch, 0) }
+
+// NewSessionSeq is NewSession with a cache of maxSeq ≤ Options.MaxSeq positions per row (0 means
+// Options.MaxSeq). Every decoding step attends over the whole cache, so a session sized to what its rows
+// will hold (prompt plus completion) is faster; each cache length compiles its own graphs.
+func (m *Model) NewSessionSeq(batch, maxSeq int) (*Session, error) {
 	if batch < 0 {
 		return nil, fmt.Errorf("llama: NewSession: negative batch %d", batch)
 	}
 	if batch == 0 {
 		batch = m.opts.Batch
 	}
-	s := &Session{m: m, batch: batch, lens: make([]int, batch)}
+	if maxSeq < 0 || maxSeq > m.opts.MaxSeq {
+		return nil, fmt.Errorf("llama: NewSession: cache length %d outside [1, MaxSeq %d]", maxSeq, m.opts.MaxSeq)
+	}
+	if maxSeq == 0 {
+		maxSeq = m.opts.MaxSeq
+	}
+	s := &Session{m: m, batch: batch, seq: maxSeq, lens: make([]int, batch)}
 	c := m.cfg
-	S1 := m.opts.MaxSeq + 1
+	S1 := maxSeq + 1
 	kShape := shapes.Make(dtypes.Float32, batch, c.NumKeyValueHeads, c.HeadDim, S1)
 	vShape := shapes.Make(dtypes.Float32, batch, c.NumKeyValueHeads, S1, c.HeadDim)
 	zeros := make([]float32, kShape.Size())
@@ -72,6 +84,9 @@ func (s *Session) Close() {
 	}
 }
 
+// MaxSeq returns the number of cache positions per row: the most tokens a row can hold.
+func (s *Session) MaxSeq() int { return s.seq }
+
 // Model returns the session's model.
 func (s *Session) Model() *Model { return s.m }
 
@@ -91,17 +106,17 @@ func (s *Session) Prefill(prompt []int) ([]float32, error) {
 	if n == 0 {
 		return nil, errors.New("llama: Prefill: empty prompt")
 	}
-	if n > m.opts.MaxSeq {
-		return nil, fmt.Errorf("llama: Prefill: prompt of %d tokens exceeds MaxSeq %d", n, m.opts.MaxSeq)
+	if n > s.seq {
+		return nil, fmt.Errorf("llama: Prefill: prompt of %d tokens exceeds the cache length %d", n, s.seq)
 	}
 	if err := m.checkIDs(prompt); err != nil {
 		return nil, fmt.Errorf("llama: Prefill: %w", err)
 	}
-	g, err := m.graph(m.prefill, s.batch, m.buildPrefill)
+	g, err := m.graph(m.prefill, graphKey{s.batch, s.seq}, m.buildPrefill)
 	if err != nil {
 		return nil, err
 	}
-	B, C, S := s.batch, m.opts.PrefillChunk, m.opts.MaxSeq
+	B, C, S := s.batch, m.opts.PrefillChunk, s.seq
 	S1 := S + 1
 	half := m.cfg.HeadDim / 2
 	negInf := float32(math.Inf(-1))
@@ -160,7 +175,7 @@ func (s *Session) Prefill(prompt []int) ([]float32, error) {
 
 // Step appends tokens[j] to row rows[j], for every j, in one batched execution, and returns for each j the
 // logits (VocabSize float32s) of the token that follows in row rows[j]. Rows not listed are untouched. The
-// rows must be distinct and not full (Len < MaxSeq).
+// rows must be distinct and not full (Len < MaxSeq()).
 func (s *Session) Step(tokens []int, rows []int) ([][]float32, error) {
 	if s.err != nil {
 		return nil, s.err
@@ -175,7 +190,7 @@ func (s *Session) Step(tokens []int, rows []int) ([][]float32, error) {
 	if err := m.checkIDs(tokens); err != nil {
 		return nil, fmt.Errorf("llama: Step: %w", err)
 	}
-	B, S := s.batch, m.opts.MaxSeq
+	B, S := s.batch, s.seq
 	S1 := S + 1
 	seen := make([]bool, B)
 	for _, r := range rows {
@@ -187,10 +202,10 @@ func (s *Session) Step(tokens []int, rows []int) ([][]float32, error) {
 		}
 		seen[r] = true
 		if s.lens[r] >= S {
-			return nil, fmt.Errorf("llama: Step: row %d is full (%d tokens, MaxSeq %d)", r, s.lens[r], S)
+			return nil, fmt.Errorf("llama: Step: row %d is full (%d tokens, cache length %d)", r, s.lens[r], S)
 		}
 	}
-	g, err := m.graph(m.decode, B, m.buildDecode)
+	g, err := m.graph(m.decode, graphKey{B, S}, m.buildDecode)
 	if err != nil {
 		return nil, err
 	}

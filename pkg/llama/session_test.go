@@ -61,6 +61,54 @@ func TestCachedDecodingMatchesForward(t *testing.T) {
 	}
 }
 
+// TestShortSession: a session with a shorter cache than Options.MaxSeq computes the same logits, compiles its
+// own graphs, and refuses what does not fit in it.
+func TestShortSession(t *testing.T) {
+	cfg := smallConfig()
+	m := newRandomModel(t, cfg, Options{MaxSeq: 64, PrefillChunk: 8})
+	ids := randomIDs(20, cfg.VocabSize, 5)
+	full, err := m.Forward(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := m.Compiles()
+	s, err := m.NewSessionSeq(2, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.MaxSeq() != 20 {
+		t.Errorf("MaxSeq() = %d, want 20", s.MaxSeq())
+	}
+	got, err := s.Prefill(ids[:11])
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkClose(t, "prefill", got, full[10], cacheTolerance)
+	for i := 11; i < len(ids); i++ {
+		out, err := s.Step([]int{ids[i], ids[i]}, []int{0, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkClose(t, "step row 0", out[0], full[i], cacheTolerance)
+		checkClose(t, "step row 1", out[1], full[i], cacheTolerance)
+	}
+	if _, err := s.Step([]int{1}, []int{0}); err == nil || !strings.Contains(err.Error(), "row 0 is full (20 tokens, cache length 20)") {
+		t.Errorf("stepping a full row: error %v", err)
+	}
+	if got := m.Compiles() - before; got != 2 {
+		t.Errorf("%d graphs compiled for the short session, want 2 (prefill, decode)", got)
+	}
+	long, err := m.NewSession(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer long.Close()
+	if long.MaxSeq() != 64 {
+		t.Errorf("NewSession: MaxSeq() = %d, want 64", long.MaxSeq())
+	}
+}
+
 // TestTruncateContinue: truncating a row and continuing with other tokens gives the logits of a fresh run
 // of the new sequence, and rows that are not stepped keep their state.
 func TestTruncateContinue(t *testing.T) {
@@ -231,7 +279,8 @@ func TestSessionErrors(t *testing.T) {
 		want string
 	}{
 		{"empty prompt", func() error { _, err := s.Prefill(nil); return err }, "empty prompt"},
-		{"long prompt", func() error { _, err := s.Prefill(make([]int, 9)); return err }, "exceeds MaxSeq"},
+		{"long prompt", func() error { _, err := s.Prefill(make([]int, 9)); return err }, "exceeds the cache length 8"},
+		{"cache too long", func() error { _, err := m.NewSessionSeq(1, 9); return err }, "cache length 9 outside"},
 		{"bad prompt id", func() error { _, err := s.Prefill([]int{1, V}); return err }, "outside [0, vocab_size"},
 		{"tokens/rows", func() error { _, err := s.Step([]int{1}, []int{0, 1}); return err }, "1 tokens for 2 rows"},
 		{"bad row", func() error { _, err := s.Step([]int{1}, []int{2}); return err }, "row 2 is outside"},
