@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gasplab/gasp/pkg/tiny"
@@ -12,11 +13,13 @@ import (
 // runTrainTiny implements "gasp train-tiny".
 func runTrainTiny(args []string, stdout, stderr io.Writer) int {
 	d := tiny.DefaultOptions()
-	fset := newFlagSet("gasp train-tiny", "gasp train-tiny [--seed S] [--out DIR] [--steps N] [--minutes M] [--data DIR]", `
+	fset := newFlagSet("gasp train-tiny", "gasp train-tiny [--seed S] [--out DIR] [--steps N] [--minutes M] [--root DIR]", `
 Trains the embedded model (see pkg/tiny): a byte-level BPE tokenizer and a
-small Llama-architecture model, with GoMLX, on a corpus built from the
-benchmark tasks (data/gad prompts and solutions, and sentences sampled from
-their grammars), deterministically from the seed. Writes the model in
+small Llama-architecture model, with GoMLX, on a corpus built from the tasks
+under the repository root: the benchmark tasks (data/gad prompts and
+solutions, and sentences sampled from their grammars) and the fuzzing tasks
+(data/fuzz/tasks prompts answered by XML documents and SQLite test scripts
+sampled from their grammars), deterministically from the seed. Writes the model in
 Hugging Face layout to --out and prints the held-out perplexity.
 
 With the defaults it reproduces data/models/tiny. --minutes stops training
@@ -25,7 +28,7 @@ early (the result then depends on the machine's speed).`)
 	out := fset.String("out", "data/models/tiny", "output directory")
 	steps := fset.Int("steps", d.Steps, "training steps")
 	minutes := fset.Float64("minutes", 0, "stop training after this many minutes (0: no limit)")
-	data := fset.String("data", d.DataDir, "benchmark tasks directory")
+	root := fset.String("root", ".", "repository root (holding data/gad and data/fuzz/tasks)")
 	pos, done, code := parseFlags(fset, args, stdout, stderr)
 	if done {
 		return code
@@ -35,7 +38,7 @@ early (the result then depends on the machine's speed).`)
 		return 2
 	}
 	opts := d
-	opts.Seed, opts.Steps, opts.DataDir, opts.Log = *seed, *steps, *data, stdout
+	opts.Seed, opts.Steps, opts.Sources, opts.Log = *seed, *steps, tiny.DefaultSources(*root), stdout
 	opts.MaxTime = time.Duration(*minutes * float64(time.Minute))
 	res, err := tiny.Train(opts)
 	if err != nil {
@@ -55,24 +58,26 @@ early (the result then depends on the machine's speed).`)
 // runEvalTiny implements "gasp eval-tiny".
 func runEvalTiny(args []string, stdout, stderr io.Writer) int {
 	d := tiny.DefaultOptions()
-	fset := newFlagSet("gasp eval-tiny", "gasp eval-tiny [--model DIR] [--n N] [--max-tokens T] [--seed S] [--data DIR]", `
+	fset := newFlagSet("gasp eval-tiny", "gasp eval-tiny [--model DIR] [--n N] [--max-tokens T] [--fuzz-max-tokens T] [--seed S] [--root DIR]", `
 Evaluates an embedded model trained by "gasp train-tiny": the perplexity of
-the held-out completions of its training corpus (rebuilt from --data and the
-seed), and, per task family (SLIA, BV4, CP), N unconstrained samples per task
-at temperature 1 (chat template, up to T tokens): how many are in the task's
+the held-out completions of its training corpus (rebuilt from --root and the
+seed), and, per task family (SLIA, BV4, CP, and the fuzzing tasks xml and
+sql), N unconstrained samples per task at temperature 1 (chat template, up
+to T tokens, or --fuzz-max-tokens for xml and sql): how many are in the task's
 grammar, the mean fraction of each sample's bytes that form a viable prefix
 of the grammar (how close the invalid ones come), and how many equal the
 reference solution. Deterministic from the seed.`)
 	model := fset.String("model", "", "model directory (default: data/models/tiny of the repository)")
 	n := fset.Int("n", 8, "samples per task")
 	maxTokens := fset.Int("max-tokens", 96, "token cap of a sample")
+	fuzzMaxTokens := fset.Int("fuzz-max-tokens", 256, "token cap of a sample of the fuzzing tasks")
 	seed := fset.Uint64("seed", d.Seed, "seed of the corpus (must be the model's training seed) and of the samples")
-	data := fset.String("data", d.DataDir, "benchmark tasks directory")
+	root := fset.String("root", ".", "repository root (holding data/gad and data/fuzz/tasks)")
 	pos, done, code := parseFlags(fset, args, stdout, stderr)
 	if done {
 		return code
 	}
-	if len(pos) > 0 || *n < 1 || *maxTokens < 1 {
+	if len(pos) > 0 || *n < 1 || *maxTokens < 1 || *fuzzMaxTokens < 1 {
 		fset.SetOutput(stderr)
 		fset.Usage()
 		return 2
@@ -89,24 +94,28 @@ reference solution. Deterministic from the seed.`)
 		*model = dir
 	}
 	opts := d
-	opts.Seed, opts.DataDir = *seed, *data
+	opts.Seed, opts.Sources = *seed, tiny.DefaultSources(*root)
 	ppl, tokens, err := tiny.HeldOutPerplexity(*model, opts)
 	if err != nil {
 		return fail(err)
 	}
 	fmt.Fprintf(stdout, "held-out perplexity %.4f over %d completion tokens\n", ppl, tokens)
-	tasks, err := tiny.LoadTasks(*data)
+	tasks, err := tiny.LoadTasks(opts.Sources)
 	if err != nil {
 		return fail(err)
 	}
 	fmt.Fprintf(stdout, "%-6s %8s %8s %8s %8s\n", "family", "samples", "valid", "viable", "perfect")
 	var examples []string
-	for _, fam := range []string{"SLIA", "BV4", "CP"} {
-		st, err := tiny.EvalSamples(*model, tasks, []string{fam + "/"}, *n, *maxTokens, *seed)
+	for _, fam := range []string{"SLIA/", "BV4/", "CP/", "xml", "sql"} {
+		limit := *maxTokens
+		if !strings.HasSuffix(fam, "/") {
+			limit = *fuzzMaxTokens
+		}
+		st, err := tiny.EvalSamples(*model, tasks, []string{fam}, *n, limit, *seed)
 		if err != nil {
 			return fail(err)
 		}
-		fmt.Fprintf(stdout, "%-6s %8d %7.1f%% %7.1f%% %8d\n", fam, st.Samples,
+		fmt.Fprintf(stdout, "%-6s %8d %7.1f%% %7.1f%% %8d\n", strings.TrimSuffix(fam, "/"), st.Samples,
 			100*float64(st.Valid)/float64(st.Samples), 100*st.Viable, st.Perfect)
 		examples = append(examples, st.Examples[:min(3, len(st.Examples))]...)
 	}

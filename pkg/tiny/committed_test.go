@@ -30,7 +30,7 @@ func TestCommittedModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := DefaultOptions()
-	opts.DataDir = "../../data/gad"
+	opts.Sources = DefaultSources("../..")
 	got, n, err := HeldOutPerplexity(committedDir, opts)
 	if err != nil {
 		t.Fatal(err)

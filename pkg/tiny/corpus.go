@@ -1,7 +1,9 @@
 package tiny
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,49 +13,89 @@ import (
 	"github.com/gasplab/gasp/pkg/grammar"
 )
 
-// Task is one benchmark task of data/gad: its prompt, reference solution and grammar.
+// Task is one task of the corpus: its prompt, reference solution (if any), grammar, and the source it came from.
 type Task struct {
-	Name     string // e.g. "SLIA/dr-name"
+	Name     string // relative to the source's directory, e.g. "SLIA/dr-name" or "xml"
 	Prompt   string
-	Solution string
+	Solution string // "" when the task has no solution.txt
 	Grammar  *grammar.Grammar
+	Source   Source
 }
 
-// LoadTasks reads the tasks under dir (data/gad): every dir/<family>/<task>/ with prompt.txt, solution.txt and
-// grammar.ebnf, sorted by name. Grammars compile leniently (the CP grammars need it).
-func LoadTasks(dir string) ([]Task, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*", "*", "prompt.txt"))
-	if err != nil {
-		return nil, err
+// Source is a directory of tasks and how the corpus samples their grammars. A task is a directory under Dir
+// (at any depth) that holds prompt.txt and grammar.ebnf, and optionally solution.txt.
+type Source struct {
+	Dir                string
+	SamplesPerTask     int // grammar-generated answers per task
+	MinDepth, MaxDepth int // derivation depths of grammar.Sample, drawn uniformly
+	MaxSampleBytes     int // longer samples are drawn again
+}
+
+// DefaultSources are the corpus of the committed model, under the repository root: the 35 benchmark tasks
+// (data/gad: short answers from shallow derivations) and the two fuzzing tasks (data/fuzz/tasks: XML
+// documents and SQLite test scripts, from deeper derivations so that the model sees statements and elements
+// beyond the grammars' minimal sentences).
+func DefaultSources(root string) []Source {
+	return []Source{
+		{Dir: filepath.Join(root, "data", "gad"), SamplesPerTask: 60, MinDepth: 2, MaxDepth: 7, MaxSampleBytes: 300},
+		{Dir: filepath.Join(root, "data", "fuzz", "tasks"), SamplesPerTask: 300, MinDepth: 6, MaxDepth: 14, MaxSampleBytes: 800},
 	}
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("tiny: no tasks (*/*/prompt.txt) under %s", dir)
-	}
-	slices.Sort(paths)
+}
+
+// LoadTasks reads the tasks of the sources, in the sources' order and sorted by name within each. Grammars
+// compile leniently (the CP grammars need it).
+func LoadTasks(sources []Source) ([]Task, error) {
 	var tasks []Task
-	for _, p := range paths {
-		d := filepath.Dir(p)
-		prompt, err := os.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		sol, err := os.ReadFile(filepath.Join(d, "solution.txt"))
-		if err != nil {
-			return nil, err
-		}
-		g, _, err := grammar.CompileFile(filepath.Join(d, "grammar.ebnf"), grammar.Options{Lenient: true})
-		if err != nil {
-			return nil, fmt.Errorf("tiny: %s: %w", d, err)
-		}
-		rel, _ := filepath.Rel(dir, d)
-		tasks = append(tasks, Task{
-			Name:     filepath.ToSlash(rel),
-			Prompt:   string(prompt),
-			Solution: strings.TrimSpace(string(sol)),
-			Grammar:  g,
+	for _, src := range sources {
+		var dirs []string
+		err := filepath.WalkDir(src.Dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Name() == "prompt.txt" {
+				dirs = append(dirs, filepath.Dir(path))
+			}
+			return nil
 		})
+		if err != nil {
+			return nil, fmt.Errorf("tiny: %w", err)
+		}
+		if len(dirs) == 0 {
+			return nil, fmt.Errorf("tiny: no tasks (prompt.txt) under %s", src.Dir)
+		}
+		slices.Sort(dirs)
+		for _, d := range dirs {
+			t, err := loadTask(src, d)
+			if err != nil {
+				return nil, err
+			}
+			tasks = append(tasks, t)
+		}
 	}
 	return tasks, nil
+}
+
+func loadTask(src Source, dir string) (Task, error) {
+	prompt, err := os.ReadFile(filepath.Join(dir, "prompt.txt"))
+	if err != nil {
+		return Task{}, fmt.Errorf("tiny: %w", err)
+	}
+	sol, err := os.ReadFile(filepath.Join(dir, "solution.txt"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Task{}, fmt.Errorf("tiny: %w", err)
+	}
+	g, _, err := grammar.CompileFile(filepath.Join(dir, "grammar.ebnf"), grammar.Options{Lenient: true})
+	if err != nil {
+		return Task{}, fmt.Errorf("tiny: %s: %w", dir, err)
+	}
+	rel, _ := filepath.Rel(src.Dir, dir)
+	return Task{
+		Name:     filepath.ToSlash(rel),
+		Prompt:   string(prompt),
+		Solution: strings.TrimSpace(string(sol)),
+		Grammar:  g,
+		Source:   src,
+	}, nil
 }
 
 // Doc is one chat exchange of the corpus: the user's prompt and the assistant's answer.
@@ -71,39 +113,31 @@ type Corpus struct {
 	HeldOut []Doc
 }
 
-// CorpusOptions configure BuildCorpus.
-type CorpusOptions struct {
-	Seed           uint64
-	SamplesPerTask int     // grammar-generated completions per task
-	HeldOut        float64 // fraction of the grammar-generated documents held out
-	MaxSampleBytes int     // longer samples are drawn again; 0 means 300
-}
-
-// BuildCorpus builds the corpus from the tasks, deterministically from opts.Seed: for each task, the reference
-// solution (always in the training part) and opts.SamplesPerTask distinct random sentences of the task's
-// grammar (grammar.Sample with derivation depth 2 to 7), each answering the task's prompt; a fraction
-// opts.HeldOut of the sampled documents (at least one per task when opts.HeldOut > 0) is held out.
-func BuildCorpus(tasks []Task, opts CorpusOptions) Corpus {
-	maxLen := opts.MaxSampleBytes
-	if maxLen <= 0 {
-		maxLen = 300
-	}
-	rng := rand.New(rand.NewPCG(opts.Seed, 0x7469_6e79))
+// BuildCorpus builds the corpus from the tasks, deterministically from seed: for each task, its reference
+// solution (if any; always in the training part) and Source.SamplesPerTask distinct random sentences of the
+// task's grammar, each answering the task's prompt; a fraction heldOut of the sampled documents (at least one
+// per task when heldOut > 0) is held out.
+func BuildCorpus(tasks []Task, seed uint64, heldOut float64) Corpus {
+	rng := rand.New(rand.NewPCG(seed, 0x7469_6e79))
 	c := Corpus{Tasks: tasks}
 	for _, t := range tasks {
-		c.Train = append(c.Train, Doc{Task: t.Name, Prompt: t.Prompt, Completion: t.Solution})
-		seen := map[string]bool{t.Solution: true}
+		src := t.Source
+		seen := map[string]bool{}
+		if t.Solution != "" {
+			c.Train = append(c.Train, Doc{Task: t.Name, Prompt: t.Prompt, Completion: t.Solution})
+			seen[t.Solution] = true
+		}
 		var docs []Doc
-		for tries := 0; len(docs) < opts.SamplesPerTask && tries < 50*opts.SamplesPerTask; tries++ {
-			s := string(grammar.Sample(t.Grammar, rng, 2+rng.IntN(6)))
-			if len(s) > maxLen || seen[s] {
+		for tries := 0; len(docs) < src.SamplesPerTask && tries < 50*src.SamplesPerTask; tries++ {
+			s := string(grammar.Sample(t.Grammar, rng, src.MinDepth+rng.IntN(src.MaxDepth-src.MinDepth+1)))
+			if len(s) > src.MaxSampleBytes || seen[s] {
 				continue
 			}
 			seen[s] = true
 			docs = append(docs, Doc{Task: t.Name, Prompt: t.Prompt, Completion: s, Sample: true})
 		}
-		nHeld := int(opts.HeldOut*float64(len(docs)) + 0.5)
-		if opts.HeldOut > 0 && nHeld == 0 && len(docs) > 1 {
+		nHeld := int(heldOut*float64(len(docs)) + 0.5)
+		if heldOut > 0 && nHeld == 0 && len(docs) > 1 {
 			nHeld = 1
 		}
 		rng.Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })

@@ -17,11 +17,14 @@ func HeldOutPerplexity(dir string, opts Options) (float64, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	tasks, err := LoadTasks(opts.DataDir)
+	if err := checkSources(opts.Sources); err != nil {
+		return 0, 0, err
+	}
+	tasks, err := LoadTasks(opts.Sources)
 	if err != nil {
 		return 0, 0, err
 	}
-	corpus := BuildCorpus(tasks, CorpusOptions{Seed: opts.Seed, SamplesPerTask: opts.SamplesPerTask, HeldOut: opts.HeldOut})
+	corpus := BuildCorpus(tasks, opts.Seed, opts.HeldOut)
 	m, err := llama.Load(dir, llama.Options{MaxSeq: opts.SeqLen})
 	if err != nil {
 		return 0, 0, err

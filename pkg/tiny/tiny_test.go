@@ -92,8 +92,12 @@ func mustShape(cfg llama.Config, name string) []int {
 }
 
 func smokeOptions() Options {
-	return Options{Seed: 7, DataDir: "../../data/gad", VocabSize: 400, Hidden: 32, Layers: 1, Heads: 2, Intermediate: 64,
-		MaxPositions: 4096, SeqLen: 32, Batch: 2, Steps: 4, WarmupSteps: 2, SamplesPerTask: 3, HeldOut: 0.34}
+	sources := DefaultSources("../..")
+	for i := range sources {
+		sources[i].SamplesPerTask = 3
+	}
+	return Options{Seed: 7, Sources: sources, VocabSize: 400, Hidden: 32, Layers: 1, Heads: 2, Intermediate: 64,
+		MaxPositions: 4096, SeqLen: 32, Batch: 2, Steps: 4, WarmupSteps: 2, HeldOut: 0.34}
 }
 
 // TestTrainSmoke trains a very small model for a few steps, twice, and checks that the result is reproducible

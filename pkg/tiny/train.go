@@ -24,46 +24,44 @@ import (
 
 // Options configure Train. The zero value of a field means its default (see DefaultOptions).
 type Options struct {
-	Seed           uint64
-	DataDir        string // data/gad
-	VocabSize      int
-	Hidden         int
-	Layers         int
-	Heads          int
-	KVHeads        int
-	Intermediate   int
-	MaxPositions   int // max_position_embeddings written in config.json
-	SeqLen         int // training window T
-	Batch          int
-	Steps          int
-	LearningRate   float64
-	WarmupSteps    int
-	SamplesPerTask int
-	HeldOut        float64
-	Backend        string        // GoMLX backend configuration; "" means "go"
-	MaxTime        time.Duration // stop early after this long (the result then depends on the machine's speed)
-	Log            io.Writer     // progress; nil means none
+	Seed         uint64
+	Sources      []Source // the corpus's tasks; nil means DefaultSources(".")
+	VocabSize    int
+	Hidden       int
+	Layers       int
+	Heads        int
+	KVHeads      int
+	Intermediate int
+	MaxPositions int // max_position_embeddings written in config.json
+	SeqLen       int // training window T
+	Batch        int
+	Steps        int
+	LearningRate float64
+	WarmupSteps  int
+	HeldOut      float64
+	Backend      string        // GoMLX backend configuration; "" means "go"
+	MaxTime      time.Duration // stop early after this long (the result then depends on the machine's speed)
+	Log          io.Writer     // progress; nil means none
 }
 
 // DefaultOptions are the options of the committed model (data/models/tiny).
 func DefaultOptions() Options {
 	return Options{
-		Seed:           1,
-		DataDir:        "data/gad",
-		VocabSize:      2048,
-		Hidden:         128,
-		Layers:         2,
-		Heads:          4,
-		KVHeads:        4,
-		Intermediate:   256,
-		MaxPositions:   16384,
-		SeqLen:         256,
-		Batch:          8,
-		Steps:          600,
-		LearningRate:   5e-3,
-		WarmupSteps:    30,
-		SamplesPerTask: 60,
-		HeldOut:        0.05,
+		Seed:         1,
+		Sources:      DefaultSources("."),
+		VocabSize:    2048,
+		Hidden:       128,
+		Layers:       2,
+		Heads:        4,
+		KVHeads:      4,
+		Intermediate: 256,
+		MaxPositions: 16384,
+		SeqLen:       256,
+		Batch:        8,
+		Steps:        600,
+		LearningRate: 5e-3,
+		WarmupSteps:  30,
+		HeldOut:      0.05,
 	}
 }
 
@@ -74,8 +72,8 @@ func (o *Options) fill() {
 			*p = v
 		}
 	}
-	if o.DataDir == "" {
-		o.DataDir = d.DataDir
+	if o.Sources == nil {
+		o.Sources = d.Sources
 	}
 	set(&o.VocabSize, d.VocabSize)
 	set(&o.Hidden, d.Hidden)
@@ -90,7 +88,6 @@ func (o *Options) fill() {
 	set(&o.Batch, d.Batch)
 	set(&o.Steps, d.Steps)
 	set(&o.WarmupSteps, d.WarmupSteps)
-	set(&o.SamplesPerTask, d.SamplesPerTask)
 	if o.LearningRate == 0 {
 		o.LearningRate = d.LearningRate
 	}
@@ -164,11 +161,14 @@ func Train(opts Options) (*Result, error) {
 		}
 	}
 	begin := time.Now()
-	tasks, err := LoadTasks(opts.DataDir)
+	if err := checkSources(opts.Sources); err != nil {
+		return nil, err
+	}
+	tasks, err := LoadTasks(opts.Sources)
 	if err != nil {
 		return nil, err
 	}
-	corpus := BuildCorpus(tasks, CorpusOptions{Seed: opts.Seed, SamplesPerTask: opts.SamplesPerTask, HeldOut: opts.HeldOut})
+	corpus := BuildCorpus(tasks, opts.Seed, opts.HeldOut)
 	chat := func(p string) string { return tokenizer.ChatText(p, tokenizer.ChatOptions{}) }
 	tokJSON, err := tokenizer.Train(corpus.TokenizerTexts(chat), tokenizer.TrainOptions{VocabSize: opts.VocabSize})
 	if err != nil {
@@ -270,6 +270,17 @@ func Train(opts Options) (*Result, error) {
 	res.Duration = time.Since(begin)
 	logf("held-out perplexity %.4f over %d completion tokens; %s\n", res.HeldOutPPL, n, res.Duration.Round(time.Second))
 	return res, nil
+}
+
+// checkSources reports sources whose sampling settings BuildCorpus cannot use.
+func checkSources(sources []Source) error {
+	for _, s := range sources {
+		if s.SamplesPerTask < 0 || s.MinDepth < 1 || s.MaxDepth < s.MinDepth || s.MaxSampleBytes < 1 {
+			return fmt.Errorf("tiny: source %s: need SamplesPerTask ≥ 0, 1 ≤ MinDepth ≤ MaxDepth and MaxSampleBytes ≥ 1 (have %d, %d, %d, %d)",
+				s.Dir, s.SamplesPerTask, s.MinDepth, s.MaxDepth, s.MaxSampleBytes)
+		}
+	}
+	return nil
 }
 
 // schedule is the learning rate at step s: linear warm-up, then cosine decay to a tenth.
