@@ -15,7 +15,8 @@ import (
 //     [B], cos and sin [B, HeadDim/2] (the rotary angles of each row's position), the attention bias [B, S+1]
 //     (0 where a cache slot may be attended, -inf elsewhere), the write index [B, 2] = (row, slot), and the
 //     caches. Outputs: logits [B, V] and the updated caches.
-//   - prefill(B): a chunk of C prompt tokens of one sequence, written into every row's cache. Inputs: tokens
+//   - prefill(B): a chunk of C prompt tokens of one sequence, written into every row's cache (Session.Prefill
+//     runs it with B = 1 and copies the row into its own rows on the host). Inputs: tokens
 //     [C], cos, sin [C, HeadDim/2], bias [C, S+1], write index [B, C, 2], the position [1] in the chunk of the
 //     last real token, and the caches. Outputs: logits [1, V] at that position and the updated caches.
 //   - forward(T): T tokens without a cache (for tests). Inputs: tokens [T], cos, sin [T, HeadDim/2], the causal
@@ -197,8 +198,11 @@ func (m *Model) buildPrefill(g *Graph, key graphKey) []*Node {
 		q, k, v := m.qkv(rmsNorm(x, lw[wInputNorm], c.RMSNormEps), lw, cos, sin)
 		kc[l] = writeCache(kc[l], idx, BroadcastToDims(Reshape(k, 1, C, kvH, hd), B, C, kvH, hd), 3)
 		vc[l] = writeCache(vc[l], idx, BroadcastToDims(Reshape(v, 1, C, kvH, hd), B, C, kvH, hd), 2)
-		k0 := Reshape(Slice(kc[l], AxisRange(0, 1)), kvH, hd, S1)
-		v0 := Reshape(Slice(vc[l], AxisRange(0, 1)), kvH, S1, hd)
+		k0, v0 := kc[l], vc[l]
+		if B > 1 { // row 0; with one row (as Session.Prefill runs it) a reshape, no copy
+			k0, v0 = Slice(k0, AxisRange(0, 1)), Slice(v0, AxisRange(0, 1))
+		}
+		k0, v0 = Reshape(k0, kvH, hd, S1), Reshape(v0, kvH, S1, hd)
 		x = Add(x, linear(m.attendSeq(q, k0, v0, bias), lw[wO]))
 		x = Add(x, mlp(rmsNorm(x, lw[wPostNorm], c.RMSNormEps), lw))
 	}

@@ -56,12 +56,14 @@ type Model struct {
 	tiedHead []float32         // while loading: the transposed tied embedding, added last
 	invFreq  []float64
 
-	mu       sync.Mutex
-	decode   map[graphKey]*graph.Graph
-	prefill  map[graphKey]*graph.Graph
-	forward  map[graphKey]*graph.Graph
-	compiles int // number of graphs compiled
-	closed   bool
+	mu         sync.Mutex
+	decode     map[graphKey]*graph.Graph
+	prefill    map[graphKey]*graph.Graph
+	forward    map[graphKey]*graph.Graph
+	compiles   int     // number of graphs compiled
+	lastPrefix *prefix // the last prompt prefilled (Session.Prefill)
+	prefixes   int     // prompts computed by Session.Prefill (not remembered)
+	closed     bool
 }
 
 // Load reads a model directory: config.json and the safetensors checkpoint (model.safetensors or a sharded

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	backends "github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
@@ -96,7 +97,12 @@ func (s *Session) Forward(ids []int) ([][]float32, error) { return s.m.Forward(i
 // Prefill computes the prompt once and copies its keys and values into every row, replacing whatever the
 // rows held: afterwards every row has length len(prompt). It returns the logits of the token that follows the
 // prompt (the same for every row). The prompt is computed in chunks of Options.PrefillChunk tokens, the last
-// one padded, so one compiled graph serves every prompt length.
+// one padded, so one compiled graph serves every prompt length, into a one-row cache whose contents are then
+// copied into the session's rows on the host.
+//
+// The model remembers the last prompt it prefilled (for a cache length): a session of any batch size that
+// prefills the same prompt gets the same keys, values and logits without computing them again, as when
+// several samplers run on one prompt.
 func (s *Session) Prefill(prompt []int) ([]float32, error) {
 	if s.err != nil {
 		return nil, s.err
@@ -112,11 +118,59 @@ func (s *Session) Prefill(prompt []int) ([]float32, error) {
 	if err := m.checkIDs(prompt); err != nil {
 		return nil, fmt.Errorf("llama: Prefill: %w", err)
 	}
-	g, err := m.graph(m.prefill, graphKey{s.batch, s.seq}, m.buildPrefill)
+	p := m.rememberedPrefix(prompt, s.seq)
+	if p == nil {
+		var err error
+		if p, err = m.computePrefix(prompt, s.seq); err != nil {
+			return nil, err
+		}
+		m.rememberPrefix(p)
+	}
+	if err := s.fill(p); err != nil {
+		return nil, err
+	}
+	for b := range s.lens {
+		s.lens[b] = n
+	}
+	return slices.Clone(p.logits), nil
+}
+
+// prefix is a prompt's keys and values in a one-row cache of seq positions, and the logits that follow it.
+type prefix struct {
+	prompt []int
+	seq    int
+	k, v   [][]float32 // per layer: K [kvH, hd, seq+1], V [kvH, seq+1, hd]
+	logits []float32
+}
+
+// rememberedPrefix returns the remembered prefix of prompt for caches of seq positions, or nil.
+func (m *Model) rememberedPrefix(prompt []int, seq int) *prefix {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p := m.lastPrefix; p != nil && p.seq == seq && slices.Equal(p.prompt, prompt) {
+		return p
+	}
+	return nil
+}
+
+func (m *Model) rememberPrefix(p *prefix) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.lastPrefix = p
+}
+
+// computePrefix runs the prefill graph over prompt, chunk by chunk, into a one-row cache of seq positions.
+func (m *Model) computePrefix(prompt []int, seq int) (*prefix, error) {
+	one, err := m.NewSessionSeq(1, seq)
 	if err != nil {
 		return nil, err
 	}
-	B, C, S := s.batch, m.opts.PrefillChunk, s.seq
+	defer one.Close()
+	g, err := m.graph(m.prefill, graphKey{1, seq}, m.buildPrefill)
+	if err != nil {
+		return nil, err
+	}
+	n, C, S := len(prompt), m.opts.PrefillChunk, seq
 	S1 := S + 1
 	half := m.cfg.HeadDim / 2
 	negInf := float32(math.Inf(-1))
@@ -126,7 +180,7 @@ func (s *Session) Prefill(prompt []int) ([]float32, error) {
 		cos := make([]float32, C*half)
 		sin := make([]float32, C*half)
 		bias := make([]float32, C*S1)
-		idx := make([]int32, B*C*2)
+		idx := make([]int32, C*2)
 		last := []int32{int32(min(n-start, C) - 1)}
 		for i := range C {
 			pos := start + i
@@ -145,10 +199,7 @@ func (s *Session) Prefill(prompt []int) ([]float32, error) {
 					row[j] = negInf
 				}
 			}
-			for b := range B {
-				idx[(b*C+i)*2] = int32(b)
-				idx[(b*C+i)*2+1] = int32(slot)
-			}
+			idx[i*2+1] = int32(slot) // row 0
 		}
 		in := inputs{m: m}
 		in.weights()
@@ -156,21 +207,72 @@ func (s *Session) Prefill(prompt []int) ([]float32, error) {
 		in.add(cos, C, half)
 		in.add(sin, C, half)
 		in.add(bias, C, S1)
-		in.add(idx, B, C, 2)
+		in.add(idx, 1, C, 2)
 		in.add(last, 1)
 		if in.err != nil {
 			in.release()
 			return nil, fmt.Errorf("llama: Prefill: %w", in.err)
 		}
-		logits, err = s.exec(g, in)
-		if err != nil {
+		if logits, err = one.exec(g, in); err != nil {
 			return nil, err
 		}
 	}
-	for b := range s.lens {
-		s.lens[b] = n
+	p := &prefix{prompt: slices.Clone(prompt), seq: seq, logits: logits}
+	m.mu.Lock()
+	m.prefixes++
+	m.mu.Unlock()
+	for l := range one.k {
+		k, err := m.readFloat32(one.k[l])
+		one.k[l] = nil
+		if err != nil {
+			return nil, fmt.Errorf("llama: Prefill: %w", err)
+		}
+		v, err := m.readFloat32(one.v[l])
+		one.v[l] = nil
+		if err != nil {
+			return nil, fmt.Errorf("llama: Prefill: %w", err)
+		}
+		p.k, p.v = append(p.k, k), append(p.v, v)
 	}
-	return logits, nil
+	return p, nil
+}
+
+// fill replaces the session's caches by caches whose every row holds the prefix p.
+func (s *Session) fill(p *prefix) error {
+	c := s.m.cfg
+	S1 := s.seq + 1
+	kShape := shapes.Make(dtypes.Float32, s.batch, c.NumKeyValueHeads, c.HeadDim, S1)
+	vShape := shapes.Make(dtypes.Float32, s.batch, c.NumKeyValueHeads, S1, c.HeadDim)
+	var k, v []backends.Buffer
+	release := func() {
+		for _, b := range append(k, v...) {
+			_ = b.Finalize()
+		}
+	}
+	rows := make([]float32, kShape.Size())
+	for l := range p.k {
+		for _, kv := range [...]struct {
+			row   []float32
+			shape shapes.Shape
+			dst   *[]backends.Buffer
+		}{{p.k[l], kShape, &k}, {p.v[l], vShape, &v}} {
+			for b := range s.batch {
+				copy(rows[b*len(kv.row):], kv.row)
+			}
+			buf, err := s.m.backend.BufferFromFlatData(0, rows, kv.shape)
+			if err != nil {
+				release()
+				return fmt.Errorf("llama: Prefill: %w", err)
+			}
+			*kv.dst = append(*kv.dst, buf)
+		}
+	}
+	for l := range s.k {
+		_ = s.k[l].Finalize()
+		_ = s.v[l].Finalize()
+	}
+	s.k, s.v = k, v
+	return nil
 }
 
 // Step appends tokens[j] to row rows[j], for every j, in one batched execution, and returns for each j the

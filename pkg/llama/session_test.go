@@ -109,6 +109,72 @@ func TestShortSession(t *testing.T) {
 	}
 }
 
+// TestRememberedPrefix: a session that prefills the prompt the model prefilled last gets the same caches and
+// logits, bit for bit, without computing them; another prompt or cache length is computed.
+func TestRememberedPrefix(t *testing.T) {
+	cfg := smallConfig()
+	m := newRandomModel(t, cfg, Options{MaxSeq: 48, PrefillChunk: 8})
+	ids := randomIDs(30, cfg.VocabSize, 6)
+	run := func(batch, seq, prompt int) [][]float32 {
+		t.Helper()
+		s, err := m.NewSessionSeq(batch, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		first, err := s.Prefill(ids[:prompt])
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := [][]float32{first}
+		for i := prompt; i < len(ids); i++ {
+			rows := make([]int, batch)
+			toks := make([]int, batch)
+			for r := range rows {
+				rows[r], toks[r] = r, ids[i]
+			}
+			step, err := s.Step(toks, rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, step[batch-1]) // the last row: every row must hold the prefix
+		}
+		return out
+	}
+	full, err := m.Forward(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := run(2, 40, 13)
+	if m.prefixes != 1 {
+		t.Fatalf("%d prefixes computed, want 1", m.prefixes)
+	}
+	b := run(2, 40, 13) // the same batch size: decoding differs in the last bits between batch sizes
+	if m.prefixes != 1 {
+		t.Errorf("%d prefixes computed after prefilling the same prompt again, want 1", m.prefixes)
+	}
+	for i := range a {
+		if !slices.Equal(a[i], b[i]) {
+			t.Errorf("position %d: remembered prefix gives other logits", 12+i)
+		}
+		checkClose(t, "remembered prefix", b[i], full[12+i], cacheTolerance)
+	}
+	e := run(3, 40, 13)
+	if !slices.Equal(e[0], a[0]) {
+		t.Error("remembered prefix in a larger batch: other logits")
+	}
+	for i := range e {
+		checkClose(t, "remembered prefix, batch 3", e[i], full[12+i], cacheTolerance)
+	}
+	c := run(1, 40, 9) // another prompt
+	checkClose(t, "other prompt", c[0], full[8], cacheTolerance)
+	d := run(1, 48, 9) // another cache length
+	checkClose(t, "other cache length", d[len(d)-1], full[len(full)-1], cacheTolerance)
+	if m.prefixes != 3 {
+		t.Errorf("%d prefixes computed, want 3", m.prefixes)
+	}
+}
+
 // TestTruncateContinue: truncating a row and continuing with other tokens gives the logits of a fresh run
 // of the new sequence, and rows that are not stepped keep their state.
 func TestTruncateContinue(t *testing.T) {
