@@ -30,15 +30,19 @@
 // [B] token ids plus host-computed per-row inputs — the rotary cos/sin of each row's position, an additive
 // attention mask over the cache slots, and the (row, slot) each row writes — so one compiled graph serves
 // every step of a session of B rows, whatever the rows' lengths. Prefill runs fixed-size chunks
-// (Options.PrefillChunk, the last one padded), so prompts of any length share one graph. A model compiles
-// one decode and one prefill graph per batch size used (Model.Compiles counts them).
+// (Options.PrefillChunk, the last one padded) into a one-row cache, so prompts of any length share one graph,
+// and copies that row into the session's rows on the host; the model remembers the last prompt it prefilled,
+// so that the next session with that prompt (another sampler on the same task) skips the computation. A
+// model compiles one decode graph per batch size and cache length used, and one prefill graph per cache
+// length (Model.Compiles counts them). Sessions have Options.MaxSeq cache positions per row, or fewer
+// (NewSessionSeq): every decoding step attends over the whole cache, so a cache sized to the rows is faster.
 //
-// The cache of a layer is K [B, kvHeads, MaxSeq+1, HeadDim] and V [B, kvHeads, HeadDim, MaxSeq+1]: the
+// The cache of a layer is K [B, kvHeads, HeadDim, S+1] and V [B, kvHeads, S+1, HeadDim] for S positions: the
 // layouts the pure-Go backend's matrix multiplication works in, so attention reads the cache without copying
 // it. Cache writes are in place and cost O(B·kvHeads·HeadDim): the cache buffers are donated to each
 // execution, and a ScatterMin of -inf followed by a ScatterMax of the new values replaces exactly the written
 // slots (the pure-Go backend has no DynamicUpdateSlice; a Where over the whole cache costs O(cache) per step).
-// Slot MaxSeq is never attended: rows left out of a step and prefill padding write there.
+// Slot S is never attended: rows left out of a step and prefill padding write there.
 //
 // # Backends
 //

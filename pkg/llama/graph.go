@@ -15,10 +15,10 @@ import (
 //     [B], cos and sin [B, HeadDim/2] (the rotary angles of each row's position), the attention bias [B, S+1]
 //     (0 where a cache slot may be attended, -inf elsewhere), the write index [B, 2] = (row, slot), and the
 //     caches. Outputs: logits [B, V] and the updated caches.
-//   - prefill(B): a chunk of C prompt tokens of one sequence, written into every row's cache (Session.Prefill
-//     runs it with B = 1 and copies the row into its own rows on the host). Inputs: tokens
-//     [C], cos, sin [C, HeadDim/2], bias [C, S+1], write index [B, C, 2], the position [1] in the chunk of the
-//     last real token, and the caches. Outputs: logits [1, V] at that position and the updated caches.
+//   - prefill: a chunk of C prompt tokens of one sequence, written into a one-row cache (Session.Prefill
+//     copies the row into its session's rows on the host). Inputs: tokens [C], cos, sin [C, HeadDim/2], bias
+//     [C, S+1], write index [1, C, 2], the position [1] in the chunk of the last real token, and the caches.
+//     Outputs: logits [1, V] at that position and the updated caches.
 //   - forward(T): T tokens without a cache (for tests). Inputs: tokens [T], cos, sin [T, HeadDim/2], the causal
 //     bias [T, T]. Output: logits [T, V].
 //
@@ -176,10 +176,10 @@ func (m *Model) buildDecode(g *Graph, key graphKey) []*Node {
 	return out
 }
 
-// buildPrefill builds prefill(B) for a cache of key.seq positions: see the comment at the top of the file.
+// buildPrefill builds prefill for a one-row cache of key.seq positions: see the comment at the top of the file.
 func (m *Model) buildPrefill(g *Graph, key graphKey) []*Node {
 	c := m.cfg
-	B, S1 := key.rows, key.seq+1
+	S1 := key.seq + 1
 	C := m.opts.PrefillChunk
 	half := c.HeadDim / 2
 	kvH, hd := c.NumKeyValueHeads, c.HeadDim
@@ -188,22 +188,17 @@ func (m *Model) buildPrefill(g *Graph, key graphKey) []*Node {
 	cos := Parameter(g, "cos", shapes.Make(dtypes.Float32, C, half))
 	sin := Parameter(g, "sin", shapes.Make(dtypes.Float32, C, half))
 	bias := Parameter(g, "bias", shapes.Make(dtypes.Float32, C, S1))
-	idx := Parameter(g, "write_index", shapes.Make(dtypes.Int32, B, C, 2))
+	idx := Parameter(g, "write_index", shapes.Make(dtypes.Int32, 1, C, 2))
 	last := Parameter(g, "last", shapes.Make(dtypes.Int32, 1))
-	kc, vc := m.cacheParams(g, B, S1)
+	kc, vc := m.cacheParams(g, 1, S1)
 
 	x := Gather(w.embed, Reshape(tokens, C, 1)) // [C, H]
 	for l := range c.NumHiddenLayers {
 		lw := &w.layers[l]
 		q, k, v := m.qkv(rmsNorm(x, lw[wInputNorm], c.RMSNormEps), lw, cos, sin)
-		kc[l] = writeCache(kc[l], idx, BroadcastToDims(Reshape(k, 1, C, kvH, hd), B, C, kvH, hd), 3)
-		vc[l] = writeCache(vc[l], idx, BroadcastToDims(Reshape(v, 1, C, kvH, hd), B, C, kvH, hd), 2)
-		k0, v0 := kc[l], vc[l]
-		if B > 1 { // row 0; with one row (as Session.Prefill runs it) a reshape, no copy
-			k0, v0 = Slice(k0, AxisRange(0, 1)), Slice(v0, AxisRange(0, 1))
-		}
-		k0, v0 = Reshape(k0, kvH, hd, S1), Reshape(v0, kvH, S1, hd)
-		x = Add(x, linear(m.attendSeq(q, k0, v0, bias), lw[wO]))
+		kc[l] = writeCache(kc[l], idx, Reshape(k, 1, C, kvH, hd), 3)
+		vc[l] = writeCache(vc[l], idx, Reshape(v, 1, C, kvH, hd), 2)
+		x = Add(x, linear(m.attendSeq(q, Reshape(kc[l], kvH, hd, S1), Reshape(vc[l], kvH, S1, hd), bias), lw[wO]))
 		x = Add(x, mlp(rmsNorm(x, lw[wPostNorm], c.RMSNormEps), lw))
 	}
 	h := Gather(x, Reshape(last, 1, 1)) // [1, H]
