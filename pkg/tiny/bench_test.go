@@ -13,7 +13,7 @@ import (
 // benchConfig is the committed model's architecture (see DefaultOptions).
 func benchConfig() llama.Config {
 	return llama.Config{HiddenSize: 128, NumHiddenLayers: 2, NumAttentionHeads: 4, NumKeyValueHeads: 4, HeadDim: 32,
-		IntermediateSize: 256, RMSNormEps: 1e-5, RopeTheta: 10000, TieWordEmbeddings: true, VocabSize: 1997,
+		IntermediateSize: 256, RMSNormEps: 1e-5, RopeTheta: 10000, TieWordEmbeddings: true, VocabSize: 2048,
 		MaxPositionEmbeddings: 16384, BOSTokenID: -1}
 }
 
