@@ -86,7 +86,7 @@ func loadTask(src Source, dir string) (Task, error) {
 	}
 	g, _, err := grammar.CompileFile(filepath.Join(dir, "grammar.ebnf"), grammar.Options{Lenient: true})
 	if err != nil {
-		return Task{}, fmt.Errorf("tiny: %s: %w", dir, err)
+		return Task{}, fmt.Errorf("tiny: %w", err) // the grammar error names the file
 	}
 	rel, _ := filepath.Rel(src.Dir, dir)
 	return Task{
