@@ -210,6 +210,47 @@ func (c *Checkpoint) Float32(name string) ([]float32, error) {
 	return dst, nil
 }
 
+// BFloat16 reads the named tensor as bfloat16 bits: BF16 as stored, with no conversion; F32 and F16 rounded
+// to nearest even (see BFloat16). Other dtypes give an "unsupported dtype" error.
+func (c *Checkpoint) BFloat16(name string) ([]uint16, error) {
+	ti, ok := c.tensors[name]
+	if !ok {
+		return nil, fmt.Errorf("hf: checkpoint has no tensor %q", name)
+	}
+	if ti.DType != F32 && ti.DType != BF16 && ti.DType != F16 {
+		return nil, fmt.Errorf("hf: %s: tensor %q: unsupported dtype %s for conversion to bfloat16 (want F32, BF16 or F16)",
+			ti.File, name, ti.DType)
+	}
+	elem := int64(ti.DType.Bits() / 8)
+	n := ti.Size / elem
+	if n > math.MaxInt {
+		return nil, fmt.Errorf("hf: %s: tensor %q: too large (%d elements)", ti.File, name, n)
+	}
+	dst := make([]uint16, n)
+	const chunk = 1 << 18 // elements
+	buf := make([]byte, min(n, chunk)*elem)
+	f := make([]float32, min(n, chunk))
+	for i := int64(0); i < n; i += chunk {
+		m := min(n-i, chunk)
+		b := buf[:m*elem]
+		if err := c.readAt(ti, b, ti.Offset+i*elem); err != nil {
+			return nil, err
+		}
+		out := dst[i : i+m]
+		if ti.DType == BF16 {
+			for j := range out {
+				out[j] = binary.LittleEndian.Uint16(b[2*j:])
+			}
+			continue
+		}
+		decodeFloat32(ti.DType, b, f[:m])
+		for j := range out {
+			out[j] = BFloat16(f[j])
+		}
+	}
+	return dst, nil
+}
+
 func (c *Checkpoint) readAt(ti TensorInfo, buf []byte, off int64) error {
 	if len(buf) == 0 {
 		return nil

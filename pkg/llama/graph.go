@@ -9,22 +9,31 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // the graph DSL reads best unqualified
 )
 
-// This file builds the computation graphs. Three kinds exist, all with fixed shapes:
+// This file builds the computation graphs. Five kinds exist, all with fixed shapes:
 //
 //   - decode(B): one token for each of B rows, attending that row's KV cache. Inputs: the weights, tokens
 //     [B], cos and sin [B, HeadDim/2] (the rotary angles of each row's position), the attention bias [B, S+1]
 //     (0 where a cache slot may be attended, -inf elsewhere), the write index [B, 2] = (row, slot), and the
 //     caches. Outputs: logits [B, V] and the updated caches.
-//   - prefill: a chunk of C prompt tokens of one sequence, written into a one-row cache (Session.Prefill
-//     copies the row into its session's rows on the host). Inputs: tokens [C], cos, sin [C, HeadDim/2], bias
-//     [C, S+1], write index [1, C, 2], the position [1] in the chunk of the last real token, and the caches.
-//     Outputs: logits [1, V] at that position and the updated caches.
+//   - prefill: a chunk of C prompt tokens of one sequence, written into a one-row cache. Inputs: tokens [C],
+//     cos, sin [C, HeadDim/2], bias [C, S+1], write index [1, C, 2], the position [1] in the chunk of the last
+//     real token, and the caches. Outputs: logits [1, V] at that position and the updated caches.
 //   - forward(T): T tokens without a cache (for tests). Inputs: tokens [T], cos, sin [T, HeadDim/2], the causal
 //     bias [T, T]. Output: logits [T, V].
+//   - zeros(B), fill(B) and grow(B) make, copy and enlarge caches on the device, so a cache never crosses to
+//     the host: a new session's zeroed caches; a prefilled one-row cache broadcast into every row of a
+//     session (Session.Prefill); a session's caches enlarged from S to S' positions, contents kept.
+//
+// S here is a cache's capacity, not the session's length limit: a session's caches hold a length bucket
+// (capFor: 64, 96, 128, 192, 256, ...) and grow to the next one when a row needs it, so a step attends over
+// at most 1.5 times the positions its rows have reached and costs O(rows' lengths), not O(MaxSeq). Each
+// capacity compiles its own decode graph.
 //
 // Positions, masks and write slots are inputs computed on the host, so one compiled graph serves every step.
 //
-// The caches of a layer are K [B, kvHeads, HeadDim, S+1] and V [B, kvHeads, S+1, HeadDim], S = MaxSeq: both
+// The caches of a layer are K [B, kvHeads, HeadDim, S+1] and V [B, kvHeads, S+1, HeadDim] (S the session's cache
+// length), in the model's dtype (float32 or bfloat16; activations are float32 and a product with a bfloat16
+// operand rounds the other operand to bfloat16 and accumulates in float32, see dot): both
 // are the right-hand side of attention's products in the [batch, contracting, cross] layout the pure-Go
 // backend's SIMD kernels run fastest on (as the transposed Linear weights, see Config.deviceSpecs), so
 // attention reads them without a transposed copy. Slot S is a scratch slot that is never attended: rows that
@@ -48,7 +57,7 @@ func (m *Model) weightParams(g *Graph) weightNodes {
 	specs := m.cfg.deviceSpecs()
 	p := make([]*Node, len(specs))
 	for i, s := range specs {
-		p[i] = Parameter(g, s.name, shapes.Make(dtypes.Float32, s.shape...))
+		p[i] = Parameter(g, s.name, shapes.Make(m.weightDType(s), s.shape...))
 	}
 	w := weightNodes{embed: p[0], layers: make([][numLayerWeights]*Node, m.cfg.NumHiddenLayers)}
 	for l := range w.layers {
@@ -63,15 +72,40 @@ func (m *Model) weightParams(g *Graph) weightNodes {
 func (m *Model) cacheParams(g *Graph, B, S1 int) (k, v []*Node) {
 	c := m.cfg
 	for l := range c.NumHiddenLayers {
-		k = append(k, Parameter(g, fmt.Sprintf("k_cache.%d", l), shapes.Make(dtypes.Float32, B, c.NumKeyValueHeads, c.HeadDim, S1)))
-		v = append(v, Parameter(g, fmt.Sprintf("v_cache.%d", l), shapes.Make(dtypes.Float32, B, c.NumKeyValueHeads, S1, c.HeadDim)))
+		k = append(k, Parameter(g, fmt.Sprintf("k_cache.%d", l), m.kShape(B, S1)))
+		v = append(v, Parameter(g, fmt.Sprintf("v_cache.%d", l), m.vShape(B, S1)))
 	}
 	return k, v
 }
 
+// kShape and vShape are the shapes of a layer's K and V caches for B rows of S1 slots.
+func (m *Model) kShape(B, S1 int) shapes.Shape {
+	return shapes.Make(m.dtype, B, m.cfg.NumKeyValueHeads, m.cfg.HeadDim, S1)
+}
+
+func (m *Model) vShape(B, S1 int) shapes.Shape {
+	return shapes.Make(m.dtype, B, m.cfg.NumKeyValueHeads, S1, m.cfg.HeadDim)
+}
+
+// dot is DotGeneral with a float32 result: when b is bfloat16, a is rounded to bfloat16 and the product
+// accumulates and returns float32 (on a GPU, a bf16 matrix multiplication with f32 accumulation).
+func dot(a *Node, aContract, aBatch []int, b *Node, bContract, bBatch []int) *Node {
+	if b.DType() == dtypes.Float32 {
+		return DotGeneral(a, aContract, aBatch, b, bContract, bBatch)
+	}
+	a = ConvertDType(a, b.DType())
+	return Dot(a, b).WithAccumulatorDType(dtypes.Float32).WithOutputDType(dtypes.Float32).General(aContract, aBatch, bContract, bBatch)
+}
+
 // linear multiplies x [N, in] by a Linear weight kept transposed, w [in, out] (see Config.deviceSpecs): [N, out].
 func linear(x, w *Node) *Node {
-	return DotGeneral(x, []int{1}, nil, w, []int{0}, nil)
+	return dot(x, []int{1}, nil, w, []int{0}, nil)
+}
+
+// embed looks up the float32 embeddings of tokens [N]: [N, H].
+func embed(w, tokens *Node) *Node {
+	N := tokens.Shape().Dimensions[0]
+	return ConvertDType(Gather(w, Reshape(tokens, N, 1)), dtypes.Float32)
 }
 
 // rmsNorm normalizes x [N, H] over its last axis and scales by w [H].
@@ -120,7 +154,8 @@ func writeCache(cache, idx, updates *Node, slotAxis int) *Node {
 	r := idx.Rank() - 1
 	window := []int{r, r + 1}
 	inserted := []int{0, slotAxis}
-	negInf := BroadcastToDims(Infinity(cache.Graph(), dtypes.Float32, -1), updates.Shape().Dimensions...)
+	updates = ConvertDType(updates, cache.DType())
+	negInf := BroadcastToDims(Infinity(cache.Graph(), cache.DType(), -1), updates.Shape().Dimensions...)
 	cache = BackendScatterMin(cache, idx, negInf, r, window, inserted, inserted, false, false)
 	return BackendScatterMax(cache, idx, updates, r, window, inserted, inserted, false, false)
 }
@@ -134,14 +169,14 @@ func (m *Model) attendSeq(q, k, v, bias *Node) *Node {
 	kvH, G, hd := c.NumKeyValueHeads, c.NumAttentionHeads/c.NumKeyValueHeads, c.HeadDim
 	// Query head j uses KV head j / G (Hugging Face repeat_kv).
 	qg := Reshape(TransposeAllAxes(Reshape(q, C, kvH, G, hd), 1, 0, 2, 3), kvH, C*G, hd)
-	scores := DotGeneral(qg, []int{2}, []int{0}, k, []int{1}, []int{0}) // [kvH, C*G, S]
+	scores := dot(qg, []int{2}, []int{0}, k, []int{1}, []int{0}) // [kvH, C*G, S]
 	scores = Add(Reshape(scores, kvH, C, G, S), Reshape(bias, 1, C, 1, S))
 	p := Reshape(Softmax(scores, -1), kvH, C*G, S)
-	o := DotGeneral(p, []int{2}, []int{0}, v, []int{1}, []int{0}) // [kvH, C*G, hd]
+	o := dot(p, []int{2}, []int{0}, v, []int{1}, []int{0}) // [kvH, C*G, hd]
 	return Reshape(TransposeAllAxes(Reshape(o, kvH, C, G, hd), 1, 0, 2, 3), C, kvH*G*hd)
 }
 
-// buildDecode builds decode(B) for a cache of key.seq positions: see the comment at the top of the file.
+// buildDecode builds decode(B) for caches of key.seq positions: see the comment at the top of the file.
 func (m *Model) buildDecode(g *Graph, key graphKey) []*Node {
 	c := m.cfg
 	B, S1 := key.rows, key.seq+1
@@ -156,15 +191,15 @@ func (m *Model) buildDecode(g *Graph, key graphKey) []*Node {
 	kc, vc := m.cacheParams(g, B, S1)
 
 	bias4 := Reshape(bias, B, 1, 1, S1)
-	x := Gather(w.embed, Reshape(tokens, B, 1)) // [B, H]
+	x := embed(w.embed, tokens) // [B, H]
 	for l := range c.NumHiddenLayers {
 		lw := &w.layers[l]
 		q, k, v := m.qkv(rmsNorm(x, lw[wInputNorm], c.RMSNormEps), lw, cos, sin)
 		kc[l] = writeCache(kc[l], idx, k, 3)
 		vc[l] = writeCache(vc[l], idx, v, 2)
-		scores := DotGeneral(Reshape(q, B, kvH, G, hd), []int{3}, []int{0, 1}, kc[l], []int{2}, []int{0, 1}) // [B, kvH, G, S1]
+		scores := dot(Reshape(q, B, kvH, G, hd), []int{3}, []int{0, 1}, kc[l], []int{2}, []int{0, 1}) // [B, kvH, G, S1]
 		p := Softmax(Add(scores, bias4), -1)
-		o := DotGeneral(p, []int{3}, []int{0, 1}, vc[l], []int{2}, []int{0, 1}) // [B, kvH, G, hd]
+		o := dot(p, []int{3}, []int{0, 1}, vc[l], []int{2}, []int{0, 1}) // [B, kvH, G, hd]
 		x = Add(x, linear(Reshape(o, B, kvH*G*hd), lw[wO]))
 		x = Add(x, mlp(rmsNorm(x, lw[wPostNorm], c.RMSNormEps), lw))
 	}
@@ -192,7 +227,7 @@ func (m *Model) buildPrefill(g *Graph, key graphKey) []*Node {
 	last := Parameter(g, "last", shapes.Make(dtypes.Int32, 1))
 	kc, vc := m.cacheParams(g, 1, S1)
 
-	x := Gather(w.embed, Reshape(tokens, C, 1)) // [C, H]
+	x := embed(w.embed, tokens) // [C, H]
 	for l := range c.NumHiddenLayers {
 		lw := &w.layers[l]
 		q, k, v := m.qkv(rmsNorm(x, lw[wInputNorm], c.RMSNormEps), lw, cos, sin)
@@ -221,14 +256,51 @@ func (m *Model) buildForward(g *Graph, key graphKey) []*Node {
 	sin := Parameter(g, "sin", shapes.Make(dtypes.Float32, T, half))
 	bias := Parameter(g, "bias", shapes.Make(dtypes.Float32, T, T))
 
-	x := Gather(w.embed, Reshape(tokens, T, 1)) // [T, H]
+	x := embed(w.embed, tokens) // [T, H]
 	for l := range c.NumHiddenLayers {
 		lw := &w.layers[l]
 		q, k, v := m.qkv(rmsNorm(x, lw[wInputNorm], c.RMSNormEps), lw, cos, sin)
-		kT := TransposeAllAxes(k, 1, 2, 0) // [kvH, hd, T]
-		vT := TransposeAllAxes(v, 1, 0, 2) // [kvH, T, hd]
+		// Keys and values in the caches' dtype, as the cached decoder reads them.
+		kT := ConvertDType(TransposeAllAxes(k, 1, 2, 0), m.dtype) // [kvH, hd, T]
+		vT := ConvertDType(TransposeAllAxes(v, 1, 0, 2), m.dtype) // [kvH, T, hd]
 		x = Add(x, linear(m.attendSeq(q, kT, vT, bias), lw[wO]))
 		x = Add(x, mlp(rmsNorm(x, lw[wPostNorm], c.RMSNormEps), lw))
 	}
 	return []*Node{linear(rmsNorm(x, w.norm, c.RMSNormEps), w.head)}
+}
+
+// buildZeros builds zeros(B): the zeroed caches of a session of B rows (key.rows) of key.seq positions,
+// made on the device. No inputs.
+func (m *Model) buildZeros(g *Graph, key graphKey) []*Node {
+	var out []*Node
+	for range m.cfg.NumHiddenLayers {
+		out = append(out, Zeros(g, m.kShape(key.rows, key.seq+1)), Zeros(g, m.vShape(key.rows, key.seq+1)))
+	}
+	return out
+}
+
+// buildGrow builds grow(B): caches of B rows (key.rows) of key.seq positions enlarged to key.to positions,
+// their contents kept (the scratch slot key.seq becomes an ordinary slot, written before it is attended).
+func (m *Model) buildGrow(g *Graph, key graphKey) []*Node {
+	kc, vc := m.cacheParams(g, key.rows, key.seq+1)
+	extra := key.to - key.seq
+	var out []*Node
+	for l := range kc {
+		kz := Zeros(g, m.kShape(key.rows, extra))
+		vz := Zeros(g, m.vShape(key.rows, extra))
+		out = append(out, Concatenate([]*Node{kc[l], kz}, 3), Concatenate([]*Node{vc[l], vz}, 2))
+	}
+	return out
+}
+
+// buildFill builds fill(B): caches of B rows (key.rows) of key.seq positions whose every row is the one-row
+// cache given, layer by layer (K, V, K, V, ...), on the device.
+func (m *Model) buildFill(g *Graph, key graphKey) []*Node {
+	kc, vc := m.cacheParams(g, 1, key.seq+1)
+	var out []*Node
+	for l := range kc {
+		out = append(out, BroadcastToShape(kc[l], m.kShape(key.rows, key.seq+1)),
+			BroadcastToShape(vc[l], m.vShape(key.rows, key.seq+1)))
+	}
+	return out
 }

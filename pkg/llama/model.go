@@ -8,9 +8,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	backends "github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/dtypes/bfloat16"
 	_ "github.com/gomlx/compute/gobackend" // registers the pure-Go backend "go"
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
@@ -43,23 +45,50 @@ type Options struct {
 	// PrefillChunk is the number of prompt tokens one prefill execution computes (prompts are padded to a
 	// multiple of it, so the prefill graph compiles once); 0 means min(DefaultPrefillChunk, MaxSeq).
 	PrefillChunk int
+	// DType is the dtype of the weights and KV caches: "f32", "bf16", or "auto" (also ""): the checkpoint's
+	// dtype (bf16 when its embedding is BF16, else f32) on XLA, and f32 on the pure-Go backend, which runs
+	// float32 faster than bfloat16 (see ResolveDType). Activations, norms and softmax are float32 in both.
+	DType string
 }
 
-// Model is a Llama-3.x decoder with its weights on a GoMLX backend, computing in float32.
+// ResolveDType returns the weight and cache dtype that Options.DType (opts) selects for a backend
+// configuration and a checkpoint whose embedding has dtype ckpt ("" when unknown): Float32 or BFloat16.
+//
+// "auto" on the pure-Go backend is float32: its bfloat16 matrix kernels convert every element to float32
+// as they go, and on the embedded model bf16 decoding measured slower than f32 (environment.md has the
+// numbers). Elsewhere (XLA) it is the checkpoint's own dtype, so that an 8B bf16 checkpoint takes 16 GB,
+// not 32.
+func ResolveDType(opts, backend string, ckpt hf.DType) (dtypes.DType, error) {
+	switch strings.ToLower(opts) {
+	case "f32", "float32":
+		return dtypes.Float32, nil
+	case "bf16", "bfloat16":
+		return dtypes.BFloat16, nil
+	case "", "auto":
+		name, _, _ := strings.Cut(backend, ":")
+		if name != "go" && ckpt == hf.BF16 {
+			return dtypes.BFloat16, nil
+		}
+		return dtypes.Float32, nil
+	}
+	return dtypes.InvalidDType, fmt.Errorf("llama: dtype %q is not one of f32, bf16, auto", opts)
+}
+
+// Model is a Llama-3.x decoder with its weights on a GoMLX backend, its matrices and KV caches in float32 or
+// bfloat16 (Options.DType), computing activations in float32.
 //
 // A Model is safe for concurrent use by multiple goroutines; each Session is not.
 type Model struct {
 	cfg      Config
 	opts     Options
 	backend  backends.Backend
+	dtype    dtypes.DType      // of the weight matrices and the KV caches: Float32 or BFloat16
 	weights  []backends.Buffer // in the order of cfg.deviceSpecs()
-	tiedHead []float32         // while loading: the transposed tied embedding, added last
+	tiedHead any               // while loading: the transposed tied embedding ([]float32 or []bfloat16.BFloat16), added last
 	invFreq  []float64
 
 	mu         sync.Mutex
-	decode     map[graphKey]*graph.Graph
-	prefill    map[graphKey]*graph.Graph
-	forward    map[graphKey]*graph.Graph
+	graphs     map[graphKey]*graph.Graph
 	compiles   int     // number of graphs compiled
 	lastPrefix *prefix // the last prompt prefilled (Session.Prefill)
 	prefixes   int     // prompts computed by Session.Prefill (not remembered)
@@ -82,17 +111,13 @@ func Load(dir string, opts Options) (*Model, error) {
 	if err := checkCheckpoint(cfg, ckpt); err != nil {
 		return nil, fmt.Errorf("llama: %s: %w", dir, err)
 	}
-	m, err := newModel(cfg, opts)
+	info, _ := ckpt.Info(embedName)
+	m, err := newModel(cfg, opts, info.DType)
 	if err != nil {
 		return nil, err
 	}
 	for _, spec := range cfg.weightSpecs() {
-		data, err := ckpt.Float32(spec.name)
-		if err != nil {
-			m.Close()
-			return nil, fmt.Errorf("llama: %s: %w", dir, err)
-		}
-		if err := m.addWeight(spec, data); err != nil {
+		if err := m.loadWeight(ckpt, spec); err != nil {
 			m.Close()
 			return nil, fmt.Errorf("llama: %s: %w", dir, err)
 		}
@@ -102,6 +127,23 @@ func Load(dir string, opts Options) (*Model, error) {
 		return nil, fmt.Errorf("llama: %s: %w", dir, err)
 	}
 	return m, nil
+}
+
+// loadWeight reads one weight from the checkpoint in the dtype it takes on the device: bfloat16 matrices
+// straight from a BF16 checkpoint's bytes, with no float32 copy.
+func (m *Model) loadWeight(ckpt *hf.Checkpoint, spec weightSpec) error {
+	if m.weightDType(spec) == dtypes.BFloat16 {
+		bits, err := ckpt.BFloat16(spec.name)
+		if err != nil {
+			return err
+		}
+		return addWeight(m, spec, unsafeBF16(bits))
+	}
+	data, err := ckpt.Float32(spec.name)
+	if err != nil {
+		return err
+	}
+	return addWeight(m, spec, data)
 }
 
 // checkCheckpoint verifies that every weight is present with the expected shape, before any data is read.
@@ -122,7 +164,8 @@ func checkCheckpoint(cfg Config, ckpt *hf.Checkpoint) error {
 
 // New builds a model from weights held in memory, keyed by their Hugging Face names (see
 // Config.WeightNames), each a flat row-major float32 slice of the shape Config.WeightShape gives.
-// Weights the architecture does not use are ignored. The slices are copied.
+// Weights the architecture does not use are ignored. The slices are copied (rounded to bfloat16 when
+// Options.DType is bf16; "auto" is f32 here).
 func New(cfg Config, weights map[string][]float32, opts Options) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -139,12 +182,18 @@ func New(cfg Config, weights map[string][]float32, opts Options) (*Model, error)
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("llama: %w", err)
 	}
-	m, err := newModel(cfg, opts)
+	m, err := newModel(cfg, opts, "")
 	if err != nil {
 		return nil, err
 	}
 	for _, spec := range cfg.weightSpecs() {
-		if err := m.addWeight(spec, weights[spec.name]); err != nil {
+		data := weights[spec.name]
+		if m.weightDType(spec) == dtypes.BFloat16 {
+			err = addWeight(m, spec, toBFloat16(data))
+		} else {
+			err = addWeight(m, spec, data)
+		}
+		if err != nil {
 			m.Close()
 			return nil, fmt.Errorf("llama: %w", err)
 		}
@@ -156,8 +205,9 @@ func New(cfg Config, weights map[string][]float32, opts Options) (*Model, error)
 	return m, nil
 }
 
-// newModel validates the options and creates the backend; the weights are added by the caller.
-func newModel(cfg Config, opts Options) (*Model, error) {
+// newModel validates the options and creates the backend; the weights are added by the caller. ckpt is the
+// checkpoint's dtype, for Options.DType "auto".
+func newModel(cfg Config, opts Options, ckpt hf.DType) (*Model, error) {
 	if opts.MaxSeq < 0 || opts.Batch < 0 || opts.PrefillChunk < 0 {
 		return nil, fmt.Errorf("llama: negative option: MaxSeq %d, Batch %d, PrefillChunk %d", opts.MaxSeq, opts.Batch, opts.PrefillChunk)
 	}
@@ -179,6 +229,11 @@ func newModel(cfg Config, opts Options) (*Model, error) {
 			opts.Backend = DefaultBackend
 		}
 	}
+	dt, err := ResolveDType(opts.DType, opts.Backend, ckpt)
+	if err != nil {
+		return nil, err
+	}
+	opts.DType = map[dtypes.DType]string{dtypes.Float32: "f32", dtypes.BFloat16: "bf16"}[dt]
 	backend, err := newBackend(opts.Backend)
 	if err != nil {
 		return nil, err
@@ -187,10 +242,9 @@ func newModel(cfg Config, opts Options) (*Model, error) {
 		cfg:     cfg,
 		opts:    opts,
 		backend: backend,
+		dtype:   dt,
 		invFreq: cfg.InvFreq(),
-		decode:  make(map[graphKey]*graph.Graph),
-		prefill: make(map[graphKey]*graph.Graph),
-		forward: make(map[graphKey]*graph.Graph),
+		graphs:  make(map[graphKey]*graph.Graph),
 	}, nil
 }
 
@@ -243,12 +297,22 @@ func BackendConfig(config string) string {
 	return config + ",ops_sequential"
 }
 
-func (m *Model) addWeight(spec weightSpec, data []float32) error {
+// weightDType is the dtype of a weight on the device: the model's dtype for matrices, float32 for the norms'
+// vectors (small, and used in float32 arithmetic).
+func (m *Model) weightDType(spec weightSpec) dtypes.DType {
+	if len(spec.shape) == 1 {
+		return dtypes.Float32
+	}
+	return m.dtype
+}
+
+// addWeight appends one weight, transposed if the device keeps it so, to m's device weights.
+func addWeight[T float32 | bfloat16.BFloat16](m *Model, spec weightSpec, data []T) error {
 	shape := spec.shape
 	if spec.transposed() {
 		data, shape = transpose(data, shape[0], shape[1]), []int{shape[1], shape[0]}
 	}
-	buf, err := m.backend.BufferFromFlatData(0, data, shapes.Make(dtypes.Float32, shape...))
+	buf, err := m.backend.BufferFromFlatData(0, data, shapes.Make(m.weightDType(spec), shape...))
 	if err != nil {
 		return fmt.Errorf("tensor %q: %w", spec.name, err)
 	}
@@ -265,7 +329,7 @@ func (m *Model) addTiedHead() error {
 		return nil
 	}
 	V, H := m.cfg.VocabSize, m.cfg.HiddenSize
-	buf, err := m.backend.BufferFromFlatData(0, m.tiedHead, shapes.Make(dtypes.Float32, H, V))
+	buf, err := m.backend.BufferFromFlatData(0, m.tiedHead, shapes.Make(m.dtype, H, V))
 	m.tiedHead = nil
 	if err != nil {
 		return fmt.Errorf("tied output head: %w", err)
@@ -275,8 +339,8 @@ func (m *Model) addTiedHead() error {
 }
 
 // transpose returns the transpose of the row-major matrix a [rows, cols].
-func transpose(a []float32, rows, cols int) []float32 {
-	t := make([]float32, len(a))
+func transpose[T any](a []T, rows, cols int) []T {
+	t := make([]T, len(a))
 	const blk = 32 // cache blocking
 	for i0 := 0; i0 < rows; i0 += blk {
 		for j0 := 0; j0 < cols; j0 += blk {
@@ -290,10 +354,30 @@ func transpose(a []float32, rows, cols int) []float32 {
 	return t
 }
 
+// unsafeBF16 views bfloat16 bits as GoMLX's bfloat16 type (the same uint16 representation), without a copy.
+func unsafeBF16(bits []uint16) []bfloat16.BFloat16 {
+	if len(bits) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*bfloat16.BFloat16)(unsafe.Pointer(&bits[0])), len(bits))
+}
+
+// toBFloat16 rounds float32 values to bfloat16, to nearest even (hf.BFloat16).
+func toBFloat16(a []float32) []bfloat16.BFloat16 {
+	out := make([]bfloat16.BFloat16, len(a))
+	for i, v := range a {
+		out[i] = bfloat16.BFloat16(hf.BFloat16(v))
+	}
+	return out
+}
+
 // Config returns the model's configuration.
 func (m *Model) Config() Config { return m.cfg }
 
-// Options returns the options in effect, defaults filled in.
+// DType returns the dtype of the weight matrices and the KV caches: dtypes.Float32 or dtypes.BFloat16.
+func (m *Model) DType() dtypes.DType { return m.dtype }
+
+// Options returns the options in effect, defaults filled in (DType resolved to "f32" or "bf16").
 func (m *Model) Options() Options { return m.opts }
 
 // MaxSeq returns the cache length of the model's sessions.
@@ -307,10 +391,12 @@ func (m *Model) Close() {
 		return
 	}
 	m.closed = true
-	for _, g := range [...]map[graphKey]*graph.Graph{m.decode, m.prefill, m.forward} {
-		for _, gr := range g {
-			gr.Finalize()
-		}
+	for _, g := range m.graphs {
+		g.Finalize()
+	}
+	if p := m.lastPrefix; p != nil {
+		p.release()
+		m.lastPrefix = nil
 	}
 	for _, b := range m.weights {
 		_ = b.Finalize()
@@ -333,7 +419,7 @@ func (m *Model) Forward(ids []int) ([][]float32, error) {
 	if err := m.checkIDs(ids); err != nil {
 		return nil, fmt.Errorf("llama: Forward: %w", err)
 	}
-	g, err := m.graph(m.forward, graphKey{rows: T}, m.buildForward)
+	g, err := m.graph(graphKey{kind: forwardGraph, rows: T}, m.buildForward)
 	if err != nil {
 		return nil, err
 	}
@@ -392,18 +478,32 @@ func (m *Model) checkIDs(ids []int) error {
 	return nil
 }
 
-// graphKey names a compiled graph's shapes: rows is the batch (decode, prefill) or the sequence length
-// (forward); seq is the session's cache length (0 for forward).
-type graphKey struct{ rows, seq int }
+// graphKey names a compiled graph: its kind and shapes. rows is the batch, or the sequence length for
+// forward; seq is the caches' capacity in positions, and to the capacity grow enlarges them to.
+type graphKey struct {
+	kind          graphKind
+	rows, seq, to int
+}
 
-// graph returns the compiled graph for key from cache, building it with build on first use.
-func (m *Model) graph(cache map[graphKey]*graph.Graph, key graphKey, build func(g *graph.Graph, key graphKey) []*graph.Node) (*graph.Graph, error) {
+type graphKind int
+
+const (
+	decodeGraph graphKind = iota
+	prefillGraph
+	forwardGraph
+	fillGraph
+	zerosGraph
+	growGraph
+)
+
+// graph returns the compiled graph for key, building it with build on first use.
+func (m *Model) graph(key graphKey, build func(g *graph.Graph, key graphKey) []*graph.Node) (*graph.Graph, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
 		return nil, errors.New("llama: model is closed")
 	}
-	if g, ok := cache[key]; ok {
+	if g, ok := m.graphs[key]; ok {
 		return g, nil
 	}
 	g := graph.NewGraph(m.backend, "llama")
@@ -414,13 +514,14 @@ func (m *Model) graph(cache map[graphKey]*graph.Graph, key graphKey, build func(
 		g.Finalize()
 		return nil, fmt.Errorf("llama: building graph: %w", err)
 	}
-	cache[key] = g
+	m.graphs[key] = g
 	m.compiles++
 	return g, nil
 }
 
-// Compiles returns the number of graphs the model has compiled so far (one per decode and prefill batch size
-// and cache length, and Forward length used).
+// Compiles returns the number of graphs the model has compiled so far: one per batch size and cache capacity
+// (capFor) used for decode, fill, zeros and grow (per capacity pair); one per capacity for prefill; and one
+// per Forward length.
 func (m *Model) Compiles() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -463,6 +564,14 @@ func (in *inputs) add(flat any, dims ...int) {
 	}
 	in.bufs = append(in.bufs, b)
 	in.donate = append(in.donate, true)
+}
+
+// addKept appends buffers the execution reads and leaves to the caller.
+func (in *inputs) addKept(bufs ...backends.Buffer) {
+	for _, b := range bufs {
+		in.bufs = append(in.bufs, b)
+		in.donate = append(in.donate, false)
+	}
 }
 
 // addOwned appends buffers the execution consumes (the KV cache).

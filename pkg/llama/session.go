@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	backends "github.com/gomlx/compute"
-	"github.com/gomlx/compute/dtypes"
-	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
 )
 
@@ -17,19 +16,21 @@ import (
 type Session struct {
 	m     *Model
 	batch int
-	seq   int               // cache positions per row
-	k, v  []backends.Buffer // per layer: K [B, kvH, hd, S+1], V [B, kvH, S+1, hd]
+	seq   int               // the most positions a row may hold
+	cap   int               // positions the caches hold now (capFor), ≤ seq
+	k, v  []backends.Buffer // per layer: K [B, kvH, hd, cap+1], V [B, kvH, cap+1, hd]
 	lens  []int
 	err   error // set when an execution failed after consuming the cache
 }
 
-// NewSession returns a session of batch rows, all empty, with a cache of Options.MaxSeq positions per row.
-// batch 0 means Options.Batch. The cache takes 2·layers·batch·kvHeads·(MaxSeq+1)·HeadDim float32s.
+// NewSession returns a session of batch rows, all empty, with a cache of Options.MaxSeq positions per row,
+// made on the device. batch 0 means Options.Batch. The caches hold what the rows have reached, in length
+// buckets (capFor), and grow on the device as the rows do: at most 2·layers·batch·kvHeads·(MaxSeq+1)·HeadDim
+// elements of the model's dtype (Model.SessionBytes).
 func (m *Model) NewSession(batch int) (*Session, error) { return m.NewSessionSeq(batch, 0) }
 
-// NewSessionSeq is NewSession with a cache of maxSeq ≤ Options.MaxSeq positions per row (0 means
-// Options.MaxSeq). Every decoding step attends over the whole cache, so a session sized to what its rows
-// will hold (prompt plus completion) is faster; each cache length compiles its own graphs.
+// NewSessionSeq is NewSession with at most maxSeq ≤ Options.MaxSeq positions per row (0 means
+// Options.MaxSeq).
 func (m *Model) NewSessionSeq(batch, maxSeq int) (*Session, error) {
 	if batch < 0 {
 		return nil, fmt.Errorf("llama: NewSession: negative batch %d", batch)
@@ -43,27 +44,30 @@ func (m *Model) NewSessionSeq(batch, maxSeq int) (*Session, error) {
 	if maxSeq == 0 {
 		maxSeq = m.opts.MaxSeq
 	}
-	s := &Session{m: m, batch: batch, seq: maxSeq, lens: make([]int, batch)}
-	c := m.cfg
-	S1 := maxSeq + 1
-	kShape := shapes.Make(dtypes.Float32, batch, c.NumKeyValueHeads, c.HeadDim, S1)
-	vShape := shapes.Make(dtypes.Float32, batch, c.NumKeyValueHeads, S1, c.HeadDim)
-	zeros := make([]float32, kShape.Size())
-	for range c.NumHiddenLayers {
-		kb, err := m.backend.BufferFromFlatData(0, zeros, kShape)
-		if err != nil {
-			s.Close()
-			return nil, fmt.Errorf("llama: NewSession: %w", err)
-		}
-		s.k = append(s.k, kb)
-		vb, err := m.backend.BufferFromFlatData(0, zeros, vShape)
-		if err != nil {
-			s.Close()
-			return nil, fmt.Errorf("llama: NewSession: %w", err)
-		}
-		s.v = append(s.v, vb)
+	return m.newSession(batch, maxSeq, capFor(1, maxSeq))
+}
+
+// newSession returns a session of batch rows of at most maxSeq positions whose caches hold capacity.
+func (m *Model) newSession(batch, maxSeq, capacity int) (*Session, error) {
+	s := &Session{m: m, batch: batch, seq: maxSeq, cap: capacity, lens: make([]int, batch)}
+	g, err := m.graph(graphKey{kind: zerosGraph, rows: batch, seq: s.cap}, m.buildZeros)
+	if err != nil {
+		return nil, err
 	}
+	out, err := m.run(g, inputs{m: m})
+	if err != nil {
+		return nil, fmt.Errorf("llama: NewSession: %w", err)
+	}
+	s.setCaches(out)
 	return s, nil
+}
+
+// setCaches takes the caches of bufs (K, V, K, V, ..., one pair per layer) as the session's.
+func (s *Session) setCaches(bufs []backends.Buffer) {
+	s.k, s.v = s.k[:0], s.v[:0]
+	for l := 0; l+1 < len(bufs); l += 2 {
+		s.k, s.v = append(s.k, bufs[l]), append(s.v, bufs[l+1])
+	}
 }
 
 // Batch returns the number of rows.
@@ -97,10 +101,9 @@ func (s *Session) Forward(ids []int) ([][]float32, error) { return s.m.Forward(i
 // Prefill computes the prompt once and copies its keys and values into every row, replacing whatever the
 // rows held: afterwards every row has length len(prompt). It returns the logits of the token that follows the
 // prompt (the same for every row). The prompt is computed in chunks of Options.PrefillChunk tokens, the last
-// one padded, so one compiled graph serves every prompt length, into a one-row cache whose contents are then
-// copied into the session's rows on the host.
+// one padded, into a one-row cache that a device-side broadcast then copies into every row of the session.
 //
-// The model remembers the last prompt it prefilled (for a cache length): a session of any batch size that
+// The model remembers the last prompt it prefilled: a session of any batch size that
 // prefills the same prompt gets the same keys, values and logits without computing them again, as when
 // several samplers run on one prompt.
 func (s *Session) Prefill(prompt []int) ([]float32, error) {
@@ -118,10 +121,10 @@ func (s *Session) Prefill(prompt []int) ([]float32, error) {
 	if err := m.checkIDs(prompt); err != nil {
 		return nil, fmt.Errorf("llama: Prefill: %w", err)
 	}
-	p := m.rememberedPrefix(prompt, s.seq)
+	p := m.rememberedPrefix(prompt, capFor(n, s.seq))
 	if p == nil {
 		var err error
-		if p, err = m.computePrefix(prompt, s.seq); err != nil {
+		if p, err = m.computePrefix(prompt, capFor(n, s.seq)); err != nil {
 			return nil, err
 		}
 		m.rememberPrefix(p)
@@ -135,12 +138,24 @@ func (s *Session) Prefill(prompt []int) ([]float32, error) {
 	return slices.Clone(p.logits), nil
 }
 
-// prefix is a prompt's keys and values in a one-row cache of seq positions, and the logits that follow it.
+// prefix is a prompt's keys and values in a one-row cache of seq positions (capFor the prompt's length) on
+// the device, and the logits that follow it. Sessions read it under mu; release frees it under mu.
 type prefix struct {
 	prompt []int
 	seq    int
-	k, v   [][]float32 // per layer: K [kvH, hd, seq+1], V [kvH, seq+1, hd]
+	mu     sync.RWMutex
+	kv     []backends.Buffer // per layer K [1, kvH, hd, seq+1], V [1, kvH, seq+1, hd]; nil once released
 	logits []float32
+}
+
+// release frees the prefix's device buffers once no session is reading them.
+func (p *prefix) release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, b := range p.kv {
+		_ = b.Finalize()
+	}
+	p.kv = nil
 }
 
 // rememberedPrefix returns the remembered prefix of prompt for caches of seq positions, or nil.
@@ -155,124 +170,155 @@ func (m *Model) rememberedPrefix(prompt []int, seq int) *prefix {
 
 func (m *Model) rememberPrefix(p *prefix) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	old := m.lastPrefix
 	m.lastPrefix = p
+	m.mu.Unlock()
+	if old != nil {
+		old.release()
+	}
 }
 
 // computePrefix runs the prefill graph over prompt, chunk by chunk, into a one-row cache of seq positions.
 func (m *Model) computePrefix(prompt []int, seq int) (*prefix, error) {
-	one, err := m.NewSessionSeq(1, seq)
+	one, err := m.newSession(1, seq, seq)
 	if err != nil {
 		return nil, err
 	}
 	defer one.Close()
-	g, err := m.graph(m.prefill, graphKey{1, seq}, m.buildPrefill)
+	g, err := m.graph(graphKey{kind: prefillGraph, rows: 1, seq: seq}, m.buildPrefill)
 	if err != nil {
 		return nil, err
 	}
-	n, C, S := len(prompt), m.opts.PrefillChunk, seq
-	S1 := S + 1
-	half := m.cfg.HeadDim / 2
-	negInf := float32(math.Inf(-1))
 	var logits []float32
-	for start := 0; start < n; start += C {
-		tokens := make([]int32, C)
-		cos := make([]float32, C*half)
-		sin := make([]float32, C*half)
-		bias := make([]float32, C*S1)
-		idx := make([]int32, C*2)
-		last := []int32{int32(min(n-start, C) - 1)}
-		for i := range C {
-			pos := start + i
-			row := bias[i*S1 : (i+1)*S1]
-			slot := S // scratch slot for padding
-			if pos < n {
-				tokens[i] = int32(prompt[pos])
-				m.rope(pos, cos[i*half:(i+1)*half], sin[i*half:(i+1)*half])
-				for j := pos + 1; j < S1; j++ {
-					row[j] = negInf
-				}
-				slot = pos
-			} else {
-				m.rope(0, cos[i*half:(i+1)*half], sin[i*half:(i+1)*half])
-				for j := 1; j < S1; j++ {
-					row[j] = negInf
-				}
-			}
-			idx[i*2+1] = int32(slot) // row 0
-		}
-		in := inputs{m: m}
-		in.weights()
-		in.add(tokens, C)
-		in.add(cos, C, half)
-		in.add(sin, C, half)
-		in.add(bias, C, S1)
-		in.add(idx, 1, C, 2)
-		in.add(last, 1)
-		if in.err != nil {
-			in.release()
-			return nil, fmt.Errorf("llama: Prefill: %w", in.err)
+	for start := 0; start < len(prompt); start += m.opts.PrefillChunk {
+		in, err := m.prefillInputs(prompt, start, seq)
+		if err != nil {
+			return nil, err
 		}
 		if logits, err = one.exec(g, in); err != nil {
 			return nil, err
 		}
 	}
 	p := &prefix{prompt: slices.Clone(prompt), seq: seq, logits: logits}
+	for l := range one.k {
+		p.kv = append(p.kv, one.k[l], one.v[l])
+	}
+	one.k, one.v = nil, nil
 	m.mu.Lock()
 	m.prefixes++
 	m.mu.Unlock()
-	for l := range one.k {
-		k, err := m.readFloat32(one.k[l])
-		one.k[l] = nil
-		if err != nil {
-			return nil, fmt.Errorf("llama: Prefill: %w", err)
-		}
-		v, err := m.readFloat32(one.v[l])
-		one.v[l] = nil
-		if err != nil {
-			return nil, fmt.Errorf("llama: Prefill: %w", err)
-		}
-		p.k, p.v = append(p.k, k), append(p.v, v)
-	}
 	return p, nil
 }
 
-// fill replaces the session's caches by caches whose every row holds the prefix p.
-func (s *Session) fill(p *prefix) error {
-	c := s.m.cfg
-	S1 := s.seq + 1
-	kShape := shapes.Make(dtypes.Float32, s.batch, c.NumKeyValueHeads, c.HeadDim, S1)
-	vShape := shapes.Make(dtypes.Float32, s.batch, c.NumKeyValueHeads, S1, c.HeadDim)
-	var k, v []backends.Buffer
-	release := func() {
-		for _, b := range append(k, v...) {
-			_ = b.Finalize()
+// prefillInputs are the inputs of the prefill graph for the chunk of prompt at start, into a cache of seq
+// positions.
+func (m *Model) prefillInputs(prompt []int, start, seq int) (inputs, error) {
+	span := seq + 1
+	n, C := len(prompt), m.opts.PrefillChunk
+	half := m.cfg.HeadDim / 2
+	negInf := float32(math.Inf(-1))
+	tokens := make([]int32, C)
+	cos := make([]float32, C*half)
+	sin := make([]float32, C*half)
+	bias := make([]float32, C*span)
+	idx := make([]int32, C*2)
+	last := []int32{int32(min(n-start, C) - 1)}
+	for i := range C {
+		pos := start + i
+		row := bias[i*span : (i+1)*span]
+		slot, attend := seq, 0 // padding writes the scratch slot and attends slot 0
+		if pos < n {
+			tokens[i] = int32(prompt[pos])
+			slot, attend = pos, pos
 		}
+		m.rope(attend, cos[i*half:(i+1)*half], sin[i*half:(i+1)*half])
+		for j := attend + 1; j < span; j++ {
+			row[j] = negInf
+		}
+		idx[i*2+1] = int32(slot) // row 0
 	}
-	rows := make([]float32, kShape.Size())
-	for l := range p.k {
-		for _, kv := range [...]struct {
-			row   []float32
-			shape shapes.Shape
-			dst   *[]backends.Buffer
-		}{{p.k[l], kShape, &k}, {p.v[l], vShape, &v}} {
-			for b := range s.batch {
-				copy(rows[b*len(kv.row):], kv.row)
-			}
-			buf, err := s.m.backend.BufferFromFlatData(0, rows, kv.shape)
-			if err != nil {
-				release()
-				return fmt.Errorf("llama: Prefill: %w", err)
-			}
-			*kv.dst = append(*kv.dst, buf)
-		}
+	in := inputs{m: m}
+	in.weights()
+	in.add(tokens, C)
+	in.add(cos, C, half)
+	in.add(sin, C, half)
+	in.add(bias, C, span)
+	in.add(idx, 1, C, 2)
+	in.add(last, 1)
+	if in.err != nil {
+		in.release()
+		return inputs{}, fmt.Errorf("llama: Prefill: %w", in.err)
+	}
+	return in, nil
+}
+
+// fill replaces the session's caches by caches whose every row holds the prefix p, copied on the device.
+func (s *Session) fill(p *prefix) error {
+	m := s.m
+	g, err := m.graph(graphKey{kind: fillGraph, rows: s.batch, seq: p.seq}, m.buildFill)
+	if err != nil {
+		return err
+	}
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if p.kv == nil {
+		return errors.New("llama: Prefill: the prompt's cache was released (model closed?)")
+	}
+	in := inputs{m: m}
+	in.addKept(p.kv...)
+	out, err := m.run(g, in)
+	if err != nil {
+		return fmt.Errorf("llama: Prefill: %w", err)
 	}
 	for l := range s.k {
 		_ = s.k[l].Finalize()
 		_ = s.v[l].Finalize()
 	}
-	s.k, s.v = k, v
+	s.setCaches(out)
+	s.cap = p.seq
 	return nil
+}
+
+// grow enlarges the caches to hold capacity positions, on the device, keeping their contents.
+func (s *Session) grow(capacity int) error {
+	if capacity <= s.cap {
+		return nil
+	}
+	m := s.m
+	g, err := m.graph(graphKey{kind: growGraph, rows: s.batch, seq: s.cap, to: capacity}, m.buildGrow)
+	if err != nil {
+		return err
+	}
+	in := inputs{m: m}
+	for l := range s.k {
+		in.addOwned(s.k[l], s.v[l])
+	}
+	out, err := m.run(g, in)
+	if err != nil {
+		s.k, s.v = nil, nil // donated to the failed execution
+		s.err = err
+		return err
+	}
+	s.setCaches(out)
+	s.cap = capacity
+	return nil
+}
+
+// capFor returns the cache capacity (positions) for rows that need the first need positions, in a session of
+// at most seq: the smallest length bucket 64, 96, 128, 192, 256, 384, ... (64·{1, 1.5}·2^i) that holds need,
+// or seq. A session's caches hold one bucket and grow to the next when a row needs it, so that a step
+// attends over at most 1.5 times the positions its rows have reached (not the whole session length), and a
+// session of S positions compiles about 2·log2(S/64) decode graphs.
+func capFor(need, seq int) int {
+	for b := 64; b < seq; b *= 2 {
+		if need <= b {
+			return b
+		}
+		if need <= b+b/2 && b+b/2 < seq {
+			return b + b/2
+		}
+	}
+	return seq
 }
 
 // Step appends tokens[j] to row rows[j], for every j, in one batched execution, and returns for each j the
@@ -293,8 +339,8 @@ func (s *Session) Step(tokens []int, rows []int) ([][]float32, error) {
 		return nil, fmt.Errorf("llama: Step: %w", err)
 	}
 	B, S := s.batch, s.seq
-	S1 := S + 1
 	seen := make([]bool, B)
+	need := 1
 	for _, r := range rows {
 		if r < 0 || r >= B {
 			return nil, fmt.Errorf("llama: Step: row %d is outside [0, %d)", r, B)
@@ -306,44 +352,22 @@ func (s *Session) Step(tokens []int, rows []int) ([][]float32, error) {
 		if s.lens[r] >= S {
 			return nil, fmt.Errorf("llama: Step: row %d is full (%d tokens, cache length %d)", r, s.lens[r], S)
 		}
+		need = max(need, s.lens[r]+1)
 	}
-	g, err := m.graph(m.decode, graphKey{B, S}, m.buildDecode)
+	if err := s.grow(capFor(need, S)); err != nil {
+		return nil, err
+	}
+	g, err := m.graph(graphKey{kind: decodeGraph, rows: B, seq: s.cap}, m.buildDecode)
 	if err != nil {
 		return nil, err
 	}
-	half := m.cfg.HeadDim / 2
-	negInf := float32(math.Inf(-1))
-	tok := make([]int32, B)
-	cos := make([]float32, B*half)
-	sin := make([]float32, B*half)
-	bias := make([]float32, B*S1)
-	idx := make([]int32, B*2)
-	for b := range B {
-		idx[2*b] = int32(b)
-		idx[2*b+1] = int32(S) // idle rows write to the scratch slot and attend slot 0 only
-		for i := range half {
-			cos[b*half+i] = 1
-		}
-		for j := 1; j < S1; j++ {
-			bias[b*S1+j] = negInf
-		}
-	}
-	for j, r := range rows {
-		pos := s.lens[r]
-		tok[r] = int32(tokens[j])
-		idx[2*r+1] = int32(pos)
-		m.rope(pos, cos[r*half:(r+1)*half], sin[r*half:(r+1)*half])
-		row := bias[r*S1 : (r+1)*S1]
-		for i := 1; i <= pos; i++ {
-			row[i] = 0
-		}
-	}
+	tok, cos, sin, bias, idx := s.stepInputs(tokens, rows)
 	in := inputs{m: m}
 	in.weights()
 	in.add(tok, B)
-	in.add(cos, B, half)
-	in.add(sin, B, half)
-	in.add(bias, B, S1)
+	in.add(cos, B, m.cfg.HeadDim/2)
+	in.add(sin, B, m.cfg.HeadDim/2)
+	in.add(bias, B, s.cap+1)
 	in.add(idx, B, 2)
 	if in.err != nil {
 		in.release()
@@ -360,6 +384,40 @@ func (s *Session) Step(tokens []int, rows []int) ([][]float32, error) {
 		s.lens[r]++
 	}
 	return out, nil
+}
+
+// stepInputs are the host-computed inputs of a decode step (see graph.go): tokens [B], cos, sin [B, hd/2],
+// bias [B, cap+1] and write index [B, 2].
+func (s *Session) stepInputs(tokens, rows []int) (tok []int32, cos, sin, bias []float32, idx []int32) {
+	B, span := s.batch, s.cap+1
+	half := s.m.cfg.HeadDim / 2
+	negInf := float32(math.Inf(-1))
+	tok = make([]int32, B)
+	cos = make([]float32, B*half)
+	sin = make([]float32, B*half)
+	bias = make([]float32, B*span)
+	idx = make([]int32, B*2)
+	for b := range B {
+		idx[2*b] = int32(b)
+		idx[2*b+1] = int32(s.cap) // idle rows write to the scratch slot and attend slot 0 only
+		for i := range half {
+			cos[b*half+i] = 1
+		}
+		for j := 1; j < span; j++ {
+			bias[b*span+j] = negInf
+		}
+	}
+	for j, r := range rows {
+		pos := s.lens[r]
+		tok[r] = int32(tokens[j])
+		idx[2*r+1] = int32(pos)
+		s.m.rope(pos, cos[r*half:(r+1)*half], sin[r*half:(r+1)*half])
+		row := bias[r*span : (r+1)*span]
+		for i := 1; i <= pos; i++ {
+			row[i] = 0
+		}
+	}
+	return tok, cos, sin, bias, idx
 }
 
 // exec runs a decode or prefill graph on in plus the session's caches, takes the updated caches back and

@@ -1,6 +1,7 @@
 package llama
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -96,8 +97,8 @@ func TestShortSession(t *testing.T) {
 	if _, err := s.Step([]int{1}, []int{0}); err == nil || !strings.Contains(err.Error(), "row 0 is full (20 tokens, cache length 20)") {
 		t.Errorf("stepping a full row: error %v", err)
 	}
-	if got := m.Compiles() - before; got != 2 {
-		t.Errorf("%d graphs compiled for the short session, want 2 (prefill, decode)", got)
+	if got := m.Compiles() - before; got != 5 {
+		t.Errorf("%d graphs compiled for the short session, want 5 (zeros for 2 and 1 rows, prefill, fill, decode)", got)
 	}
 	long, err := m.NewSession(2)
 	if err != nil {
@@ -308,8 +309,8 @@ func TestNoRecompilation(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := m.Compiles()
-	if n != 2 {
-		t.Errorf("%d graphs compiled after one prefill and one step, want 2", n)
+	if n != 5 {
+		t.Errorf("%d graphs compiled after one prefill and one step, want 5 (zeros for 3 and 1 rows, prefill, fill, decode)", n)
 	}
 	if _, err := s.Prefill(randomIDs(21, cfg.VocabSize, 8)); err != nil {
 		t.Fatal(err)
@@ -447,5 +448,56 @@ func TestOneWorker(t *testing.T) {
 		}
 	case <-time.After(2 * time.Minute):
 		t.Fatal("decoding with one worker did not finish in 2 minutes (deadlock?)")
+	}
+}
+
+func TestCapFor(t *testing.T) {
+	for _, tc := range []struct{ need, S1, want int }{
+		{1, 32, 32}, {32, 32, 32}, {1, 512, 64}, {64, 512, 64}, {65, 512, 96}, {97, 512, 128}, {129, 512, 192},
+		{193, 512, 256}, {257, 512, 384}, {385, 512, 512}, {512, 512, 512}, {1, 100, 64}, {90, 100, 96}, {97, 100, 100},
+	} {
+		if got := capFor(tc.need, tc.S1); got != tc.want {
+			t.Errorf("capFor(%d, %d) = %d, want %d", tc.need, tc.S1, got, tc.want)
+		}
+	}
+}
+
+// TestSpansMatchForward decodes across several length buckets (spans 64, 96, 128, 192 and the whole cache),
+// with rows of different lengths in one step and a truncation back into a smaller bucket, and checks every
+// step's logits against a full forward pass.
+func TestSpansMatchForward(t *testing.T) {
+	cfg := smallConfig()
+	m := newRandomModel(t, cfg, Options{MaxSeq: 240, PrefillChunk: 16})
+	ids := randomIDs(240, cfg.VocabSize, 5)
+	full, err := m.Forward(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := m.NewSession(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const p = 70 // the prefill crosses from span 64 to 96
+	got, err := s.Prefill(ids[:p])
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkClose(t, "prefill", got, full[p-1], cacheTolerance)
+	// Row 1 is truncated back to 20 tokens at 150 and follows row 0 120 tokens behind.
+	for i := p; i < len(ids); i++ {
+		if i == 150 {
+			if err := s.Truncate(1, 20); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rows, toks := []int{0, 1}, []int{ids[i], ids[s.Len(1)]}
+		want := [][]float32{full[i], full[s.Len(1)]}
+		out, err := s.Step(toks, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkClose(t, fmt.Sprintf("step %d row 0", i), out[0], want[0], cacheTolerance)
+		checkClose(t, fmt.Sprintf("step %d row 1", i), out[1], want[1], cacheTolerance)
 	}
 }
