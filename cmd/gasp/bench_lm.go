@@ -22,6 +22,7 @@ type lmReport struct {
 	Model        string          `json:"model"`
 	Params       int             `json:"params"`
 	Backend      string          `json:"backend"`
+	DType        string          `json:"dtype"` // of the weights and caches
 	Threads      int             `json:"threads"` // GOMAXPROCS
 	PromptLen    int             `json:"prompt_len"`
 	PrefillTokS  float64         `json:"prefill_tokens_per_s"`
@@ -51,7 +52,7 @@ func cpuTime() time.Duration {
 }
 
 func runBenchLM(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp bench lm", "gasp bench lm [--model DIR] [--batch 1,16,64] [--prompt-len N] [--steps N] [--threads N] [--json] [--cpuprofile F]", `
+	fset := newFlagSet("gasp bench lm", "gasp bench lm [--model DIR] [--batch 1,16,64] [--prompt-len N] [--steps N] [--threads N] [--dtype f32|bf16|auto] [--json] [--cpuprofile F]", `
 Times a Llama model's batched, KV-cached decoding (default: the embedded model
 data/models/tiny). For each batch size B it prefills a random prompt of
 --prompt-len tokens once, shares it across the B rows and times --steps
@@ -63,8 +64,11 @@ last is copied, not computed).
 --threads N runs on N threads (GOMAXPROCS and the pure-Go backend's
 parallelism); for one core, also pin the process: taskset -c 0 gasp bench lm
 --threads 1. Reports tokens/s per batch size and the batching gain (tokens/s
-at the largest batch over the smallest). Model loading and graph compilation
-are not timed.`)
+at the largest batch over the smallest), in wall time and per CPU second (the
+process's user + system time: robust to a machine busy with other work).
+--dtype chooses the weights' and caches' dtype (auto: the checkpoint's on XLA,
+f32 on the pure-Go backend). The backend is $GOMLX_BACKEND's, or with
+--threads the pure-Go one. Model loading and graph compilation are not timed.`)
 	modelDir := fset.String("model", "", "model directory (default: data/models/tiny of the repository)")
 	batchList := fset.String("batch", "1,16,64", "comma-separated batch sizes")
 	promptLen := fset.Int("prompt-len", 128, "prompt length in tokens")
@@ -73,6 +77,7 @@ are not timed.`)
 	maxSeq := fset.Int("max-seq", 512, "KV-cache length per row")
 	asJSON := fset.Bool("json", false, "print one JSON object")
 	cpuProfile := fset.String("cpuprofile", "", "write a CPU profile of the timed decode steps to this file")
+	dtype := fset.String("dtype", "auto", "weights and cache dtype: f32, bf16 or auto")
 	pos, done, code := parseFlags(fset, args, stdout, stderr)
 	if done {
 		return code
@@ -80,6 +85,10 @@ are not timed.`)
 	batches, err := parseInts(*batchList)
 	if err != nil {
 		fmt.Fprintf(stderr, "gasp bench lm: --batch: %v\n", err)
+	}
+	if _, derr := llama.ResolveDType(*dtype, "", ""); derr != nil {
+		fmt.Fprintf(stderr, "gasp bench lm: --dtype: %v\n", derr)
+		err = derr
 	}
 	if err != nil || len(pos) > 0 || len(batches) == 0 || *promptLen < 1 || *steps < 1 || *threads < 0 ||
 		*maxSeq <= *promptLen {
@@ -103,7 +112,7 @@ are not timed.`)
 		runtime.GOMAXPROCS(*threads)
 		backend = "go:parallelism=" + strconv.Itoa(*threads)
 	}
-	m, err := llama.Load(*modelDir, llama.Options{MaxSeq: *maxSeq, Backend: backend})
+	m, err := llama.Load(*modelDir, llama.Options{MaxSeq: *maxSeq, Backend: backend, DType: *dtype})
 	if err != nil {
 		return fail(err)
 	}
@@ -114,7 +123,7 @@ are not timed.`)
 	for i := range prompt {
 		prompt[i] = rng.IntN(cfg.VocabSize)
 	}
-	rep := lmReport{Model: *modelDir, Params: cfg.NumParams(), Backend: m.Options().Backend,
+	rep := lmReport{Model: *modelDir, Params: cfg.NumParams(), Backend: m.Options().Backend, DType: m.Options().DType,
 		Threads: runtime.GOMAXPROCS(0), PromptLen: *promptLen}
 
 	// Prefill: the first run compiles its graph, the next three are timed. Each
@@ -172,7 +181,7 @@ are not timed.`)
 		fmt.Fprintf(stdout, "%s\n", out)
 		return 0
 	}
-	fmt.Fprintf(stdout, "model %s: %d parameters, backend %q, %d threads\n", rep.Model, rep.Params, rep.Backend, rep.Threads)
+	fmt.Fprintf(stdout, "model %s: %d parameters, backend %q, dtype %s, %d threads\n", rep.Model, rep.Params, rep.Backend, rep.DType, rep.Threads)
 	fmt.Fprintf(stdout, "prefill (%d tokens): %.0f tokens/s (%.0f per CPU second)\n", rep.PromptLen, rep.PrefillTokS, rep.PrefillCPU)
 	fmt.Fprintf(stdout, "%6s %8s %12s %12s %14s\n", "batch", "steps", "ms/step", "tokens/s", "tokens/cpu-s")
 	for _, d := range rep.Decode {

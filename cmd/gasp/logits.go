@@ -19,15 +19,17 @@ type logitsReport struct {
 }
 
 func runLogits(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp logits", "gasp logits --model DIR --ids \"ID ID ...\"", `
+	fset := newFlagSet("gasp logits", "gasp logits --model DIR --ids \"ID ID ...\" [--dtype f32|bf16|auto]", `
 Runs the Llama model in DIR (config.json and model.safetensors, or a sharded
 checkpoint; DIR may also be a Hugging Face hub id, resolved through the hub
 cache) on the token ids and prints the next-token logits after the last id
 as JSON: {"vocab_size": V, "logits": [V numbers]}. The ids are separated by
-spaces or commas. The computation is float32 on the GoMLX backend named by
-$GOMLX_BACKEND (default: the pure-Go backend "go").`)
+spaces or commas. The GoMLX backend is the one $GOMLX_BACKEND names (default:
+the pure-Go backend "go"); --dtype chooses the weights' dtype (auto: the
+checkpoint's on XLA, f32 on the pure-Go backend); activations are float32.`)
 	model := fset.String("model", "", "model directory or hub id (default: data/models/tiny of the repository)")
 	idsFlag := fset.String("ids", "", "token ids, separated by spaces or commas")
+	dtype := fset.String("dtype", "auto", "weights and cache dtype: f32, bf16 or auto")
 	pos, done, code := parseFlags(fset, args, stdout, stderr)
 	if done {
 		return code
@@ -61,7 +63,10 @@ $GOMLX_BACKEND (default: the pure-Go backend "go").`)
 		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
 		return 1
 	}
-	m, err := llama.Load(dir, llama.Options{})
+	if _, err := llama.ResolveDType(*dtype, "", ""); err != nil {
+		return usageErr("--dtype: %v", err)
+	}
+	m, err := llama.Load(dir, llama.Options{DType: *dtype})
 	if err != nil {
 		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
 		return 1

@@ -17,8 +17,10 @@ import (
 
 // The reference checkpoints and logits in testdata/ are made by testdata/make_reference.py, a numpy
 // implementation of Hugging Face's LlamaForCausalLM forward pass.
+// "bf16" holds bfloat16 weights and a config.json in the transformers 5 form (rope_parameters, dtype):
+// loaded in float32 (the default on the pure-Go backend), its logits meet the same tolerance.
 
-var referenceCases = []string{"tiny", "tied"}
+var referenceCases = []string{"tiny", "tied", "bf16"}
 
 // loadTestModel loads testdata/name once per test binary and options.
 var (

@@ -11,12 +11,13 @@ pyenv python3 earlier on PATH may shadow, hence the shebang). Run from anywhere:
 
     /usr/bin/python3 pkg/llama/testdata/make_reference.py
 
-It (re)writes, for each case directory (tiny/, tied/):
+It (re)writes, for each case directory (tiny/, tied/, bf16/):
 
     config.json        HF LlamaConfig fields
-    model.safetensors  float32 weights, HF names, Linear weights as [out, in]
+    model.safetensors  float32 weights (bfloat16 in bf16/), HF names, Linear weights as [out, in]
     ids.json           the token ids of the reference sequence
     logits.npy         float64 [len(ids), vocab_size]: logits at every position
+    logits_bf16.npy    (bf16/ only) the same computed with bfloat16 rounding where a bfloat16 model rounds
 
 The output is deterministic (fixed seeds).
 """
@@ -33,16 +34,32 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # ---- safetensors, by hand ----------------------------------------------------------------------------------
 
-def write_safetensors(path, tensors, metadata=None):
-    """tensors: list of (name, float32 ndarray). Writes the safetensors format: an 8-byte little-endian
+def bf16_bits(a):
+    """The bfloat16 bits of a (any float array), rounded to nearest even from its float32 value, as PyTorch's
+    .to(torch.bfloat16) does."""
+    u = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    return u.astype(np.uint16)
+
+
+def bf16(a):
+    """a rounded to bfloat16 (through float32), as a float64 array."""
+    bits = bf16_bits(a).astype(np.uint32) << 16
+    return bits.view(np.float32).astype(np.float64).reshape(np.shape(a))
+
+
+def write_safetensors(path, tensors, metadata=None, dtype="F32"):
+    """tensors: list of (name, ndarray), written as dtype ("F32", or "BF16": rounded to nearest even). Writes the safetensors format: an 8-byte little-endian
     header length, a JSON header (padded with spaces to a multiple of 8) and the raw little-endian data."""
     header = {}
     offset = 0
     blobs = []
     for name, arr in tensors:
-        arr = np.ascontiguousarray(arr, dtype="<f4")
-        b = arr.tobytes()
-        header[name] = {"dtype": "F32", "shape": list(arr.shape), "data_offsets": [offset, offset + len(b)]}
+        if dtype == "BF16":
+            b = bf16_bits(arr).astype("<u2").tobytes()
+        else:
+            b = np.ascontiguousarray(arr, dtype="<f4").tobytes()
+        header[name] = {"dtype": dtype, "shape": list(arr.shape), "data_offsets": [offset, offset + len(b)]}
         offset += len(b)
         blobs.append(b)
     if metadata:
@@ -73,10 +90,11 @@ def write_npy(path, arr):
 # ---- the model, following transformers' LlamaForCausalLM ----------------------------------------------------
 
 def rope_inv_freq(cfg, head_dim):
-    base = cfg["rope_theta"]
+    # transformers 5 writes rope_theta and the scaling together in rope_parameters.
+    rs = cfg.get("rope_parameters") or cfg.get("rope_scaling")
+    base = cfg["rope_parameters"]["rope_theta"] if cfg.get("rope_parameters") else cfg["rope_theta"]
     inv_freq = 1.0 / (base ** (np.arange(0, head_dim, 2, dtype=np.float64) / head_dim))
-    rs = cfg.get("rope_scaling")
-    if not rs:
+    if not rs or rs["rope_type"] == "default":
         return inv_freq
     assert rs["rope_type"] == "llama3"
     factor = rs["factor"]
@@ -108,8 +126,10 @@ def rotate_half(x):
     return np.concatenate([-x[..., h:], x[..., :h]], axis=-1)
 
 
-def forward(cfg, W, ids):
-    """Logits [T, V] for the token ids, in float64."""
+def forward(cfg, W, ids, r=lambda a: a):
+    """Logits [T, V] for the token ids, in float64. r is applied where a bfloat16 computation rounds: to the
+    input of every matrix product with a weight, to the (pre-scaled) queries, keys, values and attention
+    probabilities: identity for the exact reference, bf16 for its emulation."""
     H = cfg["hidden_size"]
     nh = cfg["num_attention_heads"]
     nkv = cfg["num_key_value_heads"]
@@ -128,7 +148,7 @@ def forward(cfg, W, ids):
     mask = np.triu(np.full((T, T), -np.inf), k=1)
     for i in range(cfg["num_hidden_layers"]):
         p = "model.layers.%d." % i
-        h = rms_norm(x, g(p + "input_layernorm.weight"), eps)
+        h = r(rms_norm(x, g(p + "input_layernorm.weight"), eps))
         q = (h @ g(p + "self_attn.q_proj.weight").T).reshape(T, nh, hd).transpose(1, 0, 2)
         k = (h @ g(p + "self_attn.k_proj.weight").T).reshape(T, nkv, hd).transpose(1, 0, 2)
         v = (h @ g(p + "self_attn.v_proj.weight").T).reshape(T, nkv, hd).transpose(1, 0, 2)
@@ -137,18 +157,18 @@ def forward(cfg, W, ids):
         rep = nh // nkv                               # repeat_kv: head j uses kv head j // rep
         k = np.repeat(k, rep, axis=0)
         v = np.repeat(v, rep, axis=0)
-        s = q @ k.transpose(0, 2, 1) / math.sqrt(hd) + mask
+        s = r(q / math.sqrt(hd)) @ r(k).transpose(0, 2, 1) + mask
         s = s - s.max(axis=-1, keepdims=True)
         a = np.exp(s)
         a /= a.sum(axis=-1, keepdims=True)
-        o = (a @ v).transpose(1, 0, 2).reshape(T, nh * hd)
-        x = x + o @ g(p + "self_attn.o_proj.weight").T
-        h = rms_norm(x, g(p + "post_attention_layernorm.weight"), eps)
+        o = (r(a) @ r(v)).transpose(1, 0, 2).reshape(T, nh * hd)
+        x = x + r(o) @ g(p + "self_attn.o_proj.weight").T
+        h = r(rms_norm(x, g(p + "post_attention_layernorm.weight"), eps))
         gate = h @ g(p + "mlp.gate_proj.weight").T
         up = h @ g(p + "mlp.up_proj.weight").T
         act = gate / (1 + np.exp(-gate))              # SiLU
-        x = x + (act * up) @ g(p + "mlp.down_proj.weight").T
-    x = rms_norm(x, g("model.norm.weight"), eps)
+        x = x + r(act * up) @ g(p + "mlp.down_proj.weight").T
+    x = r(rms_norm(x, g("model.norm.weight"), eps))
     head = g("model.embed_tokens.weight") if cfg["tie_word_embeddings"] else g("lm_head.weight")
     return x @ head.T
 
@@ -241,6 +261,39 @@ CASES = {
             "torch_dtype": "float32",
         },
     ),
+    # The "tiny" architecture with bfloat16 weights (a Llama-3.1 checkpoint's dtype), its config.json as
+    # transformers 5 writes it: rope_theta inside rope_parameters, dtype instead of torch_dtype.
+    "bf16": dict(
+        seed=3,
+        bf16=True,
+        config={
+            "architectures": ["LlamaForCausalLM"],
+            "model_type": "llama",
+            "hidden_size": 64,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "intermediate_size": 128,
+            "hidden_act": "silu",
+            "rms_norm_eps": 1e-5,
+            "rope_parameters": {
+                "rope_type": "llama3",
+                "rope_theta": 500000.0,
+                "factor": 8.0,
+                "low_freq_factor": 1.0,
+                "high_freq_factor": 4.0,
+                "original_max_position_embeddings": 64,
+            },
+            "max_position_embeddings": 512,
+            "vocab_size": 256,
+            "tie_word_embeddings": False,
+            "attention_bias": False,
+            "mlp_bias": False,
+            "bos_token_id": 1,
+            "eos_token_id": [2, 3],
+            "dtype": "bfloat16",
+        },
+    ),
 }
 
 
@@ -251,13 +304,22 @@ def main():
         cfg = case["config"]
         rng = np.random.default_rng(case["seed"])
         tensors = random_weights(cfg, rng)
+        dtype = "F32"
+        if case.get("bf16"):
+            # The checkpoint holds the weights rounded to bfloat16; the references use those values.
+            dtype = "BF16"
+            tensors = [(n, bf16(a)) for n, a in tensors]
         ids = [int(i) for i in rng.integers(0, cfg["vocab_size"], size=24)]
         ids[0] = cfg["bos_token_id"]
         logits = forward(cfg, dict(tensors), ids)
+        if case.get("bf16"):
+            emu = forward(cfg, dict(tensors), ids, r=bf16)
+            write_npy(os.path.join(d, "logits_bf16.npy"), emu)
+            print("%s: bf16 emulation differs from the exact logits by up to %.4f" % (name, np.abs(emu - logits).max()))
         with open(os.path.join(d, "config.json"), "w") as f:
             json.dump(cfg, f, indent=2)
             f.write("\n")
-        write_safetensors(os.path.join(d, "model.safetensors"), tensors, {"format": "pt"})
+        write_safetensors(os.path.join(d, "model.safetensors"), tensors, {"format": "pt"}, dtype)
         with open(os.path.join(d, "ids.json"), "w") as f:
             json.dump(ids, f)
             f.write("\n")
