@@ -22,7 +22,7 @@ type lmReport struct {
 	Model        string          `json:"model"`
 	Params       int             `json:"params"`
 	Backend      string          `json:"backend"`
-	DType        string          `json:"dtype"` // of the weights and caches
+	DType        string          `json:"dtype"`   // of the weights and caches
 	Threads      int             `json:"threads"` // GOMAXPROCS
 	PromptLen    int             `json:"prompt_len"`
 	PrefillTokS  float64         `json:"prefill_tokens_per_s"`
