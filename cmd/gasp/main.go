@@ -13,6 +13,7 @@
 //	demo        GCD, ASAp and MCMC on a SyGuS task: KL per k, plots
 //	fuzz        fuzzing experiment: seeds, grammar validity, AFL++ coverage
 //	logits      next-token logits of a Llama model
+//	doctor      checks the backend, PJRT plugin, devices and memory for a model
 //	sample      sample completions of a language model under a grammar
 //	experiment  run an experiment grid into the run store
 //	analyze     tables and figures of an experiment from its run store
@@ -53,6 +54,7 @@ func init() {
 
 		{"fuzz", "fuzzing experiment: seeds, grammar validity, AFL++ coverage (libxml2, SQLite)", runFuzz},
 		{"logits", "next-token logits of a Llama model for given token ids", runLogits},
+		{"doctor", "check the backend, PJRT plugin, devices and memory for a model", runDoctor},
 		{"sample", "sample completions of a Llama model under a grammar (gcd, rejection, asap, mcmc)", runSample},
 		{"experiment", "run an experiment grid (experiments/*.json) into the run store mcmc/<name>", runExperiment},
 		{"analyze", "regenerate analysis/<experiment> (KL tables, figures) from mcmc/<experiment>", runAnalyze},

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx/compute/dtypes"
+
 	"github.com/gasplab/gasp/pkg/hf"
 )
 
@@ -416,5 +418,27 @@ func TestLoadErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("New: error %v, want one containing %q", err, want)
 		}
+	}
+}
+
+// TestEstimateMemoryLlama31 checks EstimateMemory against the sizes of Llama-3.1-8B (GPU.md): 16.06 GB of
+// bf16 weights, 128 KiB of bf16 cache per row and position.
+func TestEstimateMemoryLlama31(t *testing.T) {
+	cfg, err := ParseConfig([]byte(llama31Config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := EstimateMemory(cfg, dtypes.BFloat16, 100, 1024)
+	if want := int64(2*(8_030_261_248-65*4096)) + 4*65*4096; mem.Weights != want {
+		t.Errorf("bf16 weights: %d bytes, want %d", mem.Weights, want)
+	}
+	if want := int64(128<<10) * 100 * 1025; mem.Caches != want {
+		t.Errorf("bf16 caches for 100 × 1024: %d bytes, want %d", mem.Caches, want)
+	}
+	if f32 := EstimateMemory(cfg, dtypes.Float32, 100, 1024); f32.Caches != 2*mem.Caches || f32.Weights <= 2*mem.Weights-int64(8*65*4096) {
+		t.Errorf("f32: %+v vs bf16 %+v", f32, mem)
+	}
+	if mem.Peak() != mem.Weights+mem.Caches+mem.Temporaries || mem.Temporaries < mem.Caches+100*128256*4 {
+		t.Errorf("peak %d, temporaries %d", mem.Peak(), mem.Temporaries)
 	}
 }

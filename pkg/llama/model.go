@@ -248,6 +248,10 @@ func newModel(cfg Config, opts Options, ckpt hf.DType) (*Model, error) {
 	}, nil
 }
 
+// NewBackend creates the GoMLX backend of a configuration ("go", "xla:cuda", "xla:/path/to/plugin.so", ...)
+// as models do (BackendConfig applied), turning the registry's panics into errors. The caller finalizes it.
+func NewBackend(config string) (backends.Backend, error) { return newBackend(config) }
+
 // newBackend creates a GoMLX backend, turning the registry's panics into errors.
 func newBackend(config string) (b backends.Backend, err error) {
 	config = BackendConfig(config)

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestDoctorPureGo(t *testing.T) {
+	t.Setenv("GOMLX_BACKEND", "go")
+	var out, errb bytes.Buffer
+	if code := runDoctor([]string{"--batch", "4", "--seq", "128"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	for _, want := range []string{`backend: "go"`, "GPU: none", "590464 parameters", "running in Float32", "memory for 4 rows × 128 positions", "ready"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestDoctorMissing(t *testing.T) {
+	for _, tc := range []struct{ backend, model, want string }{
+		{"xla:/nonexistent/xla_cuda_plugin.so", "", "PJRT plugin /nonexistent/xla_cuda_plugin.so: not a file"},
+		{"xla:cuda", "", `no PJRT plugin "cuda"`},
+		{"go", t.TempDir(), "config.json"},
+	} {
+		t.Setenv("GOMLX_BACKEND", tc.backend)
+		t.Setenv("PJRT_PLUGIN_LIBRARY_PATH", t.TempDir())
+		t.Setenv("LD_LIBRARY_PATH", "")
+		t.Setenv("HOME", t.TempDir())
+		var out, errb bytes.Buffer
+		args := []string{}
+		if tc.model != "" {
+			args = append(args, "--model", tc.model)
+		}
+		if code := runDoctor(args, &out, &errb); code != 1 {
+			t.Errorf("%s: exit %d, want 1\n%s", tc.backend, code, out.String())
+		}
+		if !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("%s: stderr lacks %q:\n%s", tc.backend, tc.want, errb.String())
+		}
+	}
+}
