@@ -16,6 +16,7 @@ import (
 
 var experimentCommands = []subcommand{
 	{"run", "run an experiment's grid into its run store (mcmc/<name>), resumably", runExperimentRun},
+	{"merge", "merge the run stores of an experiment's shards into one", runExperimentMerge},
 }
 
 func runExperiment(args []string, stdout, stderr io.Writer) int {

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestExperimentMergeShards runs the tiny experiment unsharded, and as two shards in two separate
+// processes running side by side with separate stores, merges the shard stores and checks that the merged
+// store holds the unsharded run's records, file by file and line by line (elapsed_ms aside).
+func TestExperimentMergeShards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the embedded model three times")
+	}
+	cfg := tinyExperiment(t)
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full")
+	if code, _, errOut := gasp("experiment", "run", cfg, "--store", full); code != 0 {
+		t.Fatalf("unsharded run: exit %d: %s", code, errOut)
+	}
+	var shards []string
+	var procs []*exec.Cmd
+	for i := range 2 {
+		store := filepath.Join(dir, "shard"+string(rune('0'+i)))
+		shards = append(shards, store)
+		args, _ := json.Marshal([]string{"experiment", "run", cfg, "--shard", string(rune('0'+i)) + "/2", "--store", store})
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "GASP_TEST_MAIN="+string(args))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		procs = append(procs, cmd)
+	}
+	for i, p := range procs {
+		if err := p.Wait(); err != nil {
+			t.Fatalf("shard %d/2: %v", i, err)
+		}
+	}
+	if a, b := len(records(t, shards[0])), len(records(t, shards[1])); a == 0 || b == 0 || a+b != 12 {
+		t.Fatalf("shards hold %d and %d records, want 12 together", a, b)
+	}
+	merged := filepath.Join(dir, "merged")
+	code, _, errOut := gasp("experiment", "merge", "--into", merged, shards[0], shards[1])
+	if code != 0 || !strings.Contains(errOut, "12 records appended") {
+		t.Fatalf("merge: exit %d: %s", code, errOut)
+	}
+	want := readTree(t, full)
+	got := readTree(t, merged)
+	for name := range want {
+		if name == "LOCK" {
+			continue
+		}
+		if _, ok := got[name]; !ok {
+			t.Errorf("merged store lacks %s", name)
+		}
+	}
+	if !slices.Equal(records(t, merged), records(t, full)) {
+		t.Errorf("merged store:\n%s\nwant\n%s", strings.Join(records(t, merged), "\n"), strings.Join(records(t, full), "\n"))
+	}
+	if string(got["experiment.json"]) != string(want["experiment.json"]) {
+		t.Errorf("experiment.json:\n%s\nwant\n%s", got["experiment.json"], want["experiment.json"])
+	}
+	// Merging again appends nothing; a shard of another experiment is refused.
+	if code, _, errOut := gasp("experiment", "merge", "--into", merged, shards[1], shards[0]); code != 0 ||
+		!strings.Contains(errOut, "0 records appended") || !strings.Contains(errOut, "12 already there") {
+		t.Errorf("second merge: exit %d: %s", code, errOut)
+	}
+	other := filepath.Join(dir, "other")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := strings.Replace(string(want["experiment.json"]), `"seed": 5`, `"seed": 6`, 1)
+	if err := os.WriteFile(filepath.Join(other, "experiment.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := gasp("experiment", "merge", "--into", merged, other); code != 1 || !strings.Contains(errOut, "different sampling settings") {
+		t.Errorf("merging another experiment: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := gasp("experiment", "merge", shards[0]); code != 2 || !strings.Contains(errOut, "--into") {
+		t.Errorf("no --into: exit %d: %s", code, errOut)
+	}
+}
