@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -83,5 +84,75 @@ func TestExperimentMergeShards(t *testing.T) {
 	}
 	if code, _, errOut := gasp("experiment", "merge", shards[0]); code != 2 || !strings.Contains(errOut, "--into") {
 		t.Errorf("no --into: exit %d: %s", code, errOut)
+	}
+}
+
+// TestDeployScripts runs deploy/slurm-array.sh as the two tasks of a Slurm array would (the test binary as
+// the gasp binary, the pure-Go backend), merges their stores and compares with an unsharded run; and checks
+// that the Kubernetes Indexed Job passes its shard count consistently.
+func TestDeployScripts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the embedded model three times")
+	}
+	cfg := tinyExperiment(t)
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full")
+	if code, _, errOut := gasp("experiment", "run", cfg, "--store", full); code != 0 {
+		t.Fatalf("unsharded run: exit %d: %s", code, errOut)
+	}
+	// A gasp executable: the test binary with its arguments as GASP_TEST_MAIN (see TestMain).
+	wrapper := filepath.Join(dir, "gasp")
+	script := "#!/bin/sh\nargs=''\nfor a in \"$@\"; do args=\"$args,\\\"$a\\\"\"; done\n" +
+		"GASP_TEST_MAIN=\"[${args#,}]\" exec " + os.Args[0] + " -test.run='^$'\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stores := filepath.Join(dir, "stores")
+	var procs []*exec.Cmd
+	for i := range 2 {
+		cmd := exec.Command("bash", "deploy/slurm-array.sh", cfg)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GASP="+wrapper, "STORE_ROOT="+stores, "GOMLX_BACKEND=go",
+			"SLURM_ARRAY_TASK_ID="+string(rune('0'+i)), "SLURM_ARRAY_TASK_COUNT=2", "SLURM_ARRAY_TASK_MIN=0")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		procs = append(procs, cmd)
+	}
+	for i, p := range procs {
+		if err := p.Wait(); err != nil {
+			t.Fatalf("array task %d: %v", i, err)
+		}
+	}
+	shards, _ := filepath.Glob(filepath.Join(stores, "shard-*-of-2"))
+	if len(shards) != 2 {
+		t.Fatalf("shard stores %v, want 2", shards)
+	}
+	merged := filepath.Join(dir, "merged")
+	if code, _, errOut := gasp(append([]string{"experiment", "merge", "--into", merged}, shards...)...); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, errOut)
+	}
+	if !slices.Equal(records(t, merged), records(t, full)) {
+		t.Errorf("merged store differs from the unsharded run")
+	}
+
+	b, err := os.ReadFile(filepath.Join(root, "deploy", "k8s-indexed-job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := string(b)
+	completions := regexp.MustCompile(`(?m)^\s*completions:\s*(\d+)`).FindStringSubmatch(job)
+	shardsEnv := regexp.MustCompile(`(?m)name: SHARDS\s*\n\s*value: "(\d+)"`).FindStringSubmatch(job)
+	if completions == nil || shardsEnv == nil || completions[1] != shardsEnv[1] {
+		t.Errorf("completions %v and SHARDS %v must be equal", completions, shardsEnv)
+	}
+	for _, want := range []string{"completionMode: Indexed", `--shard "$JOB_COMPLETION_INDEX/$SHARDS"`, "experiment run", "gasp doctor"} {
+		if !strings.Contains(job, want) {
+			t.Errorf("k8s-indexed-job.yaml lacks %q", want)
+		}
 	}
 }
