@@ -4,13 +4,16 @@
 #   libonig-dev  Oniguruma's headers and library: pkg/tokenizer compares its
 #                pre-tokenizer with Oniguruma (TestOniguruma), built with gcc.
 #   gcc          the C compiler that builds that comparison's helper.
+#   python3-numpy  numpy for Debian's /usr/bin/python3: cmd/gasp's test of
+#                scripts/gpu-check.sh (its CPU mode) and regenerating
+#                pkg/llama/testdata (make_reference.py).
 set -euo pipefail
 
 log() { echo "test-deps: $*" >&2; }
 sudo=()
 if [[ "$(id -u)" != 0 ]]; then sudo=(sudo -n); fi
 
-pkgs=(libonig-dev gcc)
+pkgs=(libonig-dev gcc python3-numpy)
 missing=()
 for p in "${pkgs[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

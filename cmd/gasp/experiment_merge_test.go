@@ -100,13 +100,7 @@ func TestDeployScripts(t *testing.T) {
 	if code, _, errOut := gasp("experiment", "run", cfg, "--store", full); code != 0 {
 		t.Fatalf("unsharded run: exit %d: %s", code, errOut)
 	}
-	// A gasp executable: the test binary with its arguments as GASP_TEST_MAIN (see TestMain).
-	wrapper := filepath.Join(dir, "gasp")
-	script := "#!/bin/sh\nargs=''\nfor a in \"$@\"; do args=\"$args,\\\"$a\\\"\"; done\n" +
-		"GASP_TEST_MAIN=\"[${args#,}]\" exec " + os.Args[0] + " -test.run='^$'\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	wrapper := gaspExecutable(t, dir)
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -155,4 +149,17 @@ func TestDeployScripts(t *testing.T) {
 			t.Errorf("k8s-indexed-job.yaml lacks %q", want)
 		}
 	}
+}
+
+// gaspExecutable writes a gasp executable into dir for scripts to run: a shell script running the test
+// binary with its arguments as GASP_TEST_MAIN (see TestMain). Arguments may not hold quotes or backslashes.
+func gaspExecutable(t *testing.T, dir string) string {
+	t.Helper()
+	wrapper := filepath.Join(dir, "gasp")
+	script := "#!/bin/sh\nargs=''\nfor a in \"$@\"; do args=\"$args,\\\"$a\\\"\"; done\n" +
+		"GASP_TEST_MAIN=\"[${args#,}]\" exec " + os.Args[0] + " -test.run='^$'\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return wrapper
 }
