@@ -71,7 +71,9 @@ else
 			echo "gpu-check: jax's CUDA plugin (jax_plugins.xla_cuda13) not found; set GOMLX_BACKEND=xla:/abs/path/plugin.so" >&2
 			exit 1
 		fi
-		export GOMLX_BACKEND="xla:$plugin"
+		# TF32 off: the f32 logits are compared with a TF32-off reference; no preallocation: nvidia-smi then
+		# shows what gasp holds.
+		export GOMLX_BACKEND="xla:$plugin,tf32=false,preallocate=false"
 	fi
 fi
 ckpt="$work/ckpt"

@@ -1,5 +1,5 @@
-// Package llama runs Llama-3.x language models (Hugging Face LlamaForCausalLM checkpoints) with GoMLX, in
-// float32, with a batched decoder over a key/value cache.
+// Package llama runs Llama-3.x language models (Hugging Face LlamaForCausalLM checkpoints) with GoMLX, with
+// weights and key/value caches in float32 or bfloat16 and a batched decoder over the caches.
 //
 // The architecture is that of transformers' LlamaForCausalLM: token embedding; per layer RMSNorm,
 // grouped-query attention with rotary position embeddings in the "rotate_half" convention (with the
@@ -24,25 +24,63 @@
 // a whole sequence without any cache; the tests check the cached decoder against it and both against an
 // independent numpy implementation (testdata/make_reference.py).
 //
-// # No recompilation
+// # Dtypes
+//
+// Options.DType chooses the dtype of the weight matrices and the KV caches: "f32", "bf16", or "auto" (the
+// default): the checkpoint's dtype on XLA (bf16 for Llama-3.1-8B-Instruct: 16 GB of weights instead of 32),
+// and f32 on the pure-Go backend, whose bfloat16 kernels convert every element as they go and measured
+// slower than float32 (environment.md). bf16 weights are read straight from a BF16 checkpoint's bytes
+// (hf.Checkpoint.BFloat16), with no float32 copy. Activations, norms, softmax and the logits are float32 in
+// both: a product with a bfloat16 operand rounds the other to bfloat16 and accumulates in float32, as a GPU's
+// bf16 matrix units do. The sampler's log-probabilities and everything Metropolis–Hastings uses are float64
+// on the host, computed from the float32 logits. The tests compare bf16 against an exact numpy reference
+// with a tolerance derived from bfloat16's rounding (bf16_test.go).
+//
+// # No recompilation, and attention over the used prefix
 //
 // GoMLX compiles one graph per input shape, so every graph here has a fixed shape: a decode step takes
 // [B] token ids plus host-computed per-row inputs — the rotary cos/sin of each row's position, an additive
 // attention mask over the cache slots, and the (row, slot) each row writes — so one compiled graph serves
-// every step of a session of B rows, whatever the rows' lengths. Prefill runs fixed-size chunks
-// (Options.PrefillChunk, the last one padded) into a one-row cache, so prompts of any length share one graph,
-// and copies that row into the session's rows on the host; the model remembers the last prompt it prefilled,
-// so that the next session with that prompt (another sampler on the same task) skips the computation. A
-// model compiles one decode graph per batch size and cache length used, and one prefill graph per cache
-// length (Model.Compiles counts them). Sessions have Options.MaxSeq cache positions per row, or fewer
-// (NewSessionSeq): every decoding step attends over the whole cache, so a cache sized to the rows is faster.
+// every step of a session of B rows whose caches have a given capacity, whatever the rows' lengths.
 //
-// The cache of a layer is K [B, kvHeads, HeadDim, S+1] and V [B, kvHeads, S+1, HeadDim] for S positions: the
-// layouts the pure-Go backend's matrix multiplication works in, so attention reads the cache without copying
-// it. Cache writes are in place and cost O(B·kvHeads·HeadDim): the cache buffers are donated to each
-// execution, and a ScatterMin of -inf followed by a ScatterMax of the new values replaces exactly the written
-// slots (the pure-Go backend has no DynamicUpdateSlice; a Where over the whole cache costs O(cache) per step).
-// Slot S is never attended: rows left out of a step and prefill padding write there.
+// A session's caches do not have MaxSeq positions from the start: they hold a length bucket (64, 96, 128,
+// 192, 256, 384, ...; capFor) that covers the longest row, and grow on the device to the next bucket when a
+// row needs it. A step attends over the caches it has, so its cost grows with the rows' lengths (at most
+// 1.5 times what they need), not with MaxSeq, at the price of one decode graph per bucket reached. Prefill
+// runs fixed-size chunks (Options.PrefillChunk, the last one padded) into a one-row cache of the prompt's
+// bucket, which a device-side broadcast copies into every row of the session; the model remembers the last
+// prompt it prefilled (its one-row cache stays on the device), so that the next session with that prompt
+// (another sampler on the same task) skips the computation. New caches are zeroed, filled and grown by
+// graphs on the device: a cache never crosses to the host, and only the logits, float32 [B, V], come back
+// each step. Model.Compiles counts the graphs.
+//
+// The cache of a layer is K [B, kvHeads, HeadDim, S+1] and V [B, kvHeads, S+1, HeadDim] for a capacity of S
+// positions: the layouts the pure-Go backend's matrix multiplication works in, so attention reads the cache
+// without copying it. Cache writes are in place on the pure-Go backend and cost O(B·kvHeads·HeadDim): the
+// cache buffers are donated to each execution, and a ScatterMin of -inf followed by a ScatterMax of the new
+// values replaces exactly the written slots (the pure-Go backend has no DynamicUpdateSlice; a Where over the
+// whole cache costs O(cache) per step). Slot S is never attended: rows left out of a step and prefill
+// padding write there.
+//
+// # Device memory
+//
+// EstimateMemory gives a session's peak device memory:
+//
+//	weights + caches + temporaries,
+//	caches      = 2·L·B·kvH·hd·(S+1)·e
+//	temporaries = caches + 4·B·V + 4·B·(2·I + (heads + 2·kvH)·hd + 2·H + 2·heads·(S+1))
+//
+// with e = 2 (bf16) or 4 (f32) bytes. For Llama-3.1-8B in bf16, B = 100 and S = 1,024: 15.0 GiB of weights,
+// 12.5 GiB of caches and 12.6 GiB of temporaries, 40 GiB at the peak ("gasp doctor" prints it for a model,
+// and scripts/gpu-check.sh compares it with nvidia-smi). The temporaries hold a second copy of the caches
+// because XLA cannot update a donated cache in place here: go-xla v0.4.0 passes PJRT the donation flags of
+// an execution (Execute's donate []bool), but its StableHLO emits no input/output aliasing — neither
+// tf.aliasing_output nor jax.buffer_donor on the main function's arguments — and GoMLX v0.28.1's
+// compute.Builder has no way to mark a parameter as donatable at compile time, so XLA allocates every output
+// anew. In-place cache updates on XLA need both upstream changes: a per-parameter "donatable" flag in the
+// compute.Builder API (GoMLX/compute), and go-xla emitting jax.buffer_donor = true (or tf.aliasing_output
+// = i for the output it should alias) for such parameters. The pure-Go backend reuses donated buffers
+// already.
 //
 // # Backends
 //
