@@ -121,15 +121,20 @@ func (s *Session) Prefill(prompt []int) ([]float32, error) {
 	if err := m.checkIDs(prompt); err != nil {
 		return nil, fmt.Errorf("llama: Prefill: %w", err)
 	}
-	p := m.rememberedPrefix(prompt, capFor(n, s.seq))
-	if p == nil {
-		var err error
-		if p, err = m.computePrefix(prompt, capFor(n, s.seq)); err != nil {
+	capacity := capFor(n, s.seq)
+	p := m.rememberedPrefix(prompt, capacity)
+	err := errReleased
+	if p != nil {
+		err = s.fill(p)
+	}
+	if errors.Is(err, errReleased) { // not remembered, or replaced by another prompt since
+		if p, err = m.computePrefix(prompt, capacity); err != nil {
 			return nil, err
 		}
+		err = s.fill(p) // before p is shared: no other session can release it yet
 		m.rememberPrefix(p)
 	}
-	if err := s.fill(p); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	for b := range s.lens {
@@ -147,6 +152,9 @@ type prefix struct {
 	kv     []backends.Buffer // per layer K [1, kvH, hd, seq+1], V [1, kvH, seq+1, hd]; nil once released
 	logits []float32
 }
+
+// errReleased is fill's error for a prefix released after it was looked up.
+var errReleased = errors.New("llama: Prefill: the prompt's cache was released")
 
 // release frees the prefix's device buffers once no session is reading them.
 func (p *prefix) release() {
@@ -262,7 +270,7 @@ func (s *Session) fill(p *prefix) error {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if p.kv == nil {
-		return errors.New("llama: Prefill: the prompt's cache was released (model closed?)")
+		return errReleased
 	}
 	in := inputs{m: m}
 	in.addKept(p.kv...)

@@ -2,6 +2,7 @@ package llama
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -499,5 +500,48 @@ func TestSpansMatchForward(t *testing.T) {
 		}
 		checkClose(t, fmt.Sprintf("step %d row 0", i), out[0], want[0], cacheTolerance)
 		checkClose(t, fmt.Sprintf("step %d row 1", i), out[1], want[1], cacheTolerance)
+	}
+}
+
+// TestConcurrentPrefill: sessions on several goroutines prefilling different prompts, so that the
+// remembered prompt keeps being replaced (and released) under each other, all get their prompts' logits.
+func TestConcurrentPrefill(t *testing.T) {
+	cfg := smallConfig()
+	m := newRandomModel(t, cfg, Options{MaxSeq: 48, PrefillChunk: 8})
+	var prompts [][]int
+	var want [][]float32
+	for i := range 4 {
+		prompts = append(prompts, randomIDs(5+3*i, cfg.VocabSize, uint64(20+i)))
+		want = append(want, lastLogits(t, m, prompts[i]))
+	}
+	errs := make(chan error, len(prompts))
+	for i := range prompts {
+		go func() {
+			s, err := m.NewSession(2)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Close()
+			for range 10 {
+				got, err := s.Prefill(prompts[i])
+				if err != nil {
+					errs <- err
+					return
+				}
+				for j := range got {
+					if d := math.Abs(float64(got[j] - want[i][j])); d > cacheTolerance {
+						errs <- fmt.Errorf("prompt %d: logit %d differs by %g", i, j, d)
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range prompts {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
