@@ -37,7 +37,8 @@
 // shape and dtype, and the tensors must tile the data buffer exactly, with no gap, overlap or truncation (the
 // reference implementation's rules), and an index must agree with its shards. Tensor data is read on demand
 // (ReadAt), so opening the 16 GB of an 8B-parameter model costs a few kilobytes of reading. Float32 converts
-// F32, BF16 and F16 tensors; Bytes returns any tensor's raw bytes. Malformed files give a *FormatError naming
+// F32, BF16 and F16 tensors; BFloat16 returns bfloat16 bits (a BF16 tensor as stored, with no float32 copy);
+// Bytes returns any tensor's raw bytes. Malformed files give a *FormatError naming
 // the file and the tensor; nothing panics on any input (see FuzzOpenSafetensors).
 //
 // WriteSafetensors writes a file crash-safely (temporary file, sync, rename) and deterministically, laid out

@@ -172,6 +172,28 @@ func TestCraftedFile(t *testing.T) {
 	if _, err := c.Float32("i"); err == nil || !strings.Contains(err.Error(), "unsupported dtype I32") {
 		t.Errorf("Float32(i) error = %v, want unsupported dtype", err)
 	}
+	// BFloat16: BF16 bits as stored, F32 and F16 rounded to nearest even (F16's 65504 becomes 65536).
+	for _, name := range []string{"w", "b", "h"} {
+		f, _ := c.Float32(name)
+		got, err := c.BFloat16(name)
+		if err != nil || len(got) != len(f) {
+			t.Fatalf("BFloat16(%q) = %v, %v", name, got, err)
+		}
+		for i, v := range f {
+			if got[i] != BFloat16(v) {
+				t.Errorf("BFloat16(%q)[%d] = %#04x, want %#04x (from %g)", name, i, got[i], BFloat16(v), v)
+			}
+		}
+	}
+	if got, _ := c.BFloat16("h"); BFloat16ToFloat32(got[1]) != 65536 {
+		t.Errorf("BFloat16(h)[1] = %g, want 65536", BFloat16ToFloat32(got[1]))
+	}
+	if _, err := c.BFloat16("i"); err == nil || !strings.Contains(err.Error(), "unsupported dtype I32") {
+		t.Errorf("BFloat16(i) error = %v, want unsupported dtype", err)
+	}
+	if _, err := c.BFloat16("nope"); err == nil || !strings.Contains(err.Error(), `no tensor "nope"`) {
+		t.Errorf("BFloat16(nope) error = %v", err)
+	}
 	if b, err := c.Bytes("i"); err != nil || int32(binary.LittleEndian.Uint32(b[4:])) != -2 {
 		t.Errorf("Bytes(i) = %v, %v", b, err)
 	}
