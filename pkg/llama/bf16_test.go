@@ -77,6 +77,12 @@ func TestBFloat16MatchesReference(t *testing.T) {
 		if errExact > tol {
 			t.Errorf("%s: max abs logit error %.4f > %.4f", run.what, errExact, tol)
 		}
+		// The emulation rounds at exactly the points gasp does, so on these fixed weights and ids the two
+		// agree to float32 accumulation error (4e-7 measured); a rounding point missing or added in the
+		// graph shows as a difference of the order of d.
+		if errEmu > refTolerance {
+			t.Errorf("%s: max abs difference from the bf16 emulation %.3g > %g", run.what, errEmu, refTolerance)
+		}
 	}
 }
 
