@@ -97,19 +97,23 @@ func parseShard(s string) (i, n int, err error) {
 }
 
 func runAnalyze(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp analyze", "gasp analyze [--store DIR] [--out DIR] [--resamples N] [--seed S] [--k K] EXPERIMENT", `
+	fset := newFlagSet("gasp analyze", "gasp analyze [--store DIR] [--out DIR] [--protocol gasp|authors] [--resamples N] [--seed S] [--k K] EXPERIMENT", `
 Regenerates the tables (CSV, Markdown) and figures (SVG) of an experiment
 from its run store: reads mcmc/EXPERIMENT/ and writes analysis/EXPERIMENT/
 of the repository (the current directory's), replacing what was there.
 The output is byte-identical for the same store and flags (pkg/analysis):
 KL to the reference with 95 % bootstrap intervals, means over tasks,
 geomean KL reductions of MCMC(K) vs GCD and ASAp(K), monotonicity in k and
-rejection acceptance rates; README.md indexes them.`)
+rejection acceptance rates; README.md indexes them. Both estimation
+protocols are computed (pkg/analysis): --protocol's tables and figures
+at the top, the other's tables in a subdirectory named after it, and
+their geomean ratios side by side (protocols.csv).`)
 	store := fset.String("store", "", "run store directory (default: mcmc/EXPERIMENT of the repository)")
 	out := fset.String("out", "", "output directory (default: analysis/EXPERIMENT of the repository)")
 	resamples := fset.Int("resamples", 500, "bootstrap resamples")
 	seed := fset.Uint64("seed", 1, "bootstrap seed")
 	k := fset.Int("k", 0, "compare MCMC and ASAp at this k (0: the largest stored)")
+	protocol := fset.String("protocol", "gasp", "estimation protocol of the main tables: gasp or authors (pkg/analysis)")
 	pos, done, code := parseFlags(fset, args, stdout, stderr)
 	if done {
 		return code
@@ -129,6 +133,10 @@ rejection acceptance rates; README.md indexes them.`)
 	}
 	if *resamples < 1 || *k < 0 {
 		return usageErr("--resamples must be positive and --k not negative")
+	}
+	proto, err := analysis.ParseProtocol(*protocol)
+	if err != nil || *protocol == "" {
+		return usageErr("--protocol must be gasp or authors, not %q", *protocol)
 	}
 	name := pos[0]
 	if *store == "" || *out == "" {
@@ -155,7 +163,7 @@ rejection acceptance rates; README.md indexes them.`)
 	if len(data.Tasks()) == 0 {
 		return fail(fmt.Errorf("%s holds no records", *store))
 	}
-	rep, err := analysis.Analyze(data, analysis.Options{Resamples: *resamples, Seed: *seed, K: *k})
+	rep, err := analysis.AnalyzeBoth(data, analysis.Options{Resamples: *resamples, Seed: *seed, K: *k, Protocol: proto})
 	if err != nil {
 		return fail(err)
 	}

@@ -269,11 +269,7 @@ func (t *task) draw(taskName, method string, ks []int, budget int, seed uint64, 
 	out.recs = make([][]runs.Record, len(ids))
 	for j, fs := range finals {
 		for i, f := range fs {
-			toks := f.rec.Tokens
-			if f.rec.Status == sample.Complete && len(toks) > 0 {
-				toks = toks[:len(toks)-1] // the EOS
-			}
-			toks = slices.Clone(toks)
+			toks, eos := experiment.SplitEOS(f.rec)
 			text, err := t.tok.Decode(toks)
 			if err != nil {
 				return nil, err
@@ -288,6 +284,7 @@ func (t *task) draw(taskName, method string, ks []int, budget int, seed uint64, 
 				Seed:      seeds[j],
 				PromptIDs: t.prompt,
 				IDs:       toks,
+				EOS:       eos,
 				Text:      text,
 				LogP:      f.rec.LogProb(),
 				LogPGCD:   f.rec.LogQProb(),

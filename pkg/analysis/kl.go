@@ -15,28 +15,59 @@ import (
 
 // Reference is the paper's §4.1 reference distribution of one task: P
 // renormalised over the union S of distinct complete (valid) samples observed
-// from every method of the task (DESIGN.md §3).
+// from every method of the task (DESIGN.md §3). A sample is its completion
+// ids and the end-of-sequence token that ended it (see the package comment
+// for records that did not record it).
 type Reference struct {
-	logp  map[string]float64 // sample key → log P(x)
-	logZ  float64            // log Σ_{x ∈ S} P(x)
-	tasks map[string]bool    // tasks of the records it was built from
+	logp   map[string]float64 // sample key → log P(x)
+	legacy map[string]string  // ids key and log P bits of a record without EOS → its sample key
+	logZ   float64            // log Σ_{x ∈ S} P(x)
+	tasks  map[string]bool    // tasks of the records it was built from
+	keep   func(*runs.Record) bool
+	props  int // proposals that entered S
 }
 
-// NewReference builds the reference of a task from all its records, of
-// every method and k. Invalid records are ignored.
-func NewReference(recs []runs.Record) *Reference {
-	r := &Reference{logp: make(map[string]float64), tasks: make(map[string]bool)}
+// LegacyTolerance is how far apart (in nats) the log P of two records with
+// the same ids and no recorded EOS may be and still be the same sample.
+const LegacyTolerance = 1e-3
+
+// NewReference builds the gasp protocol's reference of a task from all its
+// records, of every method and k. Invalid records are ignored.
+func NewReference(recs []runs.Record) *Reference { return newReference(recs, Gasp) }
+
+// ending is one sample as the reference sees it: its ids, its EOS
+// (runs.NoEOS when not recorded) and log P.
+type ending struct {
+	ids  string
+	eos  int
+	logp float64
+}
+
+func newReference(recs []runs.Record, p Protocol) *Reference {
+	r := &Reference{logp: make(map[string]float64), legacy: make(map[string]string), tasks: make(map[string]bool), keep: p.keeps}
+	var unknown []ending
+	add := func(e ending) {
+		if e.eos == runs.NoEOS {
+			unknown = append(unknown, e)
+			return
+		}
+		k := sampleKey(e.ids, e.eos)
+		if old, ok := r.logp[k]; !ok || e.logp < old {
+			r.logp[k] = e.logp
+		}
+	}
 	for i := range recs {
 		rec := &recs[i]
 		r.tasks[rec.Task] = true
-		if !rec.Valid {
-			continue
+		if r.keep(rec) {
+			add(ending{key(rec.IDs), rec.EOS, rec.LogP})
 		}
-		k := key(rec.IDs)
-		if old, ok := r.logp[k]; !ok || rec.LogP < old {
-			r.logp[k] = rec.LogP
+		if q := rec.Proposal; p == Authors && q != nil && q.Status == runs.StatusComplete {
+			add(ending{key(q.IDs), q.EOS, q.LogP})
+			r.props++
 		}
 	}
+	r.resolveLegacy(unknown)
 	// Sum in a fixed order: the result must not depend on map iteration.
 	keys := make([]string, 0, len(r.logp))
 	for k := range r.logp {
@@ -51,20 +82,87 @@ func NewReference(recs []runs.Record) *Reference {
 	return r
 }
 
+// resolveLegacy gives the samples without a recorded EOS their keys: a
+// sample with the same ids and a log P within LegacyTolerance of one
+// already in S is that sample; the others, in ascending log P, form groups
+// whose consecutive log P are within LegacyTolerance, one sample each (the
+// endings with different EOS tokens of the same ids). A group's log P is
+// its smallest.
+func (r *Reference) resolveLegacy(unknown []ending) {
+	sort.Slice(unknown, func(i, j int) bool {
+		if unknown[i].ids != unknown[j].ids {
+			return unknown[i].ids < unknown[j].ids
+		}
+		return unknown[i].logp < unknown[j].logp
+	})
+	byIDs := map[string][]string{} // ids → keys of S with those ids
+	for k := range r.logp {
+		ids, _, _ := strings.Cut(k, "|")
+		byIDs[ids] = append(byIDs[ids], k)
+	}
+	for ids := range byIDs {
+		sort.Strings(byIDs[ids])
+	}
+	prev := ending{ids: "\x00"}
+	prevKey := ""
+	n := map[string]int{}
+	for _, e := range unknown {
+		k := ""
+		for _, c := range byIDs[e.ids] {
+			if math.Abs(r.logp[c]-e.logp) <= LegacyTolerance {
+				k = c
+				break
+			}
+		}
+		switch {
+		case k != "":
+		case e.ids == prev.ids && prevKey != "" && e.logp-prev.logp <= LegacyTolerance:
+			k = prevKey
+		default:
+			k = e.ids + "|?" + strconv.Itoa(n[e.ids])
+			n[e.ids]++
+			r.logp[k] = e.logp
+		}
+		r.legacy[legacyKey(e.ids, e.logp)] = k
+		prev, prevKey = e, k
+	}
+}
+
+// keyOf returns the sample key of a completion, false when it is not in S.
+func (r *Reference) keyOf(ids []int, eos int, logp float64) (string, bool) {
+	if eos != runs.NoEOS {
+		k := sampleKey(key(ids), eos)
+		_, ok := r.logp[k]
+		return k, ok
+	}
+	k, ok := r.legacy[legacyKey(key(ids), logp)]
+	return k, ok
+}
+
+func sampleKey(ids string, eos int) string { return ids + "|" + strconv.Itoa(eos) }
+
+func legacyKey(ids string, logp float64) string {
+	return ids + "|" + strconv.FormatUint(math.Float64bits(logp), 16)
+}
+
 // Size returns |S|, the number of distinct valid samples.
 func (r *Reference) Size() int { return len(r.logp) }
 
 // LogZ returns log Σ_{x ∈ S} P(x), the log of P's mass on S.
 func (r *Reference) LogZ() float64 { return r.logZ }
 
-// LogProb returns log ref(x) for the completion ids, and false when x is
-// not in S.
-func (r *Reference) LogProb(ids []int) (float64, bool) {
-	lp, ok := r.logp[key(ids)]
+// Proposals returns how many MH proposals entered S (authors' protocol).
+func (r *Reference) Proposals() int { return r.props }
+
+// LogProb returns log ref(x) for the completion ids ended by eos, and false
+// when x is not in S. A record without its EOS (runs.NoEOS) is looked up by
+// its log P as well, logp; it is ignored otherwise.
+func (r *Reference) LogProb(ids []int, eos int, logp float64) (float64, bool) {
+	k, ok := r.keyOf(ids, eos, logp)
 	if !ok {
 		return math.Inf(-1), false
 	}
-	return lp - r.logZ, true
+	return r.logp[k] - r.logZ, true
 }
 
 // Count is how a set of records enters the estimator.
@@ -90,13 +188,13 @@ func (r *Reference) empirical(recs []runs.Record) (*empirical, error) {
 		if !r.tasks[rec.Task] {
 			return nil, fmt.Errorf("analysis: record %s/%s k=%d run=%d: task not in the reference", rec.Task, rec.Method, rec.K, rec.Run)
 		}
-		if !rec.Valid {
+		if !r.keep(rec) {
 			continue
 		}
-		k := key(rec.IDs)
+		k, in := r.keyOf(rec.IDs, rec.EOS, rec.LogP)
 		g, ok := group[k]
 		if !ok {
-			lp, in := r.logp[k]
+			lp := r.logp[k]
 			if !in {
 				return nil, fmt.Errorf("analysis: record %s/%s k=%d run=%d: sample not in the reference (build it from every record of the task)", rec.Task, rec.Method, rec.K, rec.Run)
 			}
@@ -147,16 +245,8 @@ func (r *Reference) KL(recs []runs.Record) (float64, error) {
 	return e.kl(e.counts, len(e.draws)), nil
 }
 
-// Counts reports how many of recs enter the estimator.
-func Counts(recs []runs.Record) Count {
-	c := Count{Records: len(recs)}
-	for i := range recs {
-		if recs[i].Valid {
-			c.Valid++
-		}
-	}
-	return c
-}
+// Counts reports how many of recs enter the gasp protocol's estimator.
+func Counts(recs []runs.Record) Count { return Gasp.counts(recs) }
 
 // Bootstrap returns the 95 % bootstrap confidence interval of KL for the
 // records of one method at one k: resamples resamples of the valid runs,

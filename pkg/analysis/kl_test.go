@@ -43,10 +43,10 @@ func TestKLByHand(t *testing.T) {
 	if !near(ref.LogZ(), math.Log(0.8), 1e-12) {
 		t.Errorf("LogZ = %v, want log .8", ref.LogZ())
 	}
-	if lp, ok := ref.LogProb(b); !ok || !near(lp, math.Log(0.3125), 1e-12) {
+	if lp, ok := ref.LogProb(b, 0, math.Log(0.25)); !ok || !near(lp, math.Log(0.3125), 1e-12) {
 		t.Errorf("LogProb(b) = %v, %v; want log .3125", lp, ok)
 	}
-	if _, ok := ref.LogProb([]int{9, 9}); ok {
+	if _, ok := ref.LogProb([]int{9, 9}, 0, math.Log(0.3)); ok {
 		t.Error("a capped sample is in S")
 	}
 	// p̂ = .5, .25, .25: KL = .5 log(.5/.625) + .25 log(.25/.3125) + .25 log(.25/.0625)
@@ -90,7 +90,7 @@ func TestReferenceOrderIndependent(t *testing.T) {
 	if r1.LogZ() != r2.LogZ() {
 		t.Errorf("LogZ depends on order: %v vs %v", r1.LogZ(), r2.LogZ())
 	}
-	if lp, _ := r1.LogProb([]int{1}); lp != x2.LogP-r1.LogZ() {
+	if lp, _ := r1.LogProb([]int{1}, 0, x1.LogP); lp != x2.LogP-r1.LogZ() {
 		t.Errorf("LogProb = %v, want the smallest log P", lp)
 	}
 }
@@ -173,11 +173,11 @@ func drawFrom(lang *exact.Lang, dist []float64, method string, n int, rng *rand.
 
 func sentence(lang *exact.Lang, i int, method string, run int) runs.Record {
 	s := lang.Sentences[i]
-	ids := s.Tokens
+	ids, eos := s.Tokens, runs.NoEOS
 	if s.Status == sample.Complete {
-		ids = ids[:len(ids)-1]
+		ids, eos = ids[:len(ids)-1], ids[len(ids)-1]
 	}
-	return runs.Record{Task: "toy", Method: method, Run: run, IDs: ids, LogP: math.Log(lang.P[i]), Valid: true, Status: runs.StatusComplete}
+	return runs.Record{Task: "toy", Method: method, Run: run, IDs: ids, EOS: eos, LogP: math.Log(lang.P[i]), Valid: true, Status: runs.StatusComplete}
 }
 
 // exactKL returns KL(p ‖ q).

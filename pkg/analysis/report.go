@@ -115,6 +115,8 @@ type Options struct {
 	// K is the step at which MCMC and ASAp are compared (MCMC(K), ASAp(K));
 	// 0 means the largest k stored for the method.
 	K int
+	// Protocol is the estimation protocol; "" means Gasp.
+	Protocol Protocol
 }
 
 // Point is the KL of one method at one k on one task, or its mean over tasks.
@@ -152,10 +154,12 @@ func (s *Series) Last() (Point, bool) {
 
 // TaskResult is the analysis of one task.
 type TaskResult struct {
-	Task    string
-	Size    int      // |S|: distinct valid samples over all methods
-	Series  []Series // by method name
-	Invalid []string // methods with records but no valid one at some k: "method k=…"
+	Task      string
+	Size      int      // |S|: distinct valid samples over all methods (and proposals, Authors)
+	Proposals int      // MH proposals that entered S (Authors)
+	GCDFrom   string   // the records of the GCD line: "gcd", "mcmc-restart k=0" (Authors), "" for none
+	Series    []Series // by method name
+	Invalid   []string // methods with records but no valid one at some k: "method k=…"
 }
 
 // Series returns the series of a method.
@@ -177,6 +181,23 @@ type Report struct {
 	Ratios  []Ratio
 	Mono    []Monotonicity
 	Accept  []Acceptance
+	// Peer is the same store under the other protocol, for a side-by-side
+	// report (AnalyzeBoth); nil otherwise.
+	Peer *Report
+}
+
+// AnalyzeBoth analyzes d under opt.Protocol and, as its Peer, under the
+// other protocol.
+func AnalyzeBoth(d *Data, opt Options) (*Report, error) {
+	rep, err := Analyze(d, opt)
+	if err != nil {
+		return nil, err
+	}
+	opt.Protocol = rep.Options.Protocol.Other()
+	if rep.Peer, err = Analyze(d, opt); err != nil {
+		return nil, err
+	}
+	return rep, nil
 }
 
 // Analyze computes the KL of every (task, method, k) with its bootstrap
@@ -195,6 +216,10 @@ func Analyze(d *Data, opt Options) (*Report, error) {
 	if opt.Resamples < 0 || opt.K < 0 {
 		return nil, fmt.Errorf("analysis: bad options %+v", opt)
 	}
+	var err error
+	if opt.Protocol, err = ParseProtocol(string(opt.Protocol)); err != nil {
+		return nil, err
+	}
 	rep := &Report{Options: opt, Methods: d.Methods("")}
 	type meanKey struct {
 		method string
@@ -204,39 +229,34 @@ func Analyze(d *Data, opt Options) (*Report, error) {
 	means := map[meanKey]float64{}
 	counts := map[meanKey]int{}
 	for _, task := range d.Tasks() {
-		ref := NewReference(d.TaskRecords(task))
-		tr := TaskResult{Task: task, Size: ref.Size()}
-		for _, m := range d.Methods(task) {
-			s := Series{Method: m}
-			for _, k := range d.Ks(task, m) {
-				recs := d.Records(task, m, k)
-				c := Counts(recs)
-				if c.Valid == 0 {
-					tr.Invalid = append(tr.Invalid, fmt.Sprintf("%s k=%d", m, k))
-					continue
-				}
-				e, err := ref.empirical(recs)
-				if err != nil {
-					return nil, err
-				}
-				kl := e.kl(e.counts, len(e.draws))
-				bs := e.resample(opt.Resamples, newRand(streamSeed(opt.Seed, task, m, k)))
-				s.Points = append(s.Points, Point{K: k, Runs: c.Records, Valid: c.Valid, KL: kl,
-					Lo: percentile(bs, 2.5), Hi: percentile(bs, 97.5)})
-				mk := meanKey{m, k}
-				if sums[mk] == nil {
-					sums[mk] = make([]float64, opt.Resamples)
-				}
-				for b, v := range bs {
-					sums[mk][b] += v
-				}
-				means[mk] += kl
-				counts[mk]++
+		tr, err := analyzeTask(d, task, opt, func(m string, k int, kl float64, bs []float64) {
+			mk := meanKey{m, k}
+			if sums[mk] == nil {
+				sums[mk] = make([]float64, opt.Resamples)
 			}
-			tr.Series = append(tr.Series, s)
+			for b, v := range bs {
+				sums[mk][b] += v
+			}
+			means[mk] += kl
+			counts[mk]++
+		})
+		if err != nil {
+			return nil, err
 		}
 		rep.Tasks = append(rep.Tasks, tr)
 	}
+	rep.Methods = nil
+	for mk := range counts {
+		if !slices.Contains(rep.Methods, mk.method) {
+			rep.Methods = append(rep.Methods, mk.method)
+		}
+	}
+	for _, m := range d.Methods("") {
+		if !slices.Contains(rep.Methods, m) {
+			rep.Methods = append(rep.Methods, m)
+		}
+	}
+	sort.Strings(rep.Methods)
 	for _, m := range rep.Methods {
 		s := Series{Method: m}
 		var ks []int
@@ -262,6 +282,57 @@ func Analyze(d *Data, opt Options) (*Report, error) {
 	rep.Mono = monotonicity(rep)
 	rep.Accept = acceptance(d)
 	return rep, nil
+}
+
+// analyzeTask computes the series of one task under opt.Protocol, calling
+// point with each point's KL and bootstrap KLs.
+func analyzeTask(d *Data, task string, opt Options, point func(m string, k int, kl float64, bs []float64)) (TaskResult, error) {
+	p := opt.Protocol
+	ref := newReference(d.TaskRecords(task), p)
+	view, from := d.view(task, p)
+	tr := TaskResult{Task: task, Size: ref.Size(), Proposals: ref.props, GCDFrom: from}
+	for _, m := range sortedKeys(view) {
+		s := Series{Method: m}
+		for _, k := range sortedInts(view[m]) {
+			recs := view[m][k]
+			c := p.counts(recs)
+			if c.Valid == 0 {
+				tr.Invalid = append(tr.Invalid, fmt.Sprintf("%s k=%d", m, k))
+				continue
+			}
+			e, err := ref.empirical(recs)
+			if err != nil {
+				return tr, err
+			}
+			bs := e.resample(opt.Resamples, newRand(streamSeed(opt.Seed, task, m, k)))
+			kl := e.kl(e.counts, len(e.draws))
+			if p == Authors {
+				kl = mean(bs) // their scripts plot the mean of the bootstrap KLs
+			}
+			s.Points = append(s.Points, Point{K: k, Runs: c.Records, Valid: c.Valid, KL: kl,
+				Lo: percentile(bs, 2.5), Hi: percentile(bs, 97.5)})
+			point(m, k, kl, bs)
+		}
+		tr.Series = append(tr.Series, s)
+	}
+	return tr, nil
+}
+
+func sortedInts[V any](m map[int]V) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}
+
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
 }
 
 // streamSeed derives the bootstrap seed of one (task, method, k).

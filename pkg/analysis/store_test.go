@@ -57,12 +57,12 @@ func TestUpdateStore(t *testing.T) {
 			return rs, seeds
 		}
 		add := func(method string, k, run int, seed uint64, r *sample.Record, acc []bool) {
-			ids := r.Tokens
+			ids, eos := r.Tokens, runs.NoEOS
 			if r.Status == sample.Complete {
-				ids = ids[:len(ids)-1]
+				ids, eos = ids[:len(ids)-1], ids[len(ids)-1]
 			}
 			rec := runs.Record{Task: task, Method: method, K: k, Run: run, Seed: seed, PromptIDs: toy.Prompt,
-				IDs: ids, Text: r.Text(toy.Vocab), LogP: r.LogProb(), LogPGCD: r.LogQProb(), Valid: r.Valid(),
+				IDs: ids, EOS: eos, Text: r.Text(toy.Vocab), LogP: r.LogProb(), LogPGCD: r.LogQProb(), Valid: r.Valid(),
 				Status: r.Status.String(), Accepted: acc, Evals: int64(r.Evals), ElapsedMS: 1}
 			if err := st.Append(rec); err != nil {
 				t.Fatal(err)
@@ -132,7 +132,7 @@ func loadStore(t *testing.T) *Data {
 
 func TestAnalyzeStore(t *testing.T) {
 	d := loadStore(t)
-	if got := d.Tasks(); !slices.Equal(got, []string{"toy/forced", "toy/skew", "toy/utf8"}) {
+	if got := d.Tasks(); !slices.Equal(got, []string{"toy/forced", "toy/skew", "toy/twoeos", "toy/utf8"}) {
 		t.Fatalf("tasks %v", got)
 	}
 	rep, err := Analyze(d, Options{Seed: 1})
@@ -176,7 +176,7 @@ func TestAnalyzeStore(t *testing.T) {
 			}
 		}
 	}
-	if len(rep.Ratios) != 3 || len(rep.Accept) != 3 {
+	if len(rep.Ratios) != 3 || len(rep.Accept) != 4 {
 		t.Fatalf("ratios %v, acceptance %v", rep.Ratios, rep.Accept)
 	}
 	for _, a := range rep.Accept {

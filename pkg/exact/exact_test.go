@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,7 +63,7 @@ func TestEnumerate(t *testing.T) {
 			if l.Index(x.Tokens) != j {
 				t.Errorf("%s: Index of sentence %d is %d", toys[i].Name, j, l.Index(x.Tokens))
 			}
-			if !x.Valid() || x.Tokens[len(x.Tokens)-1] != toys[i].Vocab.EOS[0] || len(x.Tokens) > toys[i].Config.Cap() {
+			if !x.Valid() || !slices.Contains(toys[i].Vocab.EOS, x.Tokens[len(x.Tokens)-1]) || len(x.Tokens) > toys[i].Config.Cap() {
 				t.Errorf("%s: bad sentence %v", toys[i].Name, x.Tokens)
 			}
 		}
@@ -109,7 +110,7 @@ func TestStationary(t *testing.T) {
 // position (shared by all sentences) keeps positive weight. The chain stays
 // irreducible; App. D's condition p_pos(0) > 0 is sufficient, not
 // necessary. What does break convergence is p_pos(0) = 0 at a real branch
-// point: suffixOnly on "skew" and "utf8" can never change the first token,
+// point: suffixOnly on "skew", "utf8" and "twoeos" can never change the first token,
 // and TV stops falling at the first-token error GCD started with.
 func TestTVTables(t *testing.T) {
 	toys, ls := langs(t)
@@ -140,7 +141,7 @@ func TestTVTables(t *testing.T) {
 			}
 			stalls := p == suffixOnly{} && toy.Name != "forced"
 			switch {
-			case stalls && tv[K] < 0.3:
+			case stalls && tv[K] < min(0.3, tv[0]/2):
 				t.Errorf("%s %s: TV_%d = %v; expected it to stall (first token never resampled)", toy.Name, name(p), K, tv[K])
 			case !stalls && tv[K] > 1e-9:
 				t.Errorf("%s %s: TV_%d = %v, not converging", toy.Name, name(p), K, tv[K])

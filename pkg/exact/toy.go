@@ -37,9 +37,13 @@ type Toy struct {
 //   - "forced": "<" (0 | 1[01][01][01]) ">", a binary_len-style grammar: the
 //     first token is always "<" (so Priority has p(0) = 0), the model
 //     prefers "1" after "<" and then ">" at once, which the grammar forbids.
+//   - "twoeos": "x" "y"? | "z" with two end-of-sequence tokens, "</s>" and
+//     "<eot>", as Llama-3.1-Instruct has three: every sentence can end with
+//     either, so "x"·"</s>" (likely) and "x"·"<eot>" (rare) are two samples
+//     with the same text.
 func Toys() ([]*Toy, error) {
 	var out []*Toy
-	for _, f := range []func() (*Toy, error){skewToy, utf8Toy, forcedToy} {
+	for _, f := range []func() (*Toy, error){skewToy, utf8Toy, forcedToy, twoEOSToy} {
 		t, err := f()
 		if err != nil {
 			return nil, err
@@ -52,17 +56,26 @@ func Toys() ([]*Toy, error) {
 // newToy builds a Toy over tokens (ordinary ones, then "<s>" and "</s>",
 // the prompt being <s>).
 func newToy(name, src string, tokens []string, maxNew int, logits func(v *gcd.Vocab) func([]int) []float32) (*Toy, error) {
+	return newToyEOS(name, src, tokens, []string{"</s>"}, maxNew, logits)
+}
+
+// newToyEOS is newToy with the end-of-sequence tokens ends (after "<s>").
+func newToyEOS(name, src string, tokens, ends []string, maxNew int, logits func(v *gcd.Vocab) func([]int) []float32) (*Toy, error) {
 	v := &gcd.Vocab{}
 	for _, t := range tokens {
 		v.Tokens = append(v.Tokens, []byte(t))
 		v.Special = append(v.Special, false)
 		v.Names = append(v.Names, t)
 	}
-	bos, eos := len(tokens), len(tokens)+1
-	v.Tokens = append(v.Tokens, []byte("<s>"), []byte("</s>"))
-	v.Special = append(v.Special, true, true)
-	v.Names = append(v.Names, "<s>", "</s>")
-	v.EOS = []int{eos}
+	bos := len(tokens)
+	for i, t := range append([]string{"<s>"}, ends...) {
+		v.Tokens = append(v.Tokens, []byte(t))
+		v.Special = append(v.Special, true)
+		v.Names = append(v.Names, t)
+		if i > 0 {
+			v.EOS = append(v.EOS, bos+i)
+		}
+	}
 	g, _, err := grammar.Compile(name+".gbnf", []byte(src), grammar.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("exact: toy %s: %w", name, err)
@@ -145,4 +158,17 @@ func forcedToy() (*Toy, error) {
 		">": end, "0>": end,
 	}
 	return newToy("forced", "root ::= \"<\" (\"0\" | \"1\" [01] [01] [01]) \">\"\n", tokens, 7, bigram(rows))
+}
+
+func twoEOSToy() (*Toy, error) {
+	tokens := []string{"x", "y", "xy", "z"}
+	//                            x     y     xy    z     <s>   </s>  <eot>
+	rows := map[string][]float64{
+		"<s>": {0.40, 0.05, 0.20, 0.30, 1e-9, 0.03, 0.02},
+		"x":   {0.10, 0.30, 0.10, 0.10, 1e-9, 0.39, 0.01},
+		"y":   {0.02, 0.02, 0.03, 0.03, 1e-9, 0.30, 0.60},
+		"xy":  {0.02, 0.02, 0.03, 0.03, 1e-9, 0.30, 0.60},
+		"z":   {0.05, 0.04, 0.005, 0.004, 1e-9, 0.001, 0.90},
+	}
+	return newToyEOS("twoeos", "root ::= \"x\" \"y\"? | \"z\"\n", tokens, []string{"</s>", "<eot>"}, 4, bigram(rows))
 }

@@ -64,6 +64,11 @@ type Config struct {
 	// Lenient compiles grammars treating undefined rules as empty (the CP
 	// grammars of data/gad need it).
 	Lenient bool `json:"lenient"`
+	// KeepProposals stores, with each MCMC record at k ≥ 1, the proposal of
+	// step k, accepted or not (runs.Record.Proposal): the authors'
+	// analysis protocol puts every proposal in the reference set. It does
+	// not change the samples.
+	KeepProposals bool `json:"keep_proposals,omitempty"`
 
 	// Root is the directory relative paths (TaskRoot, Model) are taken
 	// from: set by Load to the repository holding the configuration file.

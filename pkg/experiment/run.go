@@ -290,6 +290,7 @@ func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, task 
 		rec      *sample.Record
 		accepted []bool
 		evals    int
+		proposal *mcmc.Step // MCMC at k ≥ 1 with KeepProposals: step k
 	}
 	var outs []out
 	switch u.method {
@@ -344,18 +345,18 @@ func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, task 
 				for _, s := range ch.Steps[:k] {
 					acc = append(acc, s.Accepted)
 				}
-				outs = append(outs, out{run: u.lo + i, k: k, rec: ch.At(k), accepted: acc, evals: ch.EvalsAt(k)})
+				o := out{run: u.lo + i, k: k, rec: ch.At(k), accepted: acc, evals: ch.EvalsAt(k)}
+				if c.KeepProposals && k >= 1 {
+					o.proposal = &ch.Steps[k-1]
+				}
+				outs = append(outs, o)
 			}
 		}
 	}
 	elapsed := float64(time.Since(start).Microseconds()) / 1000
 	recs := make([]runs.Record, len(outs))
 	for i, o := range outs {
-		ids := o.rec.Tokens
-		if o.rec.Status == sample.Complete && len(ids) > 0 {
-			ids = ids[:len(ids)-1] // the EOS
-		}
-		ids = append([]int{}, ids...)
+		ids, eos := SplitEOS(o.rec)
 		text, err := model.Tokenizer.Decode(ids)
 		if err != nil {
 			return nil, err
@@ -369,6 +370,7 @@ func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, task 
 			Seed:      seeds[o.run-u.lo],
 			PromptIDs: prompt,
 			IDs:       ids,
+			EOS:       eos,
 			Text:      text,
 			LogP:      o.rec.LogProb(),
 			LogPGCD:   o.rec.LogQProb(),
@@ -378,8 +380,29 @@ func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, task 
 			Evals:     int64(o.evals),
 			ElapsedMS: elapsed,
 		}
+		if o.proposal != nil {
+			recs[i].Proposal = ProposalRecord(o.proposal)
+		}
 	}
 	return recs, nil
+}
+
+// SplitEOS returns a copy of a completion's token ids without its final
+// end-of-sequence token, and that token (runs.NoEOS unless the completion
+// is complete): what a runs.Record stores as IDs and EOS.
+func SplitEOS(rec *sample.Record) (ids []int, eos int) {
+	ids, eos = rec.Tokens, runs.NoEOS
+	if rec.Status == sample.Complete && len(ids) > 0 {
+		ids, eos = ids[:len(ids)-1], ids[len(ids)-1]
+	}
+	return append([]int{}, ids...), eos
+}
+
+// ProposalRecord returns the proposal of an MH step as the run store keeps it.
+func ProposalRecord(s *mcmc.Step) *runs.Proposal {
+	ids, eos := SplitEOS(s.Proposal)
+	return &runs.Proposal{IDs: ids, EOS: eos, LogP: s.Proposal.LogProb(), LogPGCD: s.Proposal.LogQProb(),
+		Valid: s.Proposal.Valid(), Status: s.Proposal.Status.String(), Accepted: s.Accepted}
 }
 
 // appendRecords appends the records not yet stored, taking the store's

@@ -13,8 +13,16 @@ import (
 // changes between versions. Version 2 lets a record in a store file omit
 // prompt_ids when they equal those of the record before it in that file
 // (the store writes the prompt once per run of equal prompts); version 1
-// records always carry them.
-const Schema = 2
+// records always carry them. Version 3 adds eos, the end-of-sequence token
+// that ended a complete completion (a sample is its ids and its EOS: a model
+// may have several), and proposal, the MH proposal of the step that led to
+// an MCMC record (written only when the experiment keeps proposals).
+const Schema = 3
+
+// NoEOS is Record.EOS of a completion that did not end with an
+// end-of-sequence token, or of a complete one whose EOS was not recorded
+// (schema ≤ 2).
+const NoEOS = -1
 
 // Status values a Record normally carries; they are sample.Status.String()
 // of the completion the record describes.
@@ -40,6 +48,7 @@ type Record struct {
 	Seed      uint64  `json:"seed"`               // seed of the run's random source
 	PromptIDs []int   `json:"prompt_ids"`         // prompt token ids; records read from one file may share this slice
 	IDs       []int   `json:"ids"`                // completion token ids, end-of-sequence token excluded
+	EOS       int     `json:"eos"`                // the end-of-sequence token id that ended a complete completion; NoEOS otherwise or when unknown
 	Text      string  `json:"text"`               // completion text, decoded from IDs
 	LogP      float64 `json:"logp"`               // log P(x), end-of-sequence token included; nats
 	LogPGCD   float64 `json:"logp_gcd"`           // log P_GCD(x); nats
@@ -48,6 +57,56 @@ type Record struct {
 	Accepted  []bool  `json:"accepted,omitempty"` // MCMC: acceptance of steps 1…K
 	Evals     int64   `json:"evals"`              // LM token evaluations spent on this sample (see mcmc/README.md)
 	ElapsedMS float64 `json:"elapsed_ms"`         // wall-clock ms from the start of the run until this sample was final
+	// Proposal is, for an MCMC record at k ≥ 1 of an experiment that keeps
+	// proposals, the proposal y of step k (accepted or not); nil otherwise.
+	Proposal *Proposal `json:"proposal,omitempty"`
+}
+
+// Proposal is the proposal y of one MH step: the completion, its
+// log-probabilities (null for -Inf in JSON, as in a Record) and the
+// outcome of the step.
+type Proposal struct {
+	IDs      []int   // completion token ids, end-of-sequence token excluded
+	EOS      int     // as Record.EOS
+	LogP     float64 // log P(y), EOS included; nats
+	LogPGCD  float64 // log P_GCD(y); nats
+	Valid    bool    // a complete sentence of the grammar within the cap
+	Status   string  // how the completion ended
+	Accepted bool    // whether the step accepted y
+}
+
+// proposalWire is Proposal as encoded.
+type proposalWire struct {
+	IDs      []int   `json:"ids"`
+	EOS      int     `json:"eos"`
+	LogP     logProb `json:"logp"`
+	LogPGCD  logProb `json:"logp_gcd"`
+	Valid    bool    `json:"valid"`
+	Status   string  `json:"status"`
+	Accepted bool    `json:"accepted"`
+}
+
+func (p Proposal) MarshalJSON() ([]byte, error) {
+	w := proposalWire{IDs: p.IDs, EOS: p.EOS, LogP: logProb(p.LogP), LogPGCD: logProb(p.LogPGCD),
+		Valid: p.Valid, Status: p.Status, Accepted: p.Accepted}
+	if w.IDs == nil {
+		w.IDs = []int{}
+	}
+	return json.Marshal(w)
+}
+
+func (p *Proposal) UnmarshalJSON(b []byte) error {
+	nan := logProb(math.NaN())
+	w := proposalWire{EOS: NoEOS, LogP: nan, LogPGCD: nan}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	if math.IsNaN(float64(w.LogP)) || math.IsNaN(float64(w.LogPGCD)) {
+		return errors.New("proposal: missing logp or logp_gcd")
+	}
+	*p = Proposal{IDs: w.IDs, EOS: w.EOS, LogP: float64(w.LogP), LogPGCD: float64(w.LogPGCD),
+		Valid: w.Valid, Status: w.Status, Accepted: w.Accepted}
+	return nil
 }
 
 // Sample identifies a record within a (task, method) series.
@@ -84,22 +143,24 @@ func (l *logProb) UnmarshalJSON(b []byte) error {
 
 // wire is Record as encoded: the same fields in the same order.
 type wire struct {
-	Schema    int     `json:"schema"`
-	Task      string  `json:"task"`
-	Method    string  `json:"method"`
-	K         int     `json:"k"`
-	Run       int     `json:"run"`
-	Seed      uint64  `json:"seed"`
-	PromptIDs *[]int  `json:"prompt_ids,omitempty"` // nil: omitted, the previous record's (schema ≥ 2)
-	IDs       []int   `json:"ids"`
-	Text      string  `json:"text"`
-	LogP      logProb `json:"logp"`
-	LogPGCD   logProb `json:"logp_gcd"`
-	Valid     bool    `json:"valid"`
-	Status    string  `json:"status"`
-	Accepted  []bool  `json:"accepted,omitempty"`
-	Evals     int64   `json:"evals"`
-	ElapsedMS float64 `json:"elapsed_ms"`
+	Schema    int       `json:"schema"`
+	Task      string    `json:"task"`
+	Method    string    `json:"method"`
+	K         int       `json:"k"`
+	Run       int       `json:"run"`
+	Seed      uint64    `json:"seed"`
+	PromptIDs *[]int    `json:"prompt_ids,omitempty"` // nil: omitted, the previous record's (schema ≥ 2)
+	IDs       []int     `json:"ids"`
+	EOS       *int      `json:"eos,omitempty"` // written for complete records (schema ≥ 3); absent: NoEOS
+	Text      string    `json:"text"`
+	LogP      logProb   `json:"logp"`
+	LogPGCD   logProb   `json:"logp_gcd"`
+	Valid     bool      `json:"valid"`
+	Status    string    `json:"status"`
+	Accepted  []bool    `json:"accepted,omitempty"`
+	Evals     int64     `json:"evals"`
+	ElapsedMS float64   `json:"elapsed_ms"`
+	Proposal  *Proposal `json:"proposal,omitempty"`
 }
 
 // MarshalJSON encodes r with the schema's names; -Inf log-probabilities
@@ -113,7 +174,10 @@ func (r Record) encode(withPrompt bool) ([]byte, error) {
 		IDs: r.IDs, Text: r.Text,
 		LogP: logProb(r.LogP), LogPGCD: logProb(r.LogPGCD),
 		Valid: r.Valid, Status: r.Status, Accepted: r.Accepted, Evals: r.Evals, ElapsedMS: r.ElapsedMS,
+		Proposal: r.Proposal,
 	}
+	eos := r.EOS
+	w.EOS = &eos
 	if withPrompt {
 		p := r.PromptIDs
 		if p == nil {
@@ -154,6 +218,10 @@ func (r *Record) decode(b []byte) (hasPrompt bool, err error) {
 		IDs: w.IDs, Text: w.Text,
 		LogP: float64(w.LogP), LogPGCD: float64(w.LogPGCD),
 		Valid: w.Valid, Status: w.Status, Accepted: w.Accepted, Evals: w.Evals, ElapsedMS: w.ElapsedMS,
+		EOS: NoEOS, Proposal: w.Proposal,
+	}
+	if w.EOS != nil {
+		r.EOS = *w.EOS
 	}
 	if w.PromptIDs != nil {
 		r.PromptIDs = *w.PromptIDs
@@ -182,6 +250,12 @@ func (r *Record) check() error {
 		if math.IsNaN(v.f) || math.IsInf(v.f, 1) {
 			return fmt.Errorf("%s = %v", v.name, v.f)
 		}
+	}
+	if r.EOS < NoEOS {
+		return fmt.Errorf("eos = %d", r.EOS)
+	}
+	if p := r.Proposal; p != nil && (p.EOS < NoEOS || math.IsNaN(p.LogP) || math.IsInf(p.LogP, 1) || math.IsNaN(p.LogPGCD) || math.IsInf(p.LogPGCD, 1)) {
+		return fmt.Errorf("proposal: eos %d, logp %v, logp_gcd %v", p.EOS, p.LogP, p.LogPGCD)
 	}
 	if math.IsNaN(r.ElapsedMS) || math.IsInf(r.ElapsedMS, 0) {
 		return fmt.Errorf("elapsed_ms = %v", r.ElapsedMS)
