@@ -56,10 +56,16 @@ type Masker struct {
 	// Stats counts the work done so far.
 	Stats MaskStats
 
-	cache      map[earley.State]Bitset    // by true State
-	items      map[earley.State]*itemWalk // by view of a scan item
-	subs       map[subKey]*itemWalk       // by view and trie node
+	cache      map[earley.State]Bitset     // by true State
+	items      map[earley.State]*itemWalk  // by view of a scan item
+	subs       map[subKey]*itemWalk        // by view and trie node
+	shapes     map[string]map[int32]*shape // by region shape and trie node (region.go)
 	cacheBytes int
+
+	contClasses  grammar.ByteSet // the byte classes of UTF-8 continuation bytes only
+	regionStates []earley.State  // scratch
+	regionKey    []byte          // scratch
+	regionRow    []earley.State  // scratch
 
 	views   []earley.State // scratch
 	escapes []int32        // scratch
@@ -72,11 +78,12 @@ type Masker struct {
 
 // MaskStats counts a Masker's work.
 type MaskStats struct {
-	Masks     int // calls of Mask
-	CacheHits int // masks served from the cache
-	ViewWalks int // walks from a new view of a scan item
-	Escapes   int // subtrees walked again from a true State
-	Nodes     int // trie nodes visited
+	Masks      int // calls of Mask
+	CacheHits  int // masks served from the cache
+	ViewWalks  int // walks from a new view of a scan item
+	Escapes    int // subtrees walked again from a true State
+	ShapeWalks int // walks of the trie over a new region shape
+	Nodes      int // trie nodes visited
 }
 
 // NewMasker returns a Masker for the grammar of m over vocabulary v, whose
@@ -90,6 +97,18 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 		cache:         make(map[earley.State]Bitset),
 		items:         make(map[earley.State]*itemWalk),
 		subs:          make(map[subKey]*itemWalk),
+		shapes:        make(map[string]map[int32]*shape),
+	}
+	var other grammar.ByteSet // classes with a byte that is not a continuation byte
+	for b := 0; b < 256; b++ {
+		if b < 0x80 || b > 0xBF {
+			other.Add(uint8(m.ByteClass(byte(b))))
+		}
+	}
+	for c := 0; c < m.NumClasses(); c++ {
+		if !other.Has(uint8(c)) {
+			k.contClasses.Add(uint8(c))
+		}
 	}
 	n := t.Nodes()
 	k.subtree = make([]grammar.ByteSet, n)
@@ -139,7 +158,9 @@ func (k *Masker) Mask(s earley.State) Bitset {
 	}
 	b := NewBitset(k.trie.size)
 	out := &sink{bits: b}
-	if k.LocalDepth > 0 {
+	if states, key, ok := k.region(s); ok {
+		k.maskRegion(states, key, 0, out)
+	} else if k.LocalDepth > 0 {
 		k.views = k.m.ScanViews(s, k.LocalDepth, k.views[:0])
 		escapes := k.escapes[:0]
 		for _, v := range k.views {
@@ -254,6 +275,7 @@ func (k *Masker) remember(n int) {
 		clear(k.cache)
 		clear(k.items)
 		clear(k.subs)
+		clear(k.shapes)
 		k.cacheBytes = 0
 	}
 	k.cacheBytes += n
