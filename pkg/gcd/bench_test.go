@@ -16,7 +16,7 @@ func BenchmarkWorkload(b *testing.B) {
 	v := loadLlama3(b)
 	v.EOS = []int{128001}
 	trie := NewTrie(v)
-	for _, name := range []string{"json", "sygus", "sqltest"} {
+	for _, name := range workloads {
 		w := loadWorkload(b, name)
 		b.Run(name, func(b *testing.B) {
 			steps := 0
@@ -47,7 +47,7 @@ func BenchmarkFirstMask(b *testing.B) {
 	v := loadLlama3(b)
 	v.EOS = []int{128001}
 	trie := NewTrie(v)
-	for _, name := range []string{"json", "sygus", "sqltest"} {
+	for _, name := range workloads {
 		w := loadWorkload(b, name)
 		b.Run(name+"/gasp", func(b *testing.B) {
 			for b.Loop() {
@@ -78,7 +78,7 @@ func BenchmarkFirstMask(b *testing.B) {
 func BenchmarkCompile(b *testing.B) {
 	v := loadLlama3(b)
 	trie := NewTrie(v)
-	for _, name := range []string{"json", "sygus", "sqltest"} {
+	for _, name := range workloads {
 		src, err := os.ReadFile(filepath.Join("..", "..", "data", "bench", "masks", name+".gbnf"))
 		if err != nil {
 			b.Fatal(err)
