@@ -235,15 +235,9 @@ func (k *Masker) walkView(v earley.State, node int32) *itemWalk {
 	if node == 0 {
 		// A whole-trie walk: collect into a Bitset, then list it if sparse.
 		out := &sink{bits: NewBitset(k.trie.size)}
-		iw.escapes = k.walk(v, node, true, out, true, false)
-		if n := out.bits.Count(); n > k.trie.size/32 {
-			iw.bits = out.bits
-			k.remember(8 * len(iw.bits))
-		} else {
-			iw.ids = make([]int32, 0, n)
-			out.bits.Each(func(id int) { iw.ids = append(iw.ids, int32(id)) })
-			k.remember(4 * n)
-		}
+		escapes := k.walk(v, node, true, out, true, false)
+		*iw = k.compact(out.bits)
+		iw.escapes = escapes
 	} else {
 		out := &sink{list: true}
 		iw.escapes = k.walk(v, node, true, out, true, false)

@@ -160,7 +160,12 @@ func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 		}
 	}
 	sh := &shape{}
-	out := &sink{bits: NewBitset(t.size)}
+	// A Bitset for a walk of many tokens, a list for a small subtree.
+	many := root == 0 || t.first[t.end[root]]-t.first[root] > int32(t.size/32)
+	out := &sink{list: !many}
+	if many {
+		out.bits = NewBitset(t.size)
+	}
 	base := t.depth[root]
 	at := []byte{0} // at[d]: the region State after the first d bytes below root
 	nodes := 0
@@ -187,7 +192,12 @@ func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 	}
 	k.Stats.Nodes += nodes
 	k.Stats.ShapeWalks++
-	sh.slice = k.compact(out.bits)
+	if many {
+		sh.slice = k.compact(out.bits)
+	} else {
+		sh.slice = itemWalk{ids: slices.Clip(out.ids)}
+		k.remember(4 * len(out.ids))
+	}
 	k.remember(8 * len(sh.frontier))
 	return sh
 }
