@@ -79,6 +79,7 @@ type Machine struct {
 	index  map[string]State
 	views  map[viewKey]State
 	seen   itemSet // scratch for compute
+	items  []item  // scratch for compute
 	start  State
 	key    []byte // scratch for interning
 }
@@ -251,7 +252,8 @@ func (m *Machine) stepSlow(s State, class int) (next State, esc bool) {
 // set. The result carries the escaped bit if the closure met an opaque
 // origin.
 func (m *Machine) compute(s State, class int) State {
-	var items []item
+	items := m.items[:0]
+	defer func() { m.items = items[:0] }()
 	seen := &m.seen
 	seen.reset()
 	for _, it := range m.states[s].scan {
@@ -519,7 +521,7 @@ func (m *Machine) add(items []item, accepting, local bool) State {
 		return s
 	}
 	s := State(len(m.states))
-	st := stateData{items: slices.Clip(items), accepting: accepting}
+	st := stateData{items: slices.Clone(items), accepting: accepting}
 	for _, it := range items {
 		if sym := m.lrNext[it.lr]; sym.IsTerminal() {
 			st.scan = append(st.scan, it)
