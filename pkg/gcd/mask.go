@@ -34,6 +34,17 @@ import (
 //     clause that allows an expression there.
 //   - A subtree whose bytes all fall in byte classes that lead from the
 //     current State back to itself is accepted whole without walking it.
+//   - A wide State, inside a regular sub-language (a string body, XML text
+//     or a comment, an identifier, a run of digits), is served by its
+//     region (region.go): the small automaton of the State, the States
+//     inside a UTF-8 character, and the wide States many classes lead to.
+//     The trie is walked once per region shape over its transition table
+//     alone, which every JSON string body or XML comment shares; it yields
+//     the slice of tokens that stay inside the region, all allowed, and the
+//     frontier nodes where a token leaves it, which alone are walked from
+//     the true State. This is gasp's form of llguidance's token slices and
+//     XGrammar's context-independent tokens, found from the Earley States
+//     rather than from a lexer.
 //
 // Caches are bounded by MaxCacheBytes. A Masker is not safe for concurrent
 // use.
