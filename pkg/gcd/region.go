@@ -13,9 +13,11 @@ import (
 // an identifier, a run of digits or spaces) loops on many byte classes, and
 // most of the vocabulary stays inside the loop. Its region is the State
 // with the States inside a UTF-8 character that its lead bytes reach (the
-// States that scan only continuation bytes): a small automaton whose
-// transitions, by byte class, lead to a State of the region, to Dead, or
-// out of it (an exit). Its shape, that transition table with States
+// States that scan only continuation bytes) and the wide States that many
+// classes lead to (the body of a string after its opening quote, of an
+// identifier after its first letter): a small automaton whose transitions,
+// by byte class, lead to a State of the region, to Dead, or out of it (an
+// exit). A State is served by its region when the region holds a wide State. Its shape, that transition table with States
 // numbered in discovery order, is all a trie walk confined to the region
 // depends on; States in different contexts (every JSON string body, every
 // XML comment) share it. For each shape the Masker walks the trie once over
@@ -32,7 +34,9 @@ import (
 // (close the string, start a tag) are walked token by token. It is exact:
 // a token either stays in the region (allowed: every region State is live)
 // or leaves it first at one frontier node, to Dead (not allowed, and not in
-// the frontier) or to the exit State its walk starts from.
+// the frontier) or to the exit State its walk starts from. A large frontier
+// subtree is served in turn by the region of its exit State, if that is
+// wide, with the shape's walk rooted at the frontier node.
 
 // Region limits: a State is wide when it loops back to itself on at least
 // minLoopClasses byte classes, and a region holds at most maxRegion States
