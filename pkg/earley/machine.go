@@ -79,6 +79,7 @@ type Machine struct {
 	index  map[string]State
 	views  map[viewKey]State
 	seen   itemSet // scratch for compute
+	items  []item  // scratch for compute
 	start  State
 	key    []byte // scratch for interning
 }
@@ -251,7 +252,8 @@ func (m *Machine) stepSlow(s State, class int) (next State, esc bool) {
 // set. The result carries the escaped bit if the closure met an opaque
 // origin.
 func (m *Machine) compute(s State, class int) State {
-	var items []item
+	items := m.items[:0]
+	defer func() { m.items = items[:0] }()
 	seen := &m.seen
 	seen.reset()
 	for _, it := range m.states[s].scan {
@@ -281,40 +283,57 @@ func (m *Machine) addItem(items []item, seen *itemSet, it item) []item {
 	return append(items, it)
 }
 
-// itemSet answers whether an item is already in the set being built: by a
-// scan while the set is small, as most are, and by a map once it is large.
+// itemSet answers whether an item is already in the set being built: an
+// open-addressing hash table of the items added since the last reset, whose
+// slots are marked with a generation so that reset is O(1).
 type itemSet struct {
-	m map[item]bool
-	n int // items of the set already in m
+	gen   uint32
+	n     int      // items added in this generation
+	keys  []uint64 // packed items; a power-of-two number of slots
+	stamp []uint32 // by slot: the generation that filled it
 }
 
 func (s *itemSet) reset() {
-	clear(s.m)
+	s.gen++
+	if s.gen == 0 { // wrapped: forget every older generation
+		clear(s.stamp)
+		s.gen = 1
+	}
 	s.n = 0
 }
 
-// has reports whether it is in items, and if not, counts it as added.
+// has reports whether it is in items, and if not, counts it as added (the
+// caller appends it to items next).
 func (s *itemSet) has(items []item, it item) bool {
-	if len(items) < 32 {
-		for _, x := range items {
-			if x == it {
-				return true
-			}
+	if s.gen == 0 {
+		s.gen = 1
+	}
+	if 2*(s.n+1) > len(s.keys) {
+		s.grow(items)
+	}
+	key := uint64(uint32(it.lr))<<32 | uint64(uint32(it.origin))
+	mask := uint64(len(s.keys) - 1)
+	for h := (key * 0x9E3779B97F4A7C15 >> 32) & mask; ; h = (h + 1) & mask {
+		if s.stamp[h] != s.gen {
+			s.stamp[h], s.keys[h] = s.gen, key
+			s.n++
+			return false
 		}
-		return false
+		if s.keys[h] == key {
+			return true
+		}
 	}
-	if s.m == nil {
-		s.m = make(map[item]bool)
+}
+
+// grow doubles the table and adds items, the set so far, to it.
+func (s *itemSet) grow(items []item) {
+	n := max(64, 2*len(s.keys))
+	s.keys = make([]uint64, n)
+	s.stamp = make([]uint32, n)
+	s.gen, s.n = 1, 0
+	for _, it := range items {
+		s.has(nil, it)
 	}
-	for ; s.n < len(items); s.n++ {
-		s.m[items[s.n]] = true
-	}
-	if s.m[it] {
-		return true
-	}
-	s.m[it] = true
-	s.n++ // it is about to be appended
-	return false
 }
 
 // closure adds predictions and completions to items (Aycock and Horspool's
@@ -502,7 +521,7 @@ func (m *Machine) add(items []item, accepting, local bool) State {
 		return s
 	}
 	s := State(len(m.states))
-	st := stateData{items: slices.Clip(items), accepting: accepting}
+	st := stateData{items: slices.Clone(items), accepting: accepting}
 	for _, it := range items {
 		if sym := m.lrNext[it.lr]; sym.IsTerminal() {
 			st.scan = append(st.scan, it)

@@ -8,8 +8,11 @@ type Bitset []uint64
 // NewBitset returns an empty set for ids in [0, n).
 func NewBitset(n int) Bitset { return make(Bitset, (n+63)/64) }
 
-// Has reports whether id is in the set.
-func (b Bitset) Has(id int) bool { return b[id>>6]&(1<<(id&63)) != 0 }
+// Has reports whether id is in the set; an id out of the set's range (a
+// negative one, or one past the vocabulary) is not.
+func (b Bitset) Has(id int) bool {
+	return id >= 0 && id>>6 < len(b) && b[id>>6]&(1<<(id&63)) != 0
+}
 
 // Set adds id to the set.
 func (b Bitset) Set(id int) { b[id>>6] |= 1 << (id & 63) }

@@ -34,6 +34,17 @@ import (
 //     clause that allows an expression there.
 //   - A subtree whose bytes all fall in byte classes that lead from the
 //     current State back to itself is accepted whole without walking it.
+//   - A wide State, inside a regular sub-language (a string body, XML text
+//     or a comment, an identifier, a run of digits), is served by its
+//     region (region.go): the small automaton of the State, the States
+//     inside a UTF-8 character, and the wide States many classes lead to.
+//     The trie is walked once per region shape over its transition table
+//     alone, which every JSON string body or XML comment shares; it yields
+//     the slice of tokens that stay inside the region, all allowed, and the
+//     frontier nodes where a token leaves it, which alone are walked from
+//     the true State. This is gasp's form of llguidance's token slices and
+//     XGrammar's context-independent tokens, found from the Earley States
+//     rather than from a lexer.
 //
 // Caches are bounded by MaxCacheBytes. A Masker is not safe for concurrent
 // use.
@@ -56,10 +67,16 @@ type Masker struct {
 	// Stats counts the work done so far.
 	Stats MaskStats
 
-	cache      map[earley.State]Bitset    // by true State
-	items      map[earley.State]*itemWalk // by view of a scan item
-	subs       map[subKey]*itemWalk       // by view and trie node
+	cache      map[earley.State]Bitset     // by true State
+	items      map[earley.State]*itemWalk  // by view of a scan item
+	subs       map[subKey]*itemWalk        // by view and trie node
+	shapes     map[string]map[int32]*shape // by region shape and trie node (region.go)
 	cacheBytes int
+
+	contClasses  grammar.ByteSet // the byte classes of UTF-8 continuation bytes only
+	regionStates []earley.State  // scratch
+	regionKey    []byte          // scratch
+	regionRow    []earley.State  // scratch
 
 	views   []earley.State // scratch
 	escapes []int32        // scratch
@@ -72,11 +89,12 @@ type Masker struct {
 
 // MaskStats counts a Masker's work.
 type MaskStats struct {
-	Masks     int // calls of Mask
-	CacheHits int // masks served from the cache
-	ViewWalks int // walks from a new view of a scan item
-	Escapes   int // subtrees walked again from a true State
-	Nodes     int // trie nodes visited
+	Masks      int // calls of Mask
+	CacheHits  int // masks served from the cache
+	ViewWalks  int // walks from a new view of a scan item
+	Escapes    int // subtrees walked again from a true State
+	ShapeWalks int // walks of the trie over a new region shape
+	Nodes      int // trie nodes visited
 }
 
 // NewMasker returns a Masker for the grammar of m over vocabulary v, whose
@@ -90,6 +108,18 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 		cache:         make(map[earley.State]Bitset),
 		items:         make(map[earley.State]*itemWalk),
 		subs:          make(map[subKey]*itemWalk),
+		shapes:        make(map[string]map[int32]*shape),
+	}
+	var other grammar.ByteSet // classes with a byte that is not a continuation byte
+	for b := 0; b < 256; b++ {
+		if b < 0x80 || b > 0xBF {
+			other.Add(uint8(m.ByteClass(byte(b))))
+		}
+	}
+	for c := 0; c < m.NumClasses(); c++ {
+		if !other.Has(uint8(c)) {
+			k.contClasses.Add(uint8(c))
+		}
 	}
 	n := t.Nodes()
 	k.subtree = make([]grammar.ByteSet, n)
@@ -139,7 +169,9 @@ func (k *Masker) Mask(s earley.State) Bitset {
 	}
 	b := NewBitset(k.trie.size)
 	out := &sink{bits: b}
-	if k.LocalDepth > 0 {
+	if states, key, ok := k.region(s); ok {
+		k.maskRegion(states, key, 0, out)
+	} else if k.LocalDepth > 0 {
 		k.views = k.m.ScanViews(s, k.LocalDepth, k.views[:0])
 		escapes := k.escapes[:0]
 		for _, v := range k.views {
@@ -214,15 +246,9 @@ func (k *Masker) walkView(v earley.State, node int32) *itemWalk {
 	if node == 0 {
 		// A whole-trie walk: collect into a Bitset, then list it if sparse.
 		out := &sink{bits: NewBitset(k.trie.size)}
-		iw.escapes = k.walk(v, node, true, out, true, false)
-		if n := out.bits.Count(); n > k.trie.size/32 {
-			iw.bits = out.bits
-			k.remember(8 * len(iw.bits))
-		} else {
-			iw.ids = make([]int32, 0, n)
-			out.bits.Each(func(id int) { iw.ids = append(iw.ids, int32(id)) })
-			k.remember(4 * n)
-		}
+		escapes := k.walk(v, node, true, out, true, false)
+		*iw = k.compact(out.bits)
+		iw.escapes = escapes
 	} else {
 		out := &sink{list: true}
 		iw.escapes = k.walk(v, node, true, out, true, false)
@@ -254,6 +280,7 @@ func (k *Masker) remember(n int) {
 		clear(k.cache)
 		clear(k.items)
 		clear(k.subs)
+		clear(k.shapes)
 		k.cacheBytes = 0
 	}
 	k.cacheBytes += n

@@ -214,7 +214,7 @@ func TestLlama3Vocab(t *testing.T) {
 // and compares them with their sentences.
 func TestLlama3Workloads(t *testing.T) {
 	v := loadLlama3(t)
-	for _, name := range []string{"json", "sygus", "sqltest"} {
+	for _, name := range workloads {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join("..", "..", "data", "bench", "masks")
 			text, err := os.ReadFile(filepath.Join(dir, name+".txt"))

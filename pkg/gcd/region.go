@@ -1,0 +1,271 @@
+package gcd
+
+import (
+	"slices"
+
+	"github.com/gasplab/gasp/pkg/earley"
+	"github.com/gasplab/gasp/pkg/grammar"
+)
+
+// Regions: wide grammar positions without a walk of the vocabulary.
+//
+// A State inside a regular sub-language (a string body, XML text, a comment,
+// an identifier, a run of digits or spaces) loops on many byte classes, and
+// most of the vocabulary stays inside the loop. Its region is the State
+// with the States inside a UTF-8 character that its lead bytes reach (the
+// States that scan only continuation bytes) and the wide States that many
+// classes lead to (the body of a string after its opening quote, of an
+// identifier after its first letter): a small automaton whose transitions,
+// by byte class, lead to a State of the region, to Dead, or out of it (an
+// exit). A State is served by its region when the region holds a wide State. Its shape, that transition table with States
+// numbered in discovery order, is all a trie walk confined to the region
+// depends on; States in different contexts (every JSON string body, every
+// XML comment) share it. For each shape the Masker walks the trie once over
+// the table alone and keeps
+//
+//   - the slice: the tokens whose every prefix stays inside the region,
+//     all of them allowed wherever the shape occurs, and
+//   - the frontier: the trie nodes where a path first leaves the region to
+//     a live State, with the region State it leaves from.
+//
+// The mask of a State with a known shape is then its slice plus, for each
+// frontier node, the tokens at that node and the ordinary walk of its
+// subtree from the true exit State: only the tokens that leave the loop
+// (close the string, start a tag) are walked token by token. It is exact:
+// a token either stays in the region (allowed: every region State is live)
+// or leaves it first at one frontier node, to Dead (not allowed, and not in
+// the frontier) or to the exit State its walk starts from. A large frontier
+// subtree is served in turn by the region of its exit State, if that is
+// wide, with the shape's walk rooted at the frontier node.
+
+// Region limits: a State is wide when it loops back to itself on at least
+// minLoopClasses byte classes, and a region holds at most maxRegion States
+// (the first is always the State itself).
+const (
+	minLoopClasses = 3
+	maxRegion      = 64
+)
+
+// Transition codes of a shape: a region State's index, or one of these.
+const (
+	codeDead = 0xFF
+	codeExit = 0xFE
+)
+
+// shape is what a trie walk over one region shape finds.
+type shape struct {
+	slice    itemWalk   // the tokens that stay inside the region
+	frontier []frontier // where paths leave it to live States, in preorder
+}
+
+// frontier is a trie node whose edge leaves the region from region State
+// from (an index into the region's States).
+type frontier struct {
+	node int32
+	from uint8
+}
+
+// region returns the region of s (see above) and the key of its shape, in
+// the Masker's scratch buffers, or ok false if no State of it is wide. It
+// steps every region State by every byte class it scans: Earley States that
+// a walk of the trie from s would build anyway. A successor reached by
+// fewer than minLoopClasses classes is not tested for wideness (which steps
+// it too): a position where many classes lead to one State is a character
+// class, one where each leads elsewhere (a choice of keywords) is not.
+func (k *Masker) region(s earley.State) (states []earley.State, key []byte, ok bool) {
+	nc := k.m.NumClasses()
+	states = append(k.regionStates[:0], s)
+	key = k.regionKey[:0]
+	row := k.regionRow[:0]
+	wide := k.wide(s)
+	for qi := 0; qi < len(states); qi++ {
+		q := states[qi]
+		scan := k.m.ScanClasses(q)
+		row = row[:0]
+		for c := 0; c < nc; c++ {
+			next := earley.Dead
+			if scan.Has(uint8(c)) {
+				next = k.m.StepClass(q, c)
+			}
+			row = append(row, next)
+		}
+		for _, next := range row {
+			key = append(key, k.regionCode(&states, next, row, &wide))
+		}
+	}
+	k.regionStates, k.regionKey, k.regionRow = states, key, row
+	return states, key, wide
+}
+
+// regionCode returns the code of a transition to next, from a State whose
+// successors by class are row, adding next to the region if it is inside a
+// character or wide and not seen yet.
+func (k *Masker) regionCode(states *[]earley.State, next earley.State, row []earley.State, wide *bool) byte {
+	if next == earley.Dead {
+		return codeDead
+	}
+	for j, q := range *states {
+		if q == next {
+			return byte(j)
+		}
+	}
+	switch {
+	case len(*states) >= maxRegion:
+		return codeExit
+	case k.insideChar(next):
+	case count(row, next) >= minLoopClasses && k.wide(next):
+		*wide = true
+	default:
+		return codeExit
+	}
+	*states = append(*states, next)
+	return byte(len(*states) - 1)
+}
+
+func count(row []earley.State, s earley.State) int {
+	n := 0
+	for _, r := range row {
+		if r == s {
+			n++
+		}
+	}
+	return n
+}
+
+// wide reports whether s loops back to itself on at least minLoopClasses
+// byte classes.
+func (k *Masker) wide(s earley.State) bool {
+	scan := k.m.ScanClasses(s)
+	if scan.Len() < minLoopClasses {
+		return false
+	}
+	loop := k.loopClasses(s)
+	return loop.Len() >= minLoopClasses
+}
+
+// insideChar reports whether s scans only UTF-8 continuation bytes.
+func (k *Masker) insideChar(s earley.State) bool {
+	scan := k.m.ScanClasses(s)
+	return scan != (grammar.ByteSet{}) && subsetOf(&scan, &k.contClasses)
+}
+
+// walkShape walks the descendants of trie node root (0: the whole trie)
+// over a region's transition table alone (nq States, NumClasses codes each,
+// the region's first State at root) and returns its slice and frontier.
+func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
+	t := k.trie
+	nc := k.m.NumClasses()
+	loops := make([]grammar.ByteSet, nq) // the classes leading each State to itself
+	for q := 0; q < nq; q++ {
+		for c := 0; c < nc; c++ {
+			if int(table[q*nc+c]) == q {
+				loops[q].Add(uint8(c))
+			}
+		}
+	}
+	sh := &shape{}
+	// A Bitset for a walk of many tokens, a list for a small subtree.
+	many := root == 0 || t.first[t.end[root]]-t.first[root] > int32(t.size/32)
+	out := &sink{list: !many}
+	if many {
+		out.bits = NewBitset(t.size)
+	}
+	base := t.depth[root]
+	at := []byte{0} // at[d]: the region State after the first d bytes below root
+	nodes := 0
+	for i := root + 1; i < t.end[root]; {
+		nodes++
+		d := t.depth[i] - base
+		q := at[d-1]
+		if subsetOf(&k.subtree[i], &loops[q]) {
+			out.add(t.ids[t.first[i]:t.first[t.end[i]]])
+			i = t.end[i]
+			continue
+		}
+		switch code := table[int(q)*nc+int(t.label[i])]; code {
+		case codeDead:
+			i = t.end[i]
+		case codeExit:
+			sh.frontier = append(sh.frontier, frontier{i, q})
+			i = t.end[i]
+		default:
+			out.add(t.ids[t.first[i]:t.first[i+1]])
+			at = append(at[:d], code)
+			i++
+		}
+	}
+	k.Stats.Nodes += nodes
+	k.Stats.ShapeWalks++
+	if many {
+		sh.slice = k.compact(out.bits)
+	} else {
+		sh.slice = itemWalk{ids: slices.Clip(out.ids)}
+		k.remember(4 * len(out.ids))
+	}
+	k.remember(8 * len(sh.frontier))
+	return sh
+}
+
+// compact keeps a set of tokens as a Bitset, or as a list when sparse.
+func (k *Masker) compact(b Bitset) itemWalk {
+	n := b.Count()
+	if n > k.trie.size/32 {
+		k.remember(8 * len(b))
+		return itemWalk{bits: b}
+	}
+	ids := make([]int32, 0, n)
+	b.Each(func(id int) { ids = append(ids, int32(id)) })
+	k.remember(4 * n)
+	return itemWalk{ids: ids}
+}
+
+// maskRegion adds to out the tokens below trie node root (0: the whole
+// trie) that are viable from the region states, whose first State is the
+// State at root and whose shape has key: the shape's slice, and the walks
+// of its frontier from the true exit States.
+func (k *Masker) maskRegion(states []earley.State, key []byte, root int32, out *sink) {
+	byRoot := k.shapes[string(key)]
+	if byRoot == nil {
+		byRoot = make(map[int32]*shape)
+		k.shapes[string(key)] = byRoot
+		k.remember(len(key))
+	}
+	sh := byRoot[root]
+	if sh == nil {
+		sh = k.walkShape(key, len(states), root)
+		byRoot[root] = sh
+	}
+	sh.slice.addTo(out)
+	if len(sh.frontier) == 0 {
+		return
+	}
+	states = slices.Clone(states) // walkBelow reuses the scratch buffers
+	t := k.trie
+	for _, f := range sh.frontier {
+		if t.end[f.node]-f.node < regionMin {
+			k.walk(states[f.from], f.node, false, out, false, false)
+			continue
+		}
+		e := k.m.StepClass(states[f.from], int(t.label[f.node]))
+		out.add(t.ids[t.first[f.node]:t.first[f.node+1]])
+		k.walkBelow(e, f.node, out)
+	}
+}
+
+// regionMin is the size of a frontier subtree below which looking for a
+// region at its root is not worth it.
+const regionMin = 64
+
+// walkBelow adds to out the tokens below trie node root that are viable
+// from s, the State at root: over the region of s if it is wide.
+func (k *Masker) walkBelow(s earley.State, root int32, out *sink) {
+	if states, key, ok := k.region(s); ok {
+		k.maskRegion(states, key, root, out)
+		return
+	}
+	if k.LocalDepth > 0 && k.trie.end[root]-root >= splitMin {
+		k.split(s, root, out, false)
+		return
+	}
+	k.walk(s, root, true, out, false, false)
+}
