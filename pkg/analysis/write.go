@@ -5,7 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"math"
-		"sort"
+	"sort"
 	"strconv"
 	"strings"
 
