@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
+	"math"
 
-	"github.com/gasplab/gasp/pkg/experiment"
 	"github.com/gasplab/gasp/pkg/lm"
+	"github.com/gasplab/gasp/pkg/membound"
 	"github.com/gasplab/gasp/pkg/runs"
 	"github.com/gasplab/gasp/pkg/sample"
 )
@@ -100,12 +100,19 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 		return usageErr("--budget must be at least 1, got %d", *budget)
 	case *batch < 1:
 		return usageErr("--batch must be at least 1, got %d", *batch)
+	case *n > math.MaxInt-*first:
+		return usageErr("--first %d + --n %d overflows the run numbers", *first, *n)
 	case *resume && *outPath == "":
 		return usageErr("--resume needs --out")
 	}
-	tf := lm.Transform{Temperature: *temperature, TopP: *topP, TopK: *topK}
-	if err := tf.Validate(); err != nil {
+	if err := checkTransformFlags(*temperature, *topP, *topK); err != nil {
 		return usageErr("%v", err)
+	}
+	tf := lm.Transform{Temperature: *temperature, TopP: *topP, TopK: *topK}
+	// The runs still to draw are listed (8 bytes each); a batch's rows are
+	// checked against the model when it is loaded.
+	if err := membound.Check(fmt.Sprintf("--n %d", *n), 64*float64(*n)); err != nil {
+		return fail(err)
 	}
 	if *task == "" {
 		*task = *grammarPath
@@ -124,32 +131,25 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 		_, err = stdout.Write(append(line, '\n'))
 		return err
 	}
+	settings, err := sampleSettings(sampleSettingsOf{grammar: *grammarPath, lenient: *lenient, prompt: *promptArg,
+		model: *modelDir, template: *template, maxNew: *maxNew, tf: tf, budget: *budget}, stderr)
+	if err != nil {
+		return fail(err)
+	}
 	stored := map[runs.Sample]bool{}
 	if *outPath != "" {
-		if fi, err := os.Stat(*outPath); err == nil && fi.Size() > 0 && !*resume {
-			return fail(fmt.Errorf("%s is not empty; --resume continues it", *outPath))
-		}
-		st, err := runs.OpenFile(*outPath, runs.Options{Warn: func(w runs.Warning) {
-			fmt.Fprintf(stderr, "gasp sample: warning: %v\n", w)
-		}})
+		st, done, err := openSampleOut(*outPath, *resume, *task, *method, *seed, settings, stderr)
 		if err != nil {
 			return fail(err)
 		}
 		defer st.Close()
-		if stored, err = st.Done(*task, *method); err != nil {
-			return fail(err)
-		}
-		// A resume with another --seed would mix two experiments.
-		old, err := st.Records(*task, *method)
-		if err != nil {
-			return fail(err)
-		}
-		for _, r := range old {
-			if r.Seed != experiment.RunSeed(*seed, *task, *method, r.Run) {
-				return fail(fmt.Errorf("%s: run %d was drawn with another --seed than %d", *outPath, r.Run, *seed))
-			}
-		}
+		stored = done
 		emit = st.Append
+	}
+	write := emit
+	emit = func(r runs.Record) error {
+		r.Settings = settings
+		return write(r)
 	}
 	var todo []int
 	for i := *first; i < *first+*n; i++ {
@@ -165,7 +165,8 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 	}
 
 	t, err := loadTask(taskOptions{grammar: *grammarPath, lenient: *lenient, prompt: *promptArg, modelDir: *modelDir,
-		template: *template, maxNew: *maxNew, tf: tf}, stderr)
+		template: *template, maxNew: *maxNew, tf: tf, rows: min(*batch, *n), rowsFlag: fmt.Sprintf("--batch %d", *batch),
+		warnCmd: "gasp sample", quietPrompt: true}, stderr)
 	if err != nil {
 		return fail(err)
 	}

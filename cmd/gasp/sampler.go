@@ -96,6 +96,12 @@ type taskOptions struct {
 	maxNew   int
 	tf       lm.Transform
 	timeLM   bool // time the model's calls (task.lmTime)
+	rows     int    // rows of the largest session, for the memory check (0: 1)
+	rowsFlag string // the flag that sets rows, named when they do not fit
+	warnCmd  string // the command prefixing warnings ("gasp sample")
+	// quietPrompt leaves out the warning about a path-like --prompt text
+	// (the caller gave it already).
+	quietPrompt bool
 }
 
 // task is everything a sampler needs for one grammar and prompt: the
@@ -111,6 +117,17 @@ type task struct {
 // loadTask compiles the grammar, loads the model and tokenizes the prompt.
 // Grammar warnings go to warn. The caller closes the task.
 func loadTask(o taskOptions, warn io.Writer) (*task, error) {
+	if err := checkInput("--grammar", o.grammar, maxGrammarBytes); err != nil {
+		return nil, err
+	}
+	pw := warn
+	if o.quietPrompt {
+		pw = io.Discard
+	}
+	text, err := promptText(o.prompt, pw, o.warnCmd)
+	if err != nil {
+		return nil, err
+	}
 	g, warnings, err := grammar.CompileFile(o.grammar, grammar.Options{Lenient: o.lenient})
 	printWarnings(warn, warnings)
 	if err != nil {
@@ -132,15 +149,15 @@ func loadTask(o taskOptions, warn io.Writer) (*task, error) {
 	if err != nil {
 		return nil, err
 	}
-	text := o.prompt
-	if b, err := os.ReadFile(text); err == nil {
-		text = string(b)
-	}
 	prompt, err := m.Prompt(text, o.template)
 	if err != nil {
 		return nil, err
 	}
-	lmodel, err := m.Load(len(prompt) + o.maxNew + 1)
+	seq := len(prompt) + o.maxNew + 1
+	if err := checkModelMemory(m.Dir, max(o.rows, 1), seq, o.rowsFlag); err != nil {
+		return nil, err
+	}
+	lmodel, err := m.Load(seq)
 	if err != nil {
 		return nil, err
 	}

@@ -48,6 +48,7 @@ type Record struct {
 	Accepted  []bool  `json:"accepted,omitempty"` // MCMC: acceptance of steps 1…K
 	Evals     int64   `json:"evals"`              // LM token evaluations spent on this sample (see mcmc/README.md)
 	ElapsedMS float64 `json:"elapsed_ms"`         // wall-clock ms from the start of the run until this sample was final
+	Settings  string  `json:"settings,omitempty"` // the writer's sampling settings, if it records them ("gasp sample")
 }
 
 // Sample identifies a record within a (task, method) series.
@@ -100,6 +101,7 @@ type wire struct {
 	Accepted  []bool  `json:"accepted,omitempty"`
 	Evals     int64   `json:"evals"`
 	ElapsedMS float64 `json:"elapsed_ms"`
+	Settings  string  `json:"settings,omitempty"`
 }
 
 // MarshalJSON encodes r with the schema's names; -Inf log-probabilities
@@ -113,6 +115,7 @@ func (r Record) encode(withPrompt bool) ([]byte, error) {
 		IDs: r.IDs, Text: r.Text,
 		LogP: logProb(r.LogP), LogPGCD: logProb(r.LogPGCD),
 		Valid: r.Valid, Status: r.Status, Accepted: r.Accepted, Evals: r.Evals, ElapsedMS: r.ElapsedMS,
+		Settings: r.Settings,
 	}
 	if withPrompt {
 		p := r.PromptIDs
@@ -154,6 +157,7 @@ func (r *Record) decode(b []byte) (hasPrompt bool, err error) {
 		IDs: w.IDs, Text: w.Text,
 		LogP: float64(w.LogP), LogPGCD: float64(w.LogPGCD),
 		Valid: w.Valid, Status: w.Status, Accepted: w.Accepted, Evals: w.Evals, ElapsedMS: w.ElapsedMS,
+		Settings: w.Settings,
 	}
 	if w.PromptIDs != nil {
 		r.PromptIDs = *w.PromptIDs
