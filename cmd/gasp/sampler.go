@@ -95,7 +95,7 @@ type taskOptions struct {
 	template string // "chat", "raw" or "" (chat when the tokenizer has chat tokens)
 	maxNew   int
 	tf       lm.Transform
-	timeLM   bool // time the model's calls (task.lmTime)
+	timeLM   bool   // time the model's calls (task.lmTime)
 	rows     int    // rows of the largest session, for the memory check (0: 1)
 	rowsFlag string // the flag that sets rows, named when they do not fit
 	warnCmd  string // the command prefixing warnings ("gasp sample")
