@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gasplab/gasp/pkg/fuzz"
@@ -65,12 +68,30 @@ warning; none is an error.`)
 	task := fset.String("task", "", "with --store: the task name of the samples")
 	method := fset.String("method", "", "with --store: the method of the samples")
 	k := fset.Int("k", 0, "with --store: the step index of the samples")
-	if _, done, code := parseFlags(fset, args, stdout, stderr); done {
+	pos, done, code := parseFlags(fset, args, stdout, stderr)
+	if done {
 		return code
 	}
-	if *out == "" || *target == "" {
-		fmt.Fprintln(stderr, "gasp fuzz seeds: --target and --out are required")
+	var bad string
+	switch {
+	case len(pos) > 0:
+		bad = fmt.Sprintf("unexpected arguments %q", pos)
+	case *out == "" || *target == "":
+		bad = "--target and --out are required"
+	case *n < 1 || *n > maxSeeds:
+		bad = fmt.Sprintf("-n must be in [1, %d], got %d", maxSeeds, *n)
+	case *depth < 0 || *depth > maxDepth:
+		bad = fmt.Sprintf("-depth must be in [0, %d] (0: the target's default), got %d", maxDepth, *depth)
+	case *k < 0:
+		bad = fmt.Sprintf("--k must not be negative, got %d", *k)
+	}
+	if bad != "" {
+		fmt.Fprintf(stderr, "gasp fuzz seeds: %s\n", bad)
 		return 2
+	}
+	if err := checkEmptyOut(*out); err != nil {
+		fmt.Fprintf(stderr, "gasp fuzz seeds: %v\n", err)
+		return 1
 	}
 	ext := map[string]string{"xml": ".xml", "sql": ".test"}[*target]
 	if ext == "" {
@@ -117,6 +138,58 @@ warning; none is an error.`)
 	return 0
 }
 
+// Bounds of "gasp fuzz seeds": more seeds than maxSeeds would not fit a
+// fuzzing campaign, and a derivation deeper than maxDepth would not end.
+const (
+	maxSeeds = 1_000_000
+	maxDepth = 1000
+)
+
+// checkEmptyOut fails unless dir does not exist or is an empty directory:
+// seeds written beside an earlier run's (or a person's files) would mix,
+// and "gasp fuzz run" uses every file of the directory.
+func checkEmptyOut(dir string) error {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("--out %s exists and is not a directory", dir)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(ents) > 0 {
+		return fmt.Errorf("--out %s is not empty (%d entries, such as %s): seeds would mix with them; choose a new or empty directory",
+			dir, len(ents), ents[0].Name())
+	}
+	return nil
+}
+
+// checkRunOut fails unless dir is new, empty, or the output of an earlier
+// "gasp fuzz run" (coverage.json and trial-N directories only), which a
+// run replaces.
+func checkRunOut(dir string) error {
+	if err := checkEmptyOut(dir); err == nil {
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", dir, unwrapPath(err))
+	}
+	for _, e := range ents {
+		if e.Name() == "coverage.json" || e.IsDir() && strings.HasPrefix(e.Name(), "trial-") {
+			continue
+		}
+		return fmt.Errorf("--out %s holds %s, which gasp fuzz run did not write; choose a new or empty directory", dir, e.Name())
+	}
+	return nil
+}
+
 func openToolchain(dir string, stderr io.Writer, name string) *fuzz.Toolchain {
 	tc, err := fuzz.OpenToolchain(dir)
 	if err != nil {
@@ -140,8 +213,20 @@ test).`)
 	tcDir := fset.String("toolchain", ".cache/fuzz", "toolchain directory (scripts/fuzz-setup.sh)")
 	root := fset.String("root", ".", "repository root (where grammar/ is)")
 	asJSON := fset.Bool("json", false, "print the result as JSON")
-	if _, done, code := parseFlags(fset, args, stdout, stderr); done {
+	pos, done, code := parseFlags(fset, args, stdout, stderr)
+	if done {
 		return code
+	}
+	switch {
+	case len(pos) > 0:
+		fmt.Fprintf(stderr, "gasp fuzz validity: unexpected arguments %q\n", pos)
+		return 2
+	case *n < 1 || *n > maxSeeds:
+		fmt.Fprintf(stderr, "gasp fuzz validity: -n must be in [1, %d], got %d\n", maxSeeds, *n)
+		return 2
+	case *depth < 0 || *depth > maxDepth:
+		fmt.Fprintf(stderr, "gasp fuzz validity: -depth must be in [0, %d] (0: the target's default), got %d\n", maxDepth, *depth)
+		return 2
 	}
 	tc := openToolchain(*tcDir, stderr, "gasp fuzz validity")
 	if tc == nil {
@@ -217,12 +302,30 @@ or paper (1h, 5 trials).`)
 	out := fset.String("out", "", "output directory")
 	tcDir := fset.String("toolchain", ".cache/fuzz", "toolchain directory (scripts/fuzz-setup.sh)")
 	quiet := fset.Bool("q", false, "no progress lines on standard error")
-	if _, done, code := parseFlags(fset, args, stdout, stderr); done {
+	pos, done, code := parseFlags(fset, args, stdout, stderr)
+	if done {
 		return code
 	}
-	if *target == "" || *seeds == "" || *out == "" {
-		fmt.Fprintln(stderr, "gasp fuzz run: --target, --seeds and --out are required")
+	var bad string
+	switch {
+	case len(pos) > 0:
+		bad = fmt.Sprintf("unexpected arguments %q", pos)
+	case *target == "" || *seeds == "" || *out == "":
+		bad = "--target, --seeds and --out are required"
+	case *trials < 0 || *trials > 1000:
+		bad = fmt.Sprintf("--trials must be in [1, 1000] (0: the protocol's), got %d", *trials)
+	case *snaps < 1 || *snaps > 10000:
+		bad = fmt.Sprintf("--snapshots must be in [1, 10000], got %d", *snaps)
+	case *execTimeout < 0:
+		bad = fmt.Sprintf("--exec-timeout must not be negative, got %v", *execTimeout)
+	}
+	if bad != "" {
+		fmt.Fprintf(stderr, "gasp fuzz run: %s\n", bad)
 		return 2
+	}
+	if err := checkRunOut(*out); err != nil {
+		fmt.Fprintf(stderr, "gasp fuzz run: %v\n", err)
+		return 1
 	}
 	p, ok := fuzz.Protocols[*protocol]
 	if !ok {

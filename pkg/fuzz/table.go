@@ -29,6 +29,10 @@ type Result struct {
 
 var kSuffix = regexp.MustCompile(`^(.*)-k([0-9]+)$`)
 
+// maxK bounds the -kN suffix of a method directory: no run takes more
+// steps.
+const maxK = 1_000_000
+
 // methodRank orders methods as the paper's tables do; others follow by name.
 var methodRank = map[string]int{"gcd": 0, "asap": 1, "grammarinator": 2,
 	"mcmc-uniform": 3, "mcmc-priority": 4, "mcmc-restart": 5}
@@ -47,7 +51,7 @@ func LoadResults(dir, target string) ([]Result, error) {
 	}
 	var res []Result
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := readLimited(f, 256<<20)
 		if err != nil {
 			return nil, err
 		}
@@ -64,7 +68,9 @@ func LoadResults(dir, target string) ([]Result, error) {
 		r.Base = r.Method
 		if m := kSuffix.FindStringSubmatch(r.Method); m != nil {
 			r.Base = m[1]
-			r.K, _ = strconv.Atoi(m[2])
+			if r.K, err = strconv.Atoi(m[2]); err != nil || r.K > maxK {
+				return nil, fmt.Errorf("%s: step count k = %s of method %q is out of range [0, %d]", f, m[2], r.Method, maxK)
+			}
 		}
 		res = append(res, r)
 	}
@@ -245,4 +251,16 @@ func WriteReport(dir string) ([]string, error) {
 	}
 	files["tables.md"] = all.Bytes()
 	return outdir.Write(dir, files)
+}
+
+// readLimited reads the regular file path, of at most limit bytes.
+func readLimited(path string, limit int64) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > limit {
+		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, limit)
+	}
+	return os.ReadFile(path)
 }
