@@ -61,6 +61,10 @@ $GOMLX_BACKEND (default: the pure-Go backend "go").`)
 		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
 		return 1
 	}
+	if err := checkModelMemory(dir, 1, len(ids), fmt.Sprintf("%d ids", len(ids))); err != nil {
+		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
+		return 1
+	}
 	m, err := llama.Load(dir, llama.Options{})
 	if err != nil {
 		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
@@ -72,8 +76,12 @@ $GOMLX_BACKEND (default: the pure-Go backend "go").`)
 		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
 		return 1
 	}
+	if err := checkLogits(logits[len(logits)-1], "the ids"); err != nil {
+		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
+		return 1
+	}
 	out, err := json.Marshal(logitsReport{VocabSize: m.Config().VocabSize, Logits: logits[len(logits)-1]})
-	if err != nil { // NaN or Inf logits
+	if err != nil {
 		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
 		return 1
 	}

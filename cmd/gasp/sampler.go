@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -50,9 +51,41 @@ func (m llamaLM) NewSession(rows int) (lm.Session, error) {
 		return nil, err // not a typed nil in the interface
 	}
 	if m.use == nil {
-		return s, nil
+		return finiteSession{s}, nil
 	}
-	return timedSession{s, m.use}, nil
+	return finiteSession{timedSession{s, m.use}}, nil
+}
+
+// finiteSession is a session whose logits are checked: a NaN or infinite logit
+// (NaN or infinite weights) is an error, not a silent dead end or a
+// sample of logp 0. The check reads each logit once, far less than the
+// forward pass that computed it.
+type finiteSession struct{ lm.Session }
+
+func (s finiteSession) Prefill(prompt []int) ([]float32, error) {
+	out, err := s.Session.Prefill(prompt)
+	if err == nil {
+		err = checkLogits(out, "the prompt")
+	}
+	return out, err
+}
+
+func (s finiteSession) Step(tokens, rows []int) ([][]float32, error) {
+	out, err := s.Session.Step(tokens, rows)
+	for j := 0; err == nil && j < len(out); j++ {
+		err = checkLogits(out[j], fmt.Sprintf("row %d", rows[j]))
+	}
+	return out, err
+}
+
+// checkLogits fails on a NaN or infinite logit.
+func checkLogits(logits []float32, where string) error {
+	for id, v := range logits {
+		if v != v || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("the model gave token %d the logit %v after %s: its weights or config are not finite (NaN or infinite weights in model.safetensors?)", id, v, where)
+		}
+	}
+	return nil
 }
 
 // timedSession is a llama.Session that counts its calls in *u.
