@@ -26,17 +26,26 @@ const (
 // checkInput fails unless path, the value of flag, is a regular file of at
 // most limit bytes.
 func checkInput(flag, path string, limit int64) error {
+	if err := inputProblem(path, limit); err != nil {
+		return fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	return nil
+}
+
+// inputProblem says why path is not a regular file of at most limit bytes
+// (nil if it is).
+func inputProblem(path string, limit int64) error {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", flag, path, unwrapPath(err))
+		return unwrapPath(err)
 	}
 	switch {
 	case fi.IsDir():
-		return fmt.Errorf("%s %s is a directory, not a file", flag, path)
+		return errors.New("is a directory, not a file")
 	case !fi.Mode().IsRegular():
-		return fmt.Errorf("%s %s is not a regular file", flag, path)
+		return errors.New("is not a regular file")
 	case fi.Size() > limit:
-		return fmt.Errorf("%s %s has %d bytes; at most %d are read", flag, path, fi.Size(), limit)
+		return fmt.Errorf("has %d bytes; at most %d are read", fi.Size(), limit)
 	}
 	return nil
 }
