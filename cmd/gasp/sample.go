@@ -28,10 +28,10 @@ The runs are --first … --first+N-1. Run i has its own seed, derived from
 --seed, --task, --method and i as in pkg/experiment and written in its
 record, and draws its own random numbers. Runs are drawn B at a time
 (--batch), one batched model call per token step, and written after each
-batch. What is invariant: with the same --batch and the same batch grid
-(batches start at --first, --first+B, ...), run i's record is the same bit
-for bit, whatever --n and however often the file was resumed. With another
---batch, the model computes the same logits with another float32 rounding
+batch. What is invariant: with the same --first, --n and --batch (so the
+same batches, of the same sizes), run i's record is the same bit for bit
+(elapsed_ms aside), however often the file was resumed. With other
+batches, the model computes the same logits with another float32 rounding
 (its batched products depend on the batch's shape), so run i draws the same
 tokens and text (a token differs only if a random draw falls within that
 rounding of a boundary: about 1e-7 per token), while logp and logp_gcd
