@@ -68,8 +68,24 @@ proposal, and a second pass to score it). Model loading is not timed.`)
 	if done {
 		return code
 	}
-	if _, ok := proposal(*method); !ok || len(pos) > 0 || *k < 1 || *chains < 1 || *maxNew < 1 ||
-		(*grammarPath == "") != (*promptArg == "") || (*grammarPath != "" && *taskDir != "") {
+	var bad string
+	_, ok := proposal(*method)
+	switch {
+	case !ok:
+		bad = fmt.Sprintf("--method %q is not mcmc-uniform, mcmc-priority or mcmc-restart", *method)
+	case len(pos) > 0:
+		bad = fmt.Sprintf("unexpected arguments %q", pos)
+	case *k < 1 || *k > 100_000:
+		bad = fmt.Sprintf("--k must be in [1, 100000], got %d", *k)
+	case *chains < 1:
+		bad = fmt.Sprintf("--chains must be at least 1, got %d", *chains)
+	case *maxNew < 1 || *maxNew > maxNewTokens:
+		bad = fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, *maxNew)
+	case (*grammarPath == "") != (*promptArg == "") || (*grammarPath != "" && *taskDir != ""):
+		bad = "give --grammar and --prompt together, or --task"
+	}
+	if bad != "" {
+		fmt.Fprintf(stderr, "gasp bench sample: %s\n", bad)
 		fset.SetOutput(stderr)
 		fset.Usage()
 		return 2
@@ -99,7 +115,7 @@ proposal, and a second pass to score it). Model loading is not timed.`)
 
 	t0 := time.Now()
 	t, err := loadTask(taskOptions{grammar: *grammarPath, prompt: *promptArg, modelDir: *modelDir,
-		maxNew: *maxNew, tf: lm.Transform{}, timeLM: true}, io.Discard)
+		maxNew: *maxNew, tf: lm.Transform{}, timeLM: true, rows: *chains, rowsFlag: fmt.Sprintf("--chains %d", *chains)}, io.Discard)
 	if err != nil {
 		return fail(err)
 	}

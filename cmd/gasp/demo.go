@@ -65,8 +65,8 @@ error when it is a terminal (not with --quiet).`)
 		bad = fmt.Sprintf("--runs must be in [1, 1000000], got %d", *nRuns)
 	case *k < 1 || *k > 100_000:
 		bad = fmt.Sprintf("--k must be in [1, 100000], got %d", *k)
-	case *maxNew < 1:
-		bad = fmt.Sprintf("--max-new-tokens must be at least 1, got %d", *maxNew)
+	case *maxNew < 1 || *maxNew > maxNewTokens:
+		bad = fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, *maxNew)
 	case *resamples < 1 || *resamples > 1_000_000:
 		bad = fmt.Sprintf("--resamples must be in [1, 1000000], got %d", *resamples)
 	}

@@ -23,6 +23,10 @@ const (
 	maxIDsBytes     = 256 << 20
 )
 
+// maxNewTokens bounds --max-new-tokens: a completion longer than any
+// model's context would only overflow the cache length.
+const maxNewTokens = 1 << 20
+
 // checkInput fails unless path, the value of flag, is a regular file of at
 // most limit bytes.
 func checkInput(flag, path string, limit int64) error {

@@ -100,12 +100,12 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 		return usageErr("--first must not be negative, got %d", *first)
 	case *k < 0 || (*method == "asap" && *k < 1):
 		return usageErr("--k %d out of range", *k)
-	case *maxNew < 1:
-		return usageErr("--max-new-tokens must be at least 1, got %d", *maxNew)
+	case *maxNew < 1 || *maxNew > maxNewTokens:
+		return usageErr("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, *maxNew)
 	case *template != "" && *template != "chat" && *template != "raw":
 		return usageErr("--template must be chat or raw, got %q", *template)
-	case *budget < 1:
-		return usageErr("--budget must be at least 1, got %d", *budget)
+	case *budget < 1 || *budget > 1_000_000:
+		return usageErr("--budget must be in [1, 1000000], got %d", *budget)
 	case *batch < 1:
 		return usageErr("--batch must be at least 1, got %d", *batch)
 	case *n > math.MaxInt-*first:
