@@ -113,6 +113,7 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 	case *resume && *outPath == "":
 		return usageErr("--resume needs --out")
 	}
+	*batch = min(*batch, *n) // a larger batch would only have idle rows
 	if err := checkTransformFlags(*temperature, *topP, *topK); err != nil {
 		return usageErr("%v", err)
 	}
