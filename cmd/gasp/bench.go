@@ -98,6 +98,9 @@ final EOS is rejected, or if a verified mask differs from brute force.`)
 		return fail(err)
 	}
 	t0 := time.Now()
+	if err := checkInput("--tokenizer", *tokPath, maxTokenizerBytes); err != nil {
+		return fail(err)
+	}
 	vocab, err := gcd.LoadVocab(*tokPath)
 	if err != nil {
 		return fail(err)

@@ -61,7 +61,11 @@ directory. Progress goes to standard error.`)
 	if *limit < 0 {
 		return usageErr("--limit must not be negative")
 	}
-	cfg, err := experiment.Load(pos[0])
+	err = checkInput("CONFIG", pos[0], maxConfigBytes)
+	var cfg *experiment.Config
+	if err == nil {
+		cfg, err = experiment.Load(pos[0])
+	}
 	if err == nil {
 		err = checkGridMemory(cfg)
 	}

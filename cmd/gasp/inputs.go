@@ -21,6 +21,9 @@ const (
 	maxGrammarBytes = 16 << 20
 	maxPromptBytes  = 4 << 20
 	maxIDsBytes     = 256 << 20
+	// Llama 3's tokenizer.json has 9 MB; an experiment config a few KB.
+	maxTokenizerBytes = 256 << 20
+	maxConfigBytes    = 16 << 20
 )
 
 // maxNewTokens bounds --max-new-tokens: a completion longer than any

@@ -142,6 +142,9 @@ func pathMisuses() []misuse {
 		add("grammar check "+p.path, p.want, 1, "grammar", "check", p.path)
 		add("grammar sample "+p.path, p.want, 1, "grammar", "sample", p.path)
 	}
+	add("experiment run /dev/zero", "CONFIG /dev/zero: is not a regular file", 1, "experiment", "run", "/dev/zero")
+	add("tokenize --tokenizer /dev/zero", "--tokenizer /dev/zero", 1, "tokenize", "--tokenizer", "/dev/zero")
+	add("bench masks --tokenizer DIR", "--tokenizer {sb}/dir", 1, "bench", "masks", "--tokenizer", "{sb}/dir", "--grammar", "{repo}/grammar/json.gbnf", "--ids", "{sb}/ids.txt")
 	add("sample --grammar /dev/null", "/dev/null", 1, s("--grammar", "/dev/null")...)
 	add("sample --prompt DIR", "--prompt {sb}/dir: is a directory", 1, s("--prompt", "{sb}/dir")...)
 	add("sample --prompt /dev/zero", "--prompt /dev/zero", 1, s("--prompt", "/dev/zero")...)

@@ -58,6 +58,9 @@ tokenizer's post-processor (for Llama 3, <|begin_of_text|> in front).`)
 		fmt.Fprintf(stderr, "gasp tokenize: %v\n", err)
 		return 1
 	}
+	if err := checkInput("--tokenizer", *tokPath, maxTokenizerBytes); err != nil {
+		return fail(err)
+	}
 	tok, err := tokenizer.Load(*tokPath)
 	if err != nil {
 		return fail(err)
@@ -157,6 +160,9 @@ repeated; run it from the repository root.`)
 		return fail(err)
 	}
 	t0 := time.Now()
+	if err := checkInput("--tokenizer", *tokPath, maxTokenizerBytes); err != nil {
+		return fail(err)
+	}
 	tok, err := tokenizer.Load(*tokPath)
 	if err != nil {
 		return fail(err)
