@@ -31,24 +31,32 @@ record, and draws its own random numbers. Runs are drawn B at a time
 batch. What is invariant: with the same --first, --n and --batch (so the
 same batches, of the same sizes), run i's record is the same bit for bit
 (elapsed_ms aside), however often the file was resumed. With other
-batches, the model computes the same logits with another float32 rounding
-(its batched products depend on the batch's shape), so run i draws the same
-tokens and text (a token differs only if a random draw falls within that
-rounding of a boundary: about 1e-7 per token), while logp and logp_gcd
-agree to about 1e-6 relative, not bit for bit (measured on the tiny model,
-100 runs of 40 tokens, --batch 10 vs 100: same texts, |Δlogp| ≤ 1.6e-5).
-"--first i --n 1 --batch 1" reproduces run i's text alone. evals counts the model's token evaluations
-spent on that run's row (the prompt, evaluated once per batch, excluded).
+batches, run i draws the same random numbers from the same logits up to
+float32 rounding: the pure-Go backend picks its matrix-product kernel by
+the product's size, so a batch beyond some size sums in another order.
+The tokens and text are then the same (a token differs only if a draw
+falls within that rounding of a boundary, about 1e-7 per token), and logp
+and logp_gcd agree to about 1e-6 relative, not bit for bit. Measured on
+the tiny model, task SLIA/lastname, 100 runs of 40 tokens: batches of 1 to
+33 rows give identical records; 50, 64, 65 and 100 rows give the same
+texts with |Δlogp| ≤ 1.6e-5. "--first i --n 1 --batch 1" reproduces run
+i's text alone. evals counts the model's token evaluations spent on that
+run's row (the prompt, evaluated once per batch, excluded).
 
 --out writes to a run-store file instead of standard output; a killed
 run loses at most the batch in flight, and --resume with the same flags
-continues it (a torn last line is dropped with a warning), giving the same
-file as an uninterrupted run except for elapsed_ms. Without --resume,
---out refuses a file that already holds records.
+continues it (a torn last line is dropped with a warning), giving the
+same file as an uninterrupted run except for elapsed_ms. Each record holds
+the sampling settings; --resume refuses a file of another task, method,
+--seed or settings, and a file that is not a run-store file. Without
+--resume, --out refuses a non-empty file; it must be a regular file (not
+a directory or /dev/null).
 
---prompt is read from the file it names when that file exists, else taken
-as the text. With --template chat (the default when the tokenizer has the
-Llama 3 chat tokens) it becomes one user message of the chat template.
+--prompt is read from the file it names when that file exists (a
+directory or device is an error), else taken as the text, with a warning
+when the text looks like a path. With --template chat (the default when
+the tokenizer has the Llama 3 chat tokens) it becomes one user message of
+the chat template.
 The default model is data/models/tiny of the gasp repository. A progress
 bar is shown on standard error when it is a terminal (not with --quiet).`)
 	grammarPath := fset.String("grammar", "", "grammar file (GBNF)")
