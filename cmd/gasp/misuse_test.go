@@ -232,13 +232,15 @@ func TestMisuse(t *testing.T) {
 				args[i] = expand.Replace(a)
 			}
 			code, _, errOut := gaspNoPanic(args...)
+			// The usage text names every flag: the message must, before it.
+			message, _, _ := strings.Cut(errOut, "usage: ")
 			want := expand.Replace(c.want)
 			switch {
 			case strings.Contains(errOut, "panic"):
 				t.Errorf("gasp %q panicked:\n%s", args, errOut)
 			case c.code == -1 && code == 0 || c.code >= 0 && code != c.code:
 				t.Errorf("gasp %q: exit %d, want %d; stderr:\n%s", args, code, c.code, errOut)
-			case !strings.Contains(errOut, want):
+			case !strings.Contains(message, want):
 				t.Errorf("gasp %q: stderr does not say %q:\n%s", args, want, errOut)
 			}
 			after := snapshot(t, sb)
@@ -313,4 +315,53 @@ func diffSnapshots(a, b map[string]string) []string {
 		}
 	}
 	return out
+}
+
+// TestMisuseResume resumes a sample file and a demo store with another
+// setting, method or task: each must be refused, naming what differs, and
+// leave the file as it was.
+func TestMisuseResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the misuse suite runs the commands")
+	}
+	repo, _ := filepath.Abs("../..")
+	tiny := filepath.Join(repo, "data", "models", "tiny")
+	gr := filepath.Join(repo, "data", "gad", "SLIA", "lastname", "grammar.ebnf")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "f.jsonl")
+	base := []string{"sample", "--grammar", gr, "--prompt", "hi", "--model", tiny, "--n", "2", "--max-new-tokens", "4", "--quiet", "--out", out}
+	if code, _, errOut := gasp(base...); code != 0 {
+		t.Fatalf("gasp %q: exit %d: %s", base, code, errOut)
+	}
+	demoStore := filepath.Join(dir, "store")
+	demo := []string{"demo", "--task", "testdata/demo-task", "--model", tiny, "--runs", "2", "--k", "1", "--max-new-tokens", "4",
+		"--out", demoStore, "--analysis", filepath.Join(dir, "analysis"), "--quiet", "--resamples", "2"}
+	if code, _, errOut := gasp(demo...); code != 0 {
+		t.Fatalf("gasp %q: exit %d: %s", demo, code, errOut)
+	}
+	before := snapshot(t, dir)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append(base, "--resume", "--temperature", "0.5"), "temperature was 1, now 0.5"},
+		{append(base, "--resume", "--top-p", "0.9"), "top-p was 1, now 0.9"},
+		{append(base, "--resume", "--max-new-tokens", "5"), "max-new-tokens was 4, now 5"},
+		{append(base, "--resume", "--prompt", "hello"), "prompt was"},
+		{append(base, "--resume", "--seed", "2"), "another --seed than 2"},
+		{append(base, "--resume", "--method", "asap"), `holds runs of task "` + gr + `", method "gcd", not of task "` + gr + `", method "asap"`},
+		{append(base, "--resume", "--task", "other"), `not of task "other"`},
+		{append(base, "--resume", "--first", "9223372036854775806"), "--first 9223372036854775806 + --n 2 overflows"},
+		{base, "exists and is not empty"},
+		{append(demo, "--resume", "--max-new-tokens", "5"), "max-new-tokens was 4, now 5"},
+		{append(demo, "--resume", "--seed", "3"), "another --seed than 3"},
+	} {
+		code, _, errOut := gaspNoPanic(c.args...)
+		if code == 0 || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "panic") {
+			t.Errorf("gasp %q: exit %d, stderr:\n%s\nwant a refusal saying %q", c.args, code, errOut, c.want)
+		}
+	}
+	for _, d := range diffSnapshots(before, snapshot(t, dir)) {
+		t.Errorf("a refused resume changed %s", d)
+	}
 }
