@@ -120,12 +120,13 @@ func TestLockLeavesUserFiles(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, lockName)); string(b) != "my notes\n" {
 		t.Errorf("LOCK overwritten: %q", b)
 	}
+	_, statErr := os.Stat(os.DevNull + ".lock") // an older gasp may have left one
 	for _, p := range []string{os.DevNull, dir} {
 		if _, err := OpenFile(p, Options{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("OpenFile(%s): %v", p, err)
 		}
 	}
-	if _, err := os.Stat(os.DevNull + ".lock"); err == nil {
+	if _, err := os.Stat(os.DevNull + ".lock"); err == nil && statErr != nil {
 		t.Errorf("%s.lock created", os.DevNull)
 	}
 	p := filepath.Join(dir, "out.jsonl")
