@@ -178,6 +178,7 @@ func pathMisuses() []misuse {
 	add("bench tokenize --text /dev/zero", "--text /dev/zero", 1, "bench", "tokenize", "--tokenizer", "{tiny}/tokenizer.json", "--passes", "1", "--mb", "0.001", "--text", "/dev/zero")
 	add("logits NaN weights", "not finite", 1, "logits", "--model", "{fx}/nanmodel", "--ids", "1 2 3")
 	add("sample NaN weights", "not finite", 1, "sample", "--grammar", "{gr}", "--prompt", "hi", "--model", "{fx}/nanmodel", "--n", "1", "--max-new-tokens", "4")
+	add("eval-tiny NaN weights", "held-out perplexity NaN", 1, "eval-tiny", "--model", "{fx}/nanmodel", "--root", "{repo}", "--n", "1")
 	add("logits num_hidden_layers 1e9", "needs", 1, "logits", "--model", "{fx}/hugemodel", "--ids", "1 2 3")
 	add("sample --batch beyond memory", "--batch 100000", 1, s("--n", "100000", "--batch", "100000")...)
 	return out
