@@ -68,23 +68,15 @@ proposal, and a second pass to score it). Model loading is not timed.`)
 	if done {
 		return code
 	}
-	var bad string
 	_, ok := proposal(*method)
-	switch {
-	case !ok:
-		bad = fmt.Sprintf("--method %q is not mcmc-uniform, mcmc-priority or mcmc-restart", *method)
-	case len(pos) > 0:
-		bad = fmt.Sprintf("unexpected arguments %q", pos)
-	case *k < 1 || *k > 100_000:
-		bad = fmt.Sprintf("--k must be in [1, 100000], got %d", *k)
-	case *chains < 1:
-		bad = fmt.Sprintf("--chains must be at least 1, got %d", *chains)
-	case *maxNew < 1 || *maxNew > maxNewTokens:
-		bad = fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, *maxNew)
-	case (*grammarPath == "") != (*promptArg == "") || (*grammarPath != "" && *taskDir != ""):
-		bad = "give --grammar and --prompt together, or --task"
-	}
-	if bad != "" {
+	if bad := firstBad(
+		flagCheck{!ok, fmt.Sprintf("--method %q is not mcmc-uniform, mcmc-priority or mcmc-restart", *method)},
+		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
+		flagCheck{*k < 1 || *k > 100_000, fmt.Sprintf("--k must be in [1, 100000], got %d", *k)},
+		flagCheck{*chains < 1, fmt.Sprintf("--chains must be at least 1, got %d", *chains)},
+		flagCheck{*maxNew < 1 || *maxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, *maxNew)},
+		flagCheck{(*grammarPath == "") != (*promptArg == "") || (*grammarPath != "" && *taskDir != ""), "give --grammar and --prompt together, or --task"},
+	); bad != "" {
 		fmt.Fprintf(stderr, "gasp bench sample: %s\n", bad)
 		fset.SetOutput(stderr)
 		fset.Usage()

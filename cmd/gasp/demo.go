@@ -57,20 +57,13 @@ error when it is a terminal (not with --quiet).`)
 	if done {
 		return code
 	}
-	var bad string
-	switch {
-	case len(pos) > 0:
-		bad = fmt.Sprintf("unexpected arguments %q", pos)
-	case *nRuns < 1 || *nRuns > 1_000_000:
-		bad = fmt.Sprintf("--runs must be in [1, 1000000], got %d", *nRuns)
-	case *k < 1 || *k > 100_000:
-		bad = fmt.Sprintf("--k must be in [1, 100000], got %d", *k)
-	case *maxNew < 1 || *maxNew > maxNewTokens:
-		bad = fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, *maxNew)
-	case *resamples < 1 || *resamples > 1_000_000:
-		bad = fmt.Sprintf("--resamples must be in [1, 1000000], got %d", *resamples)
-	}
-	if bad != "" {
+	if bad := firstBad(
+		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
+		flagCheck{*nRuns < 1 || *nRuns > 1_000_000, fmt.Sprintf("--runs must be in [1, 1000000], got %d", *nRuns)},
+		flagCheck{*k < 1 || *k > 100_000, fmt.Sprintf("--k must be in [1, 100000], got %d", *k)},
+		flagCheck{*maxNew < 1 || *maxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, *maxNew)},
+		flagCheck{*resamples < 1 || *resamples > 1_000_000, fmt.Sprintf("--resamples must be in [1, 1000000], got %d", *resamples)},
+	); bad != "" {
 		fmt.Fprintf(stderr, "gasp demo: %s\n", bad)
 		fset.SetOutput(stderr)
 		fset.Usage()

@@ -185,12 +185,7 @@ rejection acceptance rates; README.md indexes them.`)
 	if len(data.Tasks()) == 0 {
 		return fail(fmt.Errorf("%s holds no records", *store))
 	}
-	var cfg *experiment.Config
-	if b, err := os.ReadFile(filepath.Join(*store, "experiment.json")); err == nil {
-		if c, err := experiment.Parse(b); err == nil {
-			cfg = c
-		}
-	}
+	cfg := storedConfig(*store)
 	if err := checkStoredGrid(st, data, cfg, *k); err != nil {
 		return fail(err)
 	}
@@ -198,12 +193,7 @@ rejection acceptance rates; README.md indexes them.`)
 	if err != nil {
 		return fail(err)
 	}
-	title := "Experiment " + name
-	if c := cfg; c != nil {
-		title = fmt.Sprintf("Experiment %s (protocol %s: model %s, %d runs, k ≤ %d, temperature %g, top-p %g, top-k %d, %d new tokens)",
-			name, c.Protocol, c.Model, c.Runs, c.K, c.Temperature, c.TopP, c.TopK, c.MaxNewTokens)
-	}
-	if err := rep.WriteDir(*out, title); err != nil {
+	if err := rep.WriteDir(*out, analysisTitle(name, cfg)); err != nil {
 		return fail(err)
 	}
 	for _, w := range st.Warnings() {
@@ -211,6 +201,30 @@ rejection acceptance rates; README.md indexes them.`)
 	}
 	fmt.Fprintf(stderr, "gasp analyze: %d tasks, %d methods: wrote %s\n", len(rep.Tasks), len(rep.Methods), *out)
 	return 0
+}
+
+// storedConfig returns the experiment.json of a run store, nil if it has
+// none (or one that does not parse: the store was not written by "gasp
+// experiment run").
+func storedConfig(store string) *experiment.Config {
+	b, err := os.ReadFile(filepath.Join(store, "experiment.json"))
+	if err != nil {
+		return nil
+	}
+	c, err := experiment.Parse(b)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// analysisTitle is the title of an experiment's analysis.
+func analysisTitle(name string, c *experiment.Config) string {
+	if c == nil {
+		return "Experiment " + name
+	}
+	return fmt.Sprintf("Experiment %s (protocol %s: model %s, %d runs, k ≤ %d, temperature %g, top-p %g, top-k %d, %d new tokens)",
+		name, c.Protocol, c.Model, c.Runs, c.K, c.Temperature, c.TopP, c.TopK, c.MaxNewTokens)
 }
 
 // checkStoredGrid fails when a record lies outside the grid of cfg (the

@@ -72,20 +72,13 @@ warning; none is an error.`)
 	if done {
 		return code
 	}
-	var bad string
-	switch {
-	case len(pos) > 0:
-		bad = fmt.Sprintf("unexpected arguments %q", pos)
-	case *out == "" || *target == "":
-		bad = "--target and --out are required"
-	case *n < 1 || *n > maxSeeds:
-		bad = fmt.Sprintf("-n must be in [1, %d], got %d", maxSeeds, *n)
-	case *depth < 0 || *depth > maxDepth:
-		bad = fmt.Sprintf("-depth must be in [0, %d] (0: the target's default), got %d", maxDepth, *depth)
-	case *k < 0:
-		bad = fmt.Sprintf("--k must not be negative, got %d", *k)
-	}
-	if bad != "" {
+	if bad := firstBad(
+		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
+		flagCheck{*out == "" || *target == "", "--target and --out are required"},
+		flagCheck{*n < 1 || *n > maxSeeds, fmt.Sprintf("-n must be in [1, %d], got %d", maxSeeds, *n)},
+		flagCheck{*depth < 0 || *depth > maxDepth, fmt.Sprintf("-depth must be in [0, %d] (0: the target's default), got %d", maxDepth, *depth)},
+		flagCheck{*k < 0, fmt.Sprintf("--k must not be negative, got %d", *k)},
+	); bad != "" {
 		fmt.Fprintf(stderr, "gasp fuzz seeds: %s\n", bad)
 		return 2
 	}
@@ -104,21 +97,10 @@ warning; none is an error.`)
 			fmt.Fprintln(stderr, "gasp fuzz seeds: --store needs --task and --method")
 			return 2
 		}
-		st, err := runs.OpenReadOnly(*store)
-		if err != nil {
+		var err error
+		if samples, err = storeSeeds(*store, *task, *method, *k, *n, stderr); err != nil {
 			fmt.Fprintf(stderr, "gasp fuzz seeds: %v\n", err)
 			return 1
-		}
-		var valid int
-		samples, valid, err = fuzz.StoreSeeds(st, *task, *method, *k, *n)
-		st.Close()
-		if err != nil {
-			fmt.Fprintf(stderr, "gasp fuzz seeds: %v\n", err)
-			return 1
-		}
-		if len(samples) < *n {
-			fmt.Fprintf(stderr, "gasp fuzz seeds: warning: %s %s k=%d: only %d valid samples, wanted %d\n",
-				*task, *method, *k, valid, *n)
 		}
 	} else {
 		g, err := fuzzGrammar(*target, *root)
@@ -136,6 +118,21 @@ warning; none is an error.`)
 		return 1
 	}
 	return 0
+}
+
+// storeSeeds returns the first n valid samples of (task, method) at step
+// k of the run store, with a warning to warn when there are fewer.
+func storeSeeds(store, task, method string, k, n int, warn io.Writer) ([][]byte, error) {
+	st, err := runs.OpenReadOnly(store)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	samples, valid, err := fuzz.StoreSeeds(st, task, method, k, n)
+	if err == nil && len(samples) < n {
+		fmt.Fprintf(warn, "gasp fuzz seeds: warning: %s %s k=%d: only %d valid samples, wanted %d\n", task, method, k, valid, n)
+	}
+	return samples, err
 }
 
 // Bounds of "gasp fuzz seeds": more seeds than maxSeeds would not fit a
@@ -217,15 +214,12 @@ test).`)
 	if done {
 		return code
 	}
-	switch {
-	case len(pos) > 0:
-		fmt.Fprintf(stderr, "gasp fuzz validity: unexpected arguments %q\n", pos)
-		return 2
-	case *n < 1 || *n > maxSeeds:
-		fmt.Fprintf(stderr, "gasp fuzz validity: -n must be in [1, %d], got %d\n", maxSeeds, *n)
-		return 2
-	case *depth < 0 || *depth > maxDepth:
-		fmt.Fprintf(stderr, "gasp fuzz validity: -depth must be in [0, %d] (0: the target's default), got %d\n", maxDepth, *depth)
+	if bad := firstBad(
+		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
+		flagCheck{*n < 1 || *n > maxSeeds, fmt.Sprintf("-n must be in [1, %d], got %d", maxSeeds, *n)},
+		flagCheck{*depth < 0 || *depth > maxDepth, fmt.Sprintf("-depth must be in [0, %d] (0: the target's default), got %d", maxDepth, *depth)},
+	); bad != "" {
+		fmt.Fprintf(stderr, "gasp fuzz validity: %s\n", bad)
 		return 2
 	}
 	tc := openToolchain(*tcDir, stderr, "gasp fuzz validity")
@@ -306,20 +300,13 @@ or paper (1h, 5 trials).`)
 	if done {
 		return code
 	}
-	var bad string
-	switch {
-	case len(pos) > 0:
-		bad = fmt.Sprintf("unexpected arguments %q", pos)
-	case *target == "" || *seeds == "" || *out == "":
-		bad = "--target, --seeds and --out are required"
-	case *trials < 0 || *trials > 1000:
-		bad = fmt.Sprintf("--trials must be in [1, 1000] (0: the protocol's), got %d", *trials)
-	case *snaps < 1 || *snaps > 10000:
-		bad = fmt.Sprintf("--snapshots must be in [1, 10000], got %d", *snaps)
-	case *execTimeout < 0:
-		bad = fmt.Sprintf("--exec-timeout must not be negative, got %v", *execTimeout)
-	}
-	if bad != "" {
+	if bad := firstBad(
+		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
+		flagCheck{*target == "" || *seeds == "" || *out == "", "--target, --seeds and --out are required"},
+		flagCheck{*trials < 0 || *trials > 1000, fmt.Sprintf("--trials must be in [1, 1000] (0: the protocol's), got %d", *trials)},
+		flagCheck{*snaps < 1 || *snaps > 10000, fmt.Sprintf("--snapshots must be in [1, 10000], got %d", *snaps)},
+		flagCheck{*execTimeout < 0, fmt.Sprintf("--exec-timeout must not be negative, got %v", *execTimeout)},
+	); bad != "" {
 		fmt.Fprintf(stderr, "gasp fuzz run: %s\n", bad)
 		return 2
 	}

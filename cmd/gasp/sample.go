@@ -93,33 +93,22 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 		fmt.Fprintf(stderr, "gasp sample: %v\n", err)
 		return 1
 	}
-	switch {
-	case len(pos) > 0:
-		return usageErr("unexpected arguments %q", pos)
-	case *grammarPath == "":
-		return usageErr("--grammar is required")
-	case *promptArg == "":
-		return usageErr("--prompt is required")
-	case !validMethod(*method):
-		return usageErr("unknown --method %q (want one of %v)", *method, sampleMethods)
-	case *n < 1:
-		return usageErr("--n must be at least 1, got %d", *n)
-	case *first < 0:
-		return usageErr("--first must not be negative, got %d", *first)
-	case *k < 0 || (*method == "asap" && *k < 1):
-		return usageErr("--k %d out of range", *k)
-	case *maxNew < 1 || *maxNew > maxNewTokens:
-		return usageErr("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, *maxNew)
-	case *template != "" && *template != "chat" && *template != "raw":
-		return usageErr("--template must be chat or raw, got %q", *template)
-	case *budget < 1 || *budget > 1_000_000:
-		return usageErr("--budget must be in [1, 1000000], got %d", *budget)
-	case *batch < 1:
-		return usageErr("--batch must be at least 1, got %d", *batch)
-	case *n > math.MaxInt-*first:
-		return usageErr("--first %d + --n %d overflows the run numbers", *first, *n)
-	case *resume && *outPath == "":
-		return usageErr("--resume needs --out")
+	if bad := firstBad(
+		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
+		flagCheck{*grammarPath == "", "--grammar is required"},
+		flagCheck{*promptArg == "", "--prompt is required"},
+		flagCheck{!validMethod(*method), fmt.Sprintf("unknown --method %q (want one of %v)", *method, sampleMethods)},
+		flagCheck{*n < 1, fmt.Sprintf("--n must be at least 1, got %d", *n)},
+		flagCheck{*first < 0, fmt.Sprintf("--first must not be negative, got %d", *first)},
+		flagCheck{*k < 0 || (*method == "asap" && *k < 1), fmt.Sprintf("--k %d out of range", *k)},
+		flagCheck{*maxNew < 1 || *maxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, *maxNew)},
+		flagCheck{*template != "" && *template != "chat" && *template != "raw", fmt.Sprintf("--template must be chat or raw, got %q", *template)},
+		flagCheck{*budget < 1 || *budget > 1_000_000, fmt.Sprintf("--budget must be in [1, 1000000], got %d", *budget)},
+		flagCheck{*batch < 1, fmt.Sprintf("--batch must be at least 1, got %d", *batch)},
+		flagCheck{*n > math.MaxInt-*first, fmt.Sprintf("--first %d + --n %d overflows the run numbers", *first, *n)},
+		flagCheck{*resume && *outPath == "", "--resume needs --out"},
+	); bad != "" {
+		return usageErr("%s", bad)
 	}
 	*batch = min(*batch, *n) // a larger batch would only have idle rows
 	if err := checkTransformFlags(*temperature, *topP, *topK); err != nil {

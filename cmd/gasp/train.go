@@ -38,16 +38,11 @@ early (the result then depends on the machine's speed).`)
 	if done {
 		return code
 	}
-	var bad string
-	switch {
-	case len(pos) > 0:
-		bad = fmt.Sprintf("unexpected arguments %q", pos)
-	case *steps < 1 || *steps > maxTrainSteps:
-		bad = fmt.Sprintf("--steps must be in [1, %d], got %d", maxTrainSteps, *steps)
-	case !(*minutes >= 0) || math.IsInf(*minutes, 0) || *minutes > 1e6:
-		bad = fmt.Sprintf("--minutes must be a number in [0, 1e6] (0: no limit), got %v", *minutes)
-	}
-	if bad != "" {
+	if bad := firstBad(
+		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
+		flagCheck{*steps < 1 || *steps > maxTrainSteps, fmt.Sprintf("--steps must be in [1, %d], got %d", maxTrainSteps, *steps)},
+		flagCheck{!(*minutes >= 0) || math.IsInf(*minutes, 0) || *minutes > 1e6, fmt.Sprintf("--minutes must be a number in [0, 1e6] (0: no limit), got %v", *minutes)},
+	); bad != "" {
 		fmt.Fprintf(stderr, "gasp train-tiny: %s\n", bad)
 		return 2
 	}
@@ -124,18 +119,12 @@ reference solution. Deterministic from the seed.`)
 	if done {
 		return code
 	}
-	var bad string
-	switch {
-	case len(pos) > 0:
-		bad = fmt.Sprintf("unexpected arguments %q", pos)
-	case *n < 1 || *n > 100_000:
-		bad = fmt.Sprintf("--n must be in [1, 100000], got %d", *n)
-	case *maxTokens < 1 || *maxTokens > 16384:
-		bad = fmt.Sprintf("--max-tokens must be in [1, 16384], got %d", *maxTokens)
-	case *fuzzMaxTokens < 1 || *fuzzMaxTokens > 16384:
-		bad = fmt.Sprintf("--fuzz-max-tokens must be in [1, 16384], got %d", *fuzzMaxTokens)
-	}
-	if bad != "" {
+	if bad := firstBad(
+		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
+		flagCheck{*n < 1 || *n > 100_000, fmt.Sprintf("--n must be in [1, 100000], got %d", *n)},
+		flagCheck{*maxTokens < 1 || *maxTokens > 16384, fmt.Sprintf("--max-tokens must be in [1, 16384], got %d", *maxTokens)},
+		flagCheck{*fuzzMaxTokens < 1 || *fuzzMaxTokens > 16384, fmt.Sprintf("--fuzz-max-tokens must be in [1, 16384], got %d", *fuzzMaxTokens)},
+	); bad != "" {
 		fmt.Fprintf(stderr, "gasp eval-tiny: %s\n", bad)
 		fset.SetOutput(stderr)
 		fset.Usage()
