@@ -178,44 +178,63 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 	}
 	defer t.Close()
 
-	ks := []int{recK}
 	b := newBar(stderr, *quiet, len(todo)*unitsPerRun(*method, recK), *method)
+	err = t.drawRuns(sampleRuns{task: *task, method: *method, k: recK, budget: *budget, seed: *seed,
+		first: *first, n: *n, batch: *batch, todo: todo}, b, emit, stderr)
+	b.finish()
+	if err != nil {
+		return fail(err)
+	}
+	return 0
+}
+
+// sampleRuns are the runs "gasp sample" draws.
+type sampleRuns struct {
+	task, method string
+	k, budget    int
+	seed         uint64
+	first, n     int
+	batch        int   // ≤ n
+	todo         []int // the runs not stored yet, ascending
+}
+
+// drawRuns draws the runs of o that are to do, batch by batch, and emits
+// their records.
+func (t *task) drawRuns(o sampleRuns, b *bar, emit func(runs.Record) error, stderr io.Writer) error {
 	ended := func(r *sample.Record) {
-		if *method != "rejection" || r.Valid() {
+		if o.method != "rejection" || r.Valid() {
 			b.add(1)
 		}
 	}
 	// Batches follow the run numbers, not the runs left to do, so that a
 	// resumed run draws what remains of a batch on the same rows of a
-	// batch of the same size, which reproduces it bit for bit.
-	for c0 := *first; c0 < *first+*n; c0 += *batch {
+	// batch of the same size, which reproduces it bit for bit. Offsets
+	// from --first, not run numbers, are stepped: they cannot overflow.
+	for off := 0; off < o.n; off += min(o.batch, o.n-off) {
+		c0, size := o.first+off, min(o.batch, o.n-off)
 		var ids []int
-		for _, i := range todo {
-			if i >= c0 && i < c0+*batch {
+		for _, i := range o.todo {
+			if i >= c0 && i-c0 < size {
 				ids = append(ids, i)
 			}
 		}
 		if len(ids) == 0 {
 			continue
 		}
-		size := min(*batch, *first+*n-c0)
-		d, err := t.draw(*task, *method, ks, *budget, *seed, size, c0, ids, ended)
+		d, err := t.draw(o.task, o.method, []int{o.k}, o.budget, o.seed, size, c0, ids, ended)
 		if err != nil {
-			b.finish()
-			return fail(err)
+			return err
 		}
 		for _, rs := range d.recs {
-			if *method == "rejection" && !rs[0].Valid {
-				fmt.Fprintf(stderr, "gasp sample: rejection: run %d accepted nothing in %d attempts\n", rs[0].Run, *budget)
+			if o.method == "rejection" && !rs[0].Valid {
+				fmt.Fprintf(stderr, "gasp sample: rejection: run %d accepted nothing in %d attempts\n", rs[0].Run, o.budget)
 			}
 			for _, r := range rs {
 				if err := emit(r); err != nil {
-					b.finish()
-					return fail(err)
+					return err
 				}
 			}
 		}
 	}
-	b.finish()
-	return 0
+	return nil
 }
