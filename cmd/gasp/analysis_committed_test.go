@@ -5,7 +5,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/gasplab/gasp/pkg/outdir"
 )
 
 // TestCommittedAnalysis regenerates, for every experiment whose run store is committed (mcmc/NAME/ written by
@@ -56,5 +59,71 @@ func TestCommittedAnalysis(t *testing.T) {
 	}
 	if n == 0 {
 		t.Skip("no committed experiment with its analysis")
+	}
+}
+
+// TestAnalysisKeepsOthersFiles runs every analysis command over a copy of
+// the committed analysis/ tree, as it would run in the repository: "gasp
+// analyze" for every committed experiment, "gasp fuzz table" for every
+// committed fuzzing report, and demo's analysis. The first two must
+// regenerate their directories byte for byte and touch nothing else; demo
+// may change only the files its own manifest lists. A file of a person's
+// beside the outputs stays.
+func TestAnalysisKeepsOthersFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the analyses")
+	}
+	tree := t.TempDir()
+	if err := os.CopyFS(tree, os.DirFS("../../analysis")); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(tree, "quick", "my-notes.md")
+	os.WriteFile(mine, []byte("notes\n"), 0o644)
+	before := snapshot(t, tree)
+	stores, _ := filepath.Glob("../../mcmc/*/experiment.json")
+	for _, cfg := range stores {
+		name := filepath.Base(filepath.Dir(cfg))
+		if _, err := os.Stat(filepath.Join(tree, name, "kl.csv")); err != nil {
+			continue
+		}
+		if code, _, errOut := gasp("analyze", name, "--store", filepath.Dir(cfg), "--out", filepath.Join(tree, name)); code != 0 {
+			t.Fatalf("gasp analyze %s: exit %d: %s", name, code, errOut)
+		}
+	}
+	tables, _ := filepath.Glob(filepath.Join(tree, "*", "tables.md"))
+	for _, tb := range tables {
+		if code, _, errOut := gasp("fuzz", "table", filepath.Dir(tb)); code != 0 {
+			t.Fatalf("gasp fuzz table %s: exit %d: %s", filepath.Dir(tb), code, errOut)
+		}
+	}
+	for _, d := range diffSnapshots(before, snapshot(t, tree)) {
+		t.Errorf("analyze or fuzz table changed %s", d)
+	}
+
+	demo := filepath.Join(tree, "demo")
+	listed, err := outdir.ReadManifest(demo)
+	if err != nil || len(listed) == 0 {
+		t.Fatalf("analysis/demo has no manifest: %v", err)
+	}
+	before = snapshot(t, tree)
+	if code, _, errOut := gasp("demo", "--task", "testdata/demo-task", "--runs", "2", "--k", "2", "--max-new-tokens", "8",
+		"--out", filepath.Join(t.TempDir(), "store"), "--analysis", demo, "--quiet", "--resamples", "2"); code != 0 {
+		t.Fatalf("gasp demo: exit %d: %s", code, errOut)
+	}
+	owned := map[string]bool{filepath.Join(demo, outdir.ManifestName): true}
+	for _, n := range listed {
+		owned[filepath.Join(demo, filepath.FromSlash(n))] = true
+	}
+	now, _ := outdir.ReadManifest(demo)
+	for _, n := range now {
+		owned[filepath.Join(demo, filepath.FromSlash(n))] = true
+	}
+	for _, d := range diffSnapshots(before, snapshot(t, tree)) {
+		if p, _, _ := strings.Cut(d, " ("); !owned[p] {
+			t.Errorf("demo's analysis changed %s, which neither manifest lists", d)
+		}
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "notes\n" {
+		t.Errorf("a person's file beside the outputs: %q, %v", b, err)
 	}
 }

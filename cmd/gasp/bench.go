@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -77,17 +76,30 @@ is rejected, or if a verified mask differs from brute force.`)
 	if done {
 		return code
 	}
-	if len(pos) > 0 || *gramPath == "" || *idsPath == "" || *passes < 1 {
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "gasp bench masks: "+format+"\n", a...)
 		fset.SetOutput(stderr)
 		fset.Usage()
 		return 2
+	}
+	switch {
+	case len(pos) > 0:
+		return usageErr("unexpected arguments %q", pos)
+	case *gramPath == "" || *idsPath == "":
+		return usageErr("--grammar and --ids are required")
+	case *passes < 1 || *passes > 1_000_000:
+		return usageErr("--passes must be in [1, 1000000], got %d", *passes)
+	case *verify < 0:
+		return usageErr("--verify must not be negative (0: off), got %d", *verify)
+	case *eos < -1:
+		return usageErr("--eos must be a token id (-1: the tokenizer's), got %d", *eos)
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "gasp bench masks: %v\n", err)
 		return 1
 	}
 
-	src, err := os.ReadFile(*gramPath)
+	src, err := readInput("--grammar", *gramPath, maxGrammarBytes)
 	if err != nil {
 		return fail(err)
 	}
@@ -96,9 +108,15 @@ is rejected, or if a verified mask differs from brute force.`)
 		return fail(err)
 	}
 	t0 := time.Now()
+	if err := checkInput("--tokenizer", *tokPath, maxTokenizerBytes); err != nil {
+		return fail(err)
+	}
 	vocab, err := gcd.LoadVocab(*tokPath)
 	if err != nil {
 		return fail(err)
+	}
+	if *eos >= vocab.Size() {
+		return fail(fmt.Errorf("--eos %d is not a token id of %s (vocabulary 0…%d)", *eos, *tokPath, vocab.Size()-1))
 	}
 	if *eos >= 0 {
 		vocab.EOS = []int{*eos}
@@ -235,7 +253,7 @@ func verifyMask(g *grammar.Grammar, v *gcd.Vocab, prefix []byte, mask gcd.Bitset
 }
 
 func readIDs(path string) ([]int, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput("--ids", path, maxIDsBytes)
 	if err != nil {
 		return nil, err
 	}

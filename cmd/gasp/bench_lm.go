@@ -51,6 +51,30 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// benchLMFlagError says what is wrong with the flags of "gasp bench lm"
+// ("" if nothing).
+func benchLMFlagError(pos []string, batches []int, batchErr error, promptLen, steps, threads, maxSeq int) string {
+	switch {
+	case len(pos) > 0:
+		return fmt.Sprintf("unexpected arguments %q", pos)
+	case batchErr != nil:
+		return fmt.Sprintf("--batch: %v", batchErr)
+	case len(batches) == 0:
+		return "--batch lists no batch size"
+	case slices.Min(batches) < 1 || slices.Max(batches) > 1_000_000:
+		return fmt.Sprintf("--batch sizes must be in [1, 1000000], got %v", batches)
+	case promptLen < 1:
+		return fmt.Sprintf("--prompt-len must be at least 1, got %d", promptLen)
+	case maxSeq <= promptLen || maxSeq > 1<<20:
+		return fmt.Sprintf("--prompt-len %d must be less than --max-seq %d (at most %d)", promptLen, maxSeq, 1<<20)
+	case steps < 1 || steps > 1_000_000:
+		return fmt.Sprintf("--steps must be in [1, 1000000], got %d", steps)
+	case threads < 0 || threads > 4096:
+		return fmt.Sprintf("--threads must be in [0, 4096] (0: all CPUs), got %d", threads)
+	}
+	return ""
+}
+
 func runBenchLM(args []string, stdout, stderr io.Writer) int {
 	fset := newFlagSet("gasp bench lm", "gasp bench lm [--model DIR] [--batch 1,16,64] [--prompt-len N] [--steps N] [--threads N] [--dtype f32|bf16|auto] [--json] [--cpuprofile F]", `
 Times a Llama model's batched, KV-cached decoding (default: the embedded model
@@ -83,15 +107,12 @@ f32 on the pure-Go backend). The backend is $GOMLX_BACKEND's, or with
 		return code
 	}
 	batches, err := parseInts(*batchList)
-	if err != nil {
-		fmt.Fprintf(stderr, "gasp bench lm: --batch: %v\n", err)
+	if _, derr := llama.ResolveDType(*dtype, "", ""); derr != nil && err == nil {
+		err = fmt.Errorf("--dtype: %v", derr)
+		batches = []int{1}
 	}
-	if _, derr := llama.ResolveDType(*dtype, "", ""); derr != nil {
-		fmt.Fprintf(stderr, "gasp bench lm: --dtype: %v\n", derr)
-		err = derr
-	}
-	if err != nil || len(pos) > 0 || len(batches) == 0 || *promptLen < 1 || *steps < 1 || *threads < 0 ||
-		*maxSeq <= *promptLen {
+	if bad := benchLMFlagError(pos, batches, err, *promptLen, *steps, *threads, *maxSeq); bad != "" {
+		fmt.Fprintf(stderr, "gasp bench lm: %s\n", bad)
 		fset.SetOutput(stderr)
 		fset.Usage()
 		return 2
@@ -106,6 +127,9 @@ f32 on the pure-Go backend). The backend is $GOMLX_BACKEND's, or with
 			return fail(err)
 		}
 		*modelDir = dir
+	}
+	if err := checkModelMemory(*modelDir, slices.Max(batches), *maxSeq, fmt.Sprintf("--batch %d", slices.Max(batches))); err != nil {
+		return fail(err)
 	}
 	backend := ""
 	if *threads > 0 {

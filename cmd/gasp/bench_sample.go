@@ -68,8 +68,16 @@ proposal, and a second pass to score it). Model loading is not timed.`)
 	if done {
 		return code
 	}
-	if _, ok := proposal(*method); !ok || len(pos) > 0 || *k < 1 || *chains < 1 || *maxNew < 1 ||
-		(*grammarPath == "") != (*promptArg == "") || (*grammarPath != "" && *taskDir != "") {
+	_, ok := proposal(*method)
+	if bad := firstBad(
+		flagCheck{!ok, fmt.Sprintf("--method %q is not mcmc-uniform, mcmc-priority or mcmc-restart", *method)},
+		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
+		flagCheck{*k < 1 || *k > 100_000, fmt.Sprintf("--k must be in [1, 100000], got %d", *k)},
+		flagCheck{*chains < 1, fmt.Sprintf("--chains must be at least 1, got %d", *chains)},
+		flagCheck{*maxNew < 1 || *maxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, *maxNew)},
+		flagCheck{(*grammarPath == "") != (*promptArg == "") || (*grammarPath != "" && *taskDir != ""), "give --grammar and --prompt together, or --task"},
+	); bad != "" {
+		fmt.Fprintf(stderr, "gasp bench sample: %s\n", bad)
 		fset.SetOutput(stderr)
 		fset.Usage()
 		return 2
@@ -99,7 +107,7 @@ proposal, and a second pass to score it). Model loading is not timed.`)
 
 	t0 := time.Now()
 	t, err := loadTask(taskOptions{grammar: *grammarPath, prompt: *promptArg, modelDir: *modelDir,
-		maxNew: *maxNew, tf: lm.Transform{}, timeLM: true}, io.Discard)
+		maxNew: *maxNew, tf: lm.Transform{}, timeLM: true, rows: *chains, rowsFlag: fmt.Sprintf("--chains %d", *chains)}, io.Discard)
 	if err != nil {
 		return fail(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -58,8 +57,14 @@ error when it is a terminal (not with --quiet).`)
 	if done {
 		return code
 	}
-	if len(pos) > 0 || *nRuns < 1 || *k < 1 || *maxNew < 1 || *resamples < 1 {
-		fmt.Fprintf(stderr, "gasp demo: bad arguments\n")
+	if bad := firstBad(
+		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
+		flagCheck{*nRuns < 1 || *nRuns > 1_000_000, fmt.Sprintf("--runs must be in [1, 1000000], got %d", *nRuns)},
+		flagCheck{*k < 1 || *k > 100_000, fmt.Sprintf("--k must be in [1, 100000], got %d", *k)},
+		flagCheck{*maxNew < 1 || *maxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, *maxNew)},
+		flagCheck{*resamples < 1 || *resamples > 1_000_000, fmt.Sprintf("--resamples must be in [1, 1000000], got %d", *resamples)},
+	); bad != "" {
+		fmt.Fprintf(stderr, "gasp demo: %s\n", bad)
 		fset.SetOutput(stderr)
 		fset.Usage()
 		return 2
@@ -80,9 +85,14 @@ error when it is a terminal (not with --quiet).`)
 		name = strings.Trim(filepath.ToSlash(dir)[i+len("data/gad/"):], "/")
 	}
 	for _, f := range []string{"grammar.ebnf", "prompt.txt"} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+		if err := checkInput("--task", filepath.Join(dir, f), maxGrammarBytes); err != nil {
 			return fail(err)
 		}
+	}
+	settings, err := sampleSettings(sampleSettingsOf{grammar: filepath.Join(dir, "grammar.ebnf"), prompt: filepath.Join(dir, "prompt.txt"),
+		model: *modelDir, maxNew: *maxNew, tf: lm.Transform{Temperature: 1, TopP: 1}}, stderr)
+	if err != nil {
+		return fail(err)
 	}
 
 	st, err := runs.OpenWith(*out, runs.Options{Warn: func(w runs.Warning) {
@@ -118,6 +128,10 @@ error when it is a terminal (not with --quiet).`)
 			if r.Seed != experiment.RunSeed(*seed, name, m, r.Run) {
 				return fail(fmt.Errorf("%s: %s run %d was drawn with another --seed than %d", *out, m, r.Run, *seed))
 			}
+			if r.Settings != settings {
+				return fail(fmt.Errorf("--resume: %s: %s run %d was drawn with other settings (%s): one store would hold two distributions",
+					*out, m, r.Run, settingsDiff(r.Settings, settings)))
+			}
 		}
 		for i := range *nRuns {
 			for _, kk := range p.ks {
@@ -133,7 +147,7 @@ error when it is a terminal (not with --quiet).`)
 
 	if units > 0 {
 		t, err := loadTask(taskOptions{grammar: filepath.Join(dir, "grammar.ebnf"), prompt: filepath.Join(dir, "prompt.txt"),
-			modelDir: *modelDir, maxNew: *maxNew, tf: lm.Transform{}}, io.Discard)
+			modelDir: *modelDir, maxNew: *maxNew, tf: lm.Transform{}, rows: *nRuns, rowsFlag: fmt.Sprintf("--runs %d", *nRuns)}, io.Discard)
 		if err != nil {
 			return fail(err)
 		}
@@ -156,6 +170,7 @@ error when it is a terminal (not with --quiet).`)
 					if p.stored[runs.Sample{K: r.K, Run: r.Run}] {
 						continue // stored before an interruption
 					}
+					r.Settings = settings
 					if err := st.Append(r); err != nil {
 						b.finish()
 						return fail(err)

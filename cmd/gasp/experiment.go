@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/gasplab/gasp/pkg/analysis"
 	"github.com/gasplab/gasp/pkg/experiment"
+	"github.com/gasplab/gasp/pkg/membound"
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
@@ -60,7 +62,14 @@ directory. Progress goes to standard error.`)
 	if *limit < 0 {
 		return usageErr("--limit must not be negative")
 	}
-	cfg, err := experiment.Load(pos[0])
+	err = checkInput("CONFIG", pos[0], maxConfigBytes)
+	var cfg *experiment.Config
+	if err == nil {
+		cfg, err = experiment.Load(pos[0])
+	}
+	if err == nil {
+		err = checkGridMemory(cfg)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "gasp experiment run: %v\n", err)
 		return 1
@@ -79,6 +88,25 @@ directory. Progress goes to standard error.`)
 	}
 	fmt.Fprintln(stderr)
 	return 0
+}
+
+// checkGridMemory refuses a grid whose batches, or whose rows of one batch
+// on its model, do not fit in the machine's memory: the grid lists every
+// batch (about 64 bytes each), and a batch samples its runs together.
+func checkGridMemory(cfg *experiment.Config) error {
+	b := cfg.Batch
+	if b == 0 {
+		b = cfg.Runs
+	}
+	batches := float64(len(cfg.Tasks)) * float64(len(cfg.Methods)) * math.Ceil(float64(cfg.Runs)/float64(b))
+	what := fmt.Sprintf("experiment %s (runs %d, batch %d)", cfg.Name, cfg.Runs, cfg.Batch)
+	if err := membound.Check(what, 64*batches); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(cfg.ModelRef(), "config.json")); err != nil {
+		return nil // a hub model: checked once downloaded, by its loader
+	}
+	return checkModelMemory(cfg.ModelRef(), b, cfg.MaxNewTokens+1, what)
 }
 
 // parseShard parses "i/n" with 0 ≤ i < n.
@@ -131,8 +159,11 @@ their geomean ratios side by side (protocols.csv).`)
 	if len(pos) != 1 || pos[0] == "" || strings.ContainsAny(pos[0], `/\`) {
 		return usageErr("want one EXPERIMENT name (the directory under mcmc/)")
 	}
-	if *resamples < 1 || *k < 0 {
-		return usageErr("--resamples must be positive and --k not negative")
+	switch {
+	case *resamples < 1 || *resamples > 1_000_000:
+		return usageErr("--resamples must be in [1, 1000000], got %d", *resamples)
+	case *k < 0:
+		return usageErr("--k must not be negative (0: the largest stored), got %d", *k)
 	}
 	proto, err := analysis.ParseProtocol(*protocol)
 	if err != nil || *protocol == "" {
@@ -163,18 +194,15 @@ their geomean ratios side by side (protocols.csv).`)
 	if len(data.Tasks()) == 0 {
 		return fail(fmt.Errorf("%s holds no records", *store))
 	}
+	cfg := storedConfig(*store)
+	if err := checkStoredGrid(st, data, cfg, *k); err != nil {
+		return fail(err)
+	}
 	rep, err := analysis.AnalyzeBoth(data, analysis.Options{Resamples: *resamples, Seed: *seed, K: *k, Protocol: proto})
 	if err != nil {
 		return fail(err)
 	}
-	title := "Experiment " + name
-	if b, err := os.ReadFile(filepath.Join(*store, "experiment.json")); err == nil {
-		if c, err := experiment.Parse(b); err == nil {
-			title = fmt.Sprintf("Experiment %s (protocol %s: model %s, %d runs, k ≤ %d, temperature %g, top-p %g, top-k %d, %d new tokens)",
-				name, c.Protocol, c.Model, c.Runs, c.K, c.Temperature, c.TopP, c.TopK, c.MaxNewTokens)
-		}
-	}
-	if err := rep.WriteDir(*out, title); err != nil {
+	if err := rep.WriteDir(*out, analysisTitle(name, cfg)); err != nil {
 		return fail(err)
 	}
 	for _, w := range st.Warnings() {
@@ -182,6 +210,65 @@ their geomean ratios side by side (protocols.csv).`)
 	}
 	fmt.Fprintf(stderr, "gasp analyze: %d tasks, %d methods: wrote %s\n", len(rep.Tasks), len(rep.Methods), *out)
 	return 0
+}
+
+// storedConfig returns the experiment.json of a run store, nil if it has
+// none (or one that does not parse: the store was not written by "gasp
+// experiment run").
+func storedConfig(store string) *experiment.Config {
+	b, err := os.ReadFile(filepath.Join(store, "experiment.json"))
+	if err != nil {
+		return nil
+	}
+	c, err := experiment.Parse(b)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// analysisTitle is the title of an experiment's analysis.
+func analysisTitle(name string, c *experiment.Config) string {
+	if c == nil {
+		return "Experiment " + name
+	}
+	return fmt.Sprintf("Experiment %s (protocol %s: model %s, %d runs, k ≤ %d, temperature %g, top-p %g, top-k %d, %d new tokens)",
+		name, c.Protocol, c.Model, c.Runs, c.K, c.Temperature, c.TopP, c.TopK, c.MaxNewTokens)
+}
+
+// checkStoredGrid fails when a record lies outside the grid of cfg (the
+// store's experiment.json; nil when it has none): a run ≥ runs, or a k
+// above K (or above 0 for gcd and rejection). It also fails when k > 0 is
+// not a step any ASAp or MCMC series of the store has: its table would be
+// empty.
+func checkStoredGrid(st *runs.Store, data *analysis.Data, cfg *experiment.Config, k int) error {
+	found, largest := k == 0, 0
+	for _, task := range data.Tasks() {
+		for _, m := range data.Methods(task) {
+			stepped := m == analysis.ASAp || analysis.IsMCMC(m)
+			for _, kk := range data.Ks(task, m) {
+				if stepped {
+					found = found || kk == k
+					largest = max(largest, kk)
+				}
+				if cfg == nil {
+					continue
+				}
+				if kk > cfg.K || !stepped && kk != 0 {
+					return fmt.Errorf("%s: records of k = %d, outside the grid of experiment.json (k ≤ %d)", st.Path(task, m), kk, cfg.K)
+				}
+				for _, r := range data.Records(task, m, kk) {
+					if r.Run >= cfg.Runs {
+						return fmt.Errorf("%s: a record of run %d, outside the grid of experiment.json (runs 0…%d)", st.Path(task, m), r.Run, cfg.Runs-1)
+					}
+				}
+			}
+		}
+	}
+	if !found {
+		return fmt.Errorf("--k %d: no ASAp or MCMC series of the store has that step (they have k ≤ %d)", k, largest)
+	}
+	return nil
 }
 
 // experimentRoot returns the directory holding go.mod at or above the current

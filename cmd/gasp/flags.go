@@ -58,3 +58,20 @@ func newFlagSet(name, synopsis, description string) *flag.FlagSet {
 	}
 	return fs
 }
+
+// A flagCheck is one condition on a command's flags: when bad, msg says
+// what is wrong, naming the flag and its allowed values.
+type flagCheck struct {
+	bad bool
+	msg string
+}
+
+// firstBad returns the message of the first failing check, "" if none.
+func firstBad(checks ...flagCheck) string {
+	for _, c := range checks {
+		if c.bad {
+			return c.msg
+		}
+	}
+	return ""
+}

@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gasplab/gasp/pkg/fuzz"
@@ -65,12 +68,23 @@ warning; none is an error.`)
 	task := fset.String("task", "", "with --store: the task name of the samples")
 	method := fset.String("method", "", "with --store: the method of the samples")
 	k := fset.Int("k", 0, "with --store: the step index of the samples")
-	if _, done, code := parseFlags(fset, args, stdout, stderr); done {
+	pos, done, code := parseFlags(fset, args, stdout, stderr)
+	if done {
 		return code
 	}
-	if *out == "" || *target == "" {
-		fmt.Fprintln(stderr, "gasp fuzz seeds: --target and --out are required")
+	if bad := firstBad(
+		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
+		flagCheck{*out == "" || *target == "", "--target and --out are required"},
+		flagCheck{*n < 1 || *n > maxSeeds, fmt.Sprintf("-n must be in [1, %d], got %d", maxSeeds, *n)},
+		flagCheck{*depth < 0 || *depth > maxDepth, fmt.Sprintf("-depth must be in [0, %d] (0: the target's default), got %d", maxDepth, *depth)},
+		flagCheck{*k < 0, fmt.Sprintf("--k must not be negative, got %d", *k)},
+	); bad != "" {
+		fmt.Fprintf(stderr, "gasp fuzz seeds: %s\n", bad)
 		return 2
+	}
+	if err := checkEmptyOut(*out); err != nil {
+		fmt.Fprintf(stderr, "gasp fuzz seeds: %v\n", err)
+		return 1
 	}
 	ext := map[string]string{"xml": ".xml", "sql": ".test"}[*target]
 	if ext == "" {
@@ -83,21 +97,10 @@ warning; none is an error.`)
 			fmt.Fprintln(stderr, "gasp fuzz seeds: --store needs --task and --method")
 			return 2
 		}
-		st, err := runs.OpenReadOnly(*store)
-		if err != nil {
+		var err error
+		if samples, err = storeSeeds(*store, *task, *method, *k, *n, stderr); err != nil {
 			fmt.Fprintf(stderr, "gasp fuzz seeds: %v\n", err)
 			return 1
-		}
-		var valid int
-		samples, valid, err = fuzz.StoreSeeds(st, *task, *method, *k, *n)
-		st.Close()
-		if err != nil {
-			fmt.Fprintf(stderr, "gasp fuzz seeds: %v\n", err)
-			return 1
-		}
-		if len(samples) < *n {
-			fmt.Fprintf(stderr, "gasp fuzz seeds: warning: %s %s k=%d: only %d valid samples, wanted %d\n",
-				*task, *method, *k, valid, *n)
 		}
 	} else {
 		g, err := fuzzGrammar(*target, *root)
@@ -115,6 +118,73 @@ warning; none is an error.`)
 		return 1
 	}
 	return 0
+}
+
+// storeSeeds returns the first n valid samples of (task, method) at step
+// k of the run store, with a warning to warn when there are fewer.
+func storeSeeds(store, task, method string, k, n int, warn io.Writer) ([][]byte, error) {
+	st, err := runs.OpenReadOnly(store)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	samples, valid, err := fuzz.StoreSeeds(st, task, method, k, n)
+	if err == nil && len(samples) < n {
+		fmt.Fprintf(warn, "gasp fuzz seeds: warning: %s %s k=%d: only %d valid samples, wanted %d\n", task, method, k, valid, n)
+	}
+	return samples, err
+}
+
+// Bounds of "gasp fuzz seeds": more seeds than maxSeeds would not fit a
+// fuzzing campaign, and a derivation deeper than maxDepth would not end.
+const (
+	maxSeeds = 1_000_000
+	maxDepth = 1000
+)
+
+// checkEmptyOut fails unless dir does not exist or is an empty directory:
+// seeds written beside an earlier run's (or a person's files) would mix,
+// and "gasp fuzz run" uses every file of the directory.
+func checkEmptyOut(dir string) error {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("--out %s exists and is not a directory", dir)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(ents) > 0 {
+		return fmt.Errorf("--out %s is not empty (%d entries, such as %s): seeds would mix with them; choose a new or empty directory",
+			dir, len(ents), ents[0].Name())
+	}
+	return nil
+}
+
+// checkRunOut fails unless dir is new, empty, or the output of an earlier
+// "gasp fuzz run" (coverage.json and trial-N directories only), which a
+// run replaces.
+func checkRunOut(dir string) error {
+	if err := checkEmptyOut(dir); err == nil {
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", dir, unwrapPath(err))
+	}
+	for _, e := range ents {
+		if e.Name() == "coverage.json" || e.IsDir() && strings.HasPrefix(e.Name(), "trial-") {
+			continue
+		}
+		return fmt.Errorf("--out %s holds %s, which gasp fuzz run did not write; choose a new or empty directory", dir, e.Name())
+	}
+	return nil
 }
 
 func openToolchain(dir string, stderr io.Writer, name string) *fuzz.Toolchain {
@@ -140,8 +210,17 @@ test).`)
 	tcDir := fset.String("toolchain", ".cache/fuzz", "toolchain directory (scripts/fuzz-setup.sh)")
 	root := fset.String("root", ".", "repository root (where grammar/ is)")
 	asJSON := fset.Bool("json", false, "print the result as JSON")
-	if _, done, code := parseFlags(fset, args, stdout, stderr); done {
+	pos, done, code := parseFlags(fset, args, stdout, stderr)
+	if done {
 		return code
+	}
+	if bad := firstBad(
+		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
+		flagCheck{*n < 1 || *n > maxSeeds, fmt.Sprintf("-n must be in [1, %d], got %d", maxSeeds, *n)},
+		flagCheck{*depth < 0 || *depth > maxDepth, fmt.Sprintf("-depth must be in [0, %d] (0: the target's default), got %d", maxDepth, *depth)},
+	); bad != "" {
+		fmt.Fprintf(stderr, "gasp fuzz validity: %s\n", bad)
+		return 2
 	}
 	tc := openToolchain(*tcDir, stderr, "gasp fuzz validity")
 	if tc == nil {
@@ -217,12 +296,23 @@ or paper (1h, 5 trials).`)
 	out := fset.String("out", "", "output directory")
 	tcDir := fset.String("toolchain", ".cache/fuzz", "toolchain directory (scripts/fuzz-setup.sh)")
 	quiet := fset.Bool("q", false, "no progress lines on standard error")
-	if _, done, code := parseFlags(fset, args, stdout, stderr); done {
+	pos, done, code := parseFlags(fset, args, stdout, stderr)
+	if done {
 		return code
 	}
-	if *target == "" || *seeds == "" || *out == "" {
-		fmt.Fprintln(stderr, "gasp fuzz run: --target, --seeds and --out are required")
+	if bad := firstBad(
+		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
+		flagCheck{*target == "" || *seeds == "" || *out == "", "--target, --seeds and --out are required"},
+		flagCheck{*trials < 0 || *trials > 1000, fmt.Sprintf("--trials must be in [1, 1000] (0: the protocol's), got %d", *trials)},
+		flagCheck{*snaps < 1 || *snaps > 10000, fmt.Sprintf("--snapshots must be in [1, 10000], got %d", *snaps)},
+		flagCheck{*execTimeout < 0, fmt.Sprintf("--exec-timeout must not be negative, got %v", *execTimeout)},
+	); bad != "" {
+		fmt.Fprintf(stderr, "gasp fuzz run: %s\n", bad)
 		return 2
+	}
+	if err := checkRunOut(*out); err != nil {
+		fmt.Fprintf(stderr, "gasp fuzz run: %v\n", err)
+		return 1
 	}
 	p, ok := fuzz.Protocols[*protocol]
 	if !ok {

@@ -81,6 +81,11 @@ standard error. Exits with 1 if any file has errors, else 0.`)
 	opts := grammar.Options{Start: *start, Lenient: *lenient}
 	code = 0
 	for _, path := range files {
+		if err := inputProblem(path, maxGrammarBytes); err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", path, err)
+			code = 1
+			continue
+		}
 		g, warnings, err := grammar.CompileFile(path, opts)
 		if !*quiet {
 			printWarnings(stderr, warnings)
@@ -153,7 +158,15 @@ any language model. The same seed gives the same output.`)
 		fmt.Fprintf(stderr, "gasp grammar sample: -n must not be negative, got %d\n", *n)
 		return 2
 	}
+	if *depth < 0 || *depth > maxDepth {
+		fmt.Fprintf(stderr, "gasp grammar sample: -depth must be in [0, %d], got %d\n", maxDepth, *depth)
+		return 2
+	}
 	path := files[0]
+	if err := inputProblem(path, maxGrammarBytes); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", path, err)
+		return 1
+	}
 	g, warnings, err := grammar.CompileFile(path, grammar.Options{Start: *start, Lenient: *lenient})
 	if !*quiet {
 		printWarnings(stderr, warnings)

@@ -66,6 +66,10 @@ checkpoint's on XLA, f32 on the pure-Go backend); activations are float32.`)
 	if _, err := llama.ResolveDType(*dtype, "", ""); err != nil {
 		return usageErr("--dtype: %v", err)
 	}
+	if err := checkModelMemory(dir, 1, len(ids), fmt.Sprintf("%d ids", len(ids))); err != nil {
+		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
+		return 1
+	}
 	m, err := llama.Load(dir, llama.Options{DType: *dtype})
 	if err != nil {
 		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
@@ -77,8 +81,12 @@ checkpoint's on XLA, f32 on the pure-Go backend); activations are float32.`)
 		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
 		return 1
 	}
+	if err := checkLogits(logits[len(logits)-1], "the ids"); err != nil {
+		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
+		return 1
+	}
 	out, err := json.Marshal(logitsReport{VocabSize: m.Config().VocabSize, Logits: logits[len(logits)-1]})
-	if err != nil { // NaN or Inf logits
+	if err != nil {
 		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
 		return 1
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -50,9 +51,41 @@ func (m llamaLM) NewSession(rows int) (lm.Session, error) {
 		return nil, err // not a typed nil in the interface
 	}
 	if m.use == nil {
-		return s, nil
+		return finiteSession{s}, nil
 	}
-	return timedSession{s, m.use}, nil
+	return finiteSession{timedSession{s, m.use}}, nil
+}
+
+// finiteSession is a session whose logits are checked: a NaN or infinite logit
+// (NaN or infinite weights) is an error, not a silent dead end or a
+// sample of logp 0. The check reads each logit once, far less than the
+// forward pass that computed it.
+type finiteSession struct{ lm.Session }
+
+func (s finiteSession) Prefill(prompt []int) ([]float32, error) {
+	out, err := s.Session.Prefill(prompt)
+	if err == nil {
+		err = checkLogits(out, "the prompt")
+	}
+	return out, err
+}
+
+func (s finiteSession) Step(tokens, rows []int) ([][]float32, error) {
+	out, err := s.Session.Step(tokens, rows)
+	for j := 0; err == nil && j < len(out); j++ {
+		err = checkLogits(out[j], fmt.Sprintf("row %d", rows[j]))
+	}
+	return out, err
+}
+
+// checkLogits fails on a NaN or infinite logit.
+func checkLogits(logits []float32, where string) error {
+	for id, v := range logits {
+		if v != v || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("the model gave token %d the logit %v after %s: its weights or config are not finite (NaN or infinite weights in model.safetensors?)", id, v, where)
+		}
+	}
+	return nil
 }
 
 // timedSession is a llama.Session that counts its calls in *u.
@@ -95,7 +128,13 @@ type taskOptions struct {
 	template string // "chat", "raw" or "" (chat when the tokenizer has chat tokens)
 	maxNew   int
 	tf       lm.Transform
-	timeLM   bool // time the model's calls (task.lmTime)
+	timeLM   bool   // time the model's calls (task.lmTime)
+	rows     int    // rows of the largest session, for the memory check (0: 1)
+	rowsFlag string // the flag that sets rows, named when they do not fit
+	warnCmd  string // the command prefixing warnings ("gasp sample")
+	// quietPrompt leaves out the warning about a path-like --prompt text
+	// (the caller gave it already).
+	quietPrompt bool
 }
 
 // task is everything a sampler needs for one grammar and prompt: the
@@ -111,6 +150,17 @@ type task struct {
 // loadTask compiles the grammar, loads the model and tokenizes the prompt.
 // Grammar warnings go to warn. The caller closes the task.
 func loadTask(o taskOptions, warn io.Writer) (*task, error) {
+	if err := checkInput("--grammar", o.grammar, maxGrammarBytes); err != nil {
+		return nil, err
+	}
+	pw := warn
+	if o.quietPrompt {
+		pw = io.Discard
+	}
+	text, err := promptText(o.prompt, pw, o.warnCmd)
+	if err != nil {
+		return nil, err
+	}
 	g, warnings, err := grammar.CompileFile(o.grammar, grammar.Options{Lenient: o.lenient})
 	printWarnings(warn, warnings)
 	if err != nil {
@@ -132,15 +182,15 @@ func loadTask(o taskOptions, warn io.Writer) (*task, error) {
 	if err != nil {
 		return nil, err
 	}
-	text := o.prompt
-	if b, err := os.ReadFile(text); err == nil {
-		text = string(b)
-	}
 	prompt, err := m.Prompt(text, o.template)
 	if err != nil {
 		return nil, err
 	}
-	lmodel, err := m.Load(len(prompt) + o.maxNew + 1)
+	seq := len(prompt) + o.maxNew + 1
+	if err := checkModelMemory(m.Dir, max(o.rows, 1), seq, o.rowsFlag); err != nil {
+		return nil, err
+	}
+	lmodel, err := m.Load(seq)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gasplab/gasp/pkg/membound"
 	"github.com/gasplab/gasp/pkg/tokenizer"
 )
 
@@ -57,6 +58,9 @@ tokenizer's post-processor (for Llama 3, <|begin_of_text|> in front).`)
 		fmt.Fprintf(stderr, "gasp tokenize: %v\n", err)
 		return 1
 	}
+	if err := checkInput("--tokenizer", *tokPath, maxTokenizerBytes); err != nil {
+		return fail(err)
+	}
 	tok, err := tokenizer.Load(*tokPath)
 	if err != nil {
 		return fail(err)
@@ -64,9 +68,13 @@ tokenizer's post-processor (for Llama 3, <|begin_of_text|> in front).`)
 	opts := tokenizer.EncodeOptions{AddSpecial: *bos, SpecialAsText: *asText}
 	w := bufio.NewWriter(stdout)
 	if !*jsonl {
-		text, err := io.ReadAll(stdin)
+		const limit = 1 << 30
+		text, err := io.ReadAll(io.LimitReader(stdin, limit+1))
 		if err != nil {
 			return fail(err)
+		}
+		if len(text) > limit {
+			return fail(fmt.Errorf("standard input: more than %d bytes; --jsonl encodes line by line", limit))
 		}
 		w.Write(appendIDs(nil, tok.EncodeWith(string(text), opts), ' '))
 		w.WriteByte('\n')
@@ -136,7 +144,8 @@ repeated; run it from the repository root.`)
 	if done {
 		return code
 	}
-	if len(pos) > 0 || *mb <= 0 || *mb > 4096 || *passes < 1 {
+	if len(pos) > 0 || !(*mb > 0 && *mb <= 4096) || *passes < 1 || *passes > 1_000_000 {
+		fmt.Fprintf(stderr, "gasp bench tokenize: want --mb in (0, 4096] and --passes in [1, 1000000], got --mb %v --passes %d\n", *mb, *passes)
 		fset.SetOutput(stderr)
 		fset.Usage()
 		return 2
@@ -146,7 +155,14 @@ repeated; run it from the repository root.`)
 		return 1
 	}
 
+	// The text, its tokens and the encoder's scratch: about 3 bytes each.
+	if err := membound.Check(fmt.Sprintf("--mb %g", *mb), 3e6**mb); err != nil {
+		return fail(err)
+	}
 	t0 := time.Now()
+	if err := checkInput("--tokenizer", *tokPath, maxTokenizerBytes); err != nil {
+		return fail(err)
+	}
 	tok, err := tokenizer.Load(*tokPath)
 	if err != nil {
 		return fail(err)
@@ -154,7 +170,7 @@ repeated; run it from the repository root.`)
 	loadMS := ms(time.Since(t0))
 	var base, source string
 	if *textPath != "" {
-		data, err := os.ReadFile(*textPath)
+		data, err := readInput("--text", *textPath, 1<<30)
 		if err != nil {
 			return fail(err)
 		}

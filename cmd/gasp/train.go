@@ -1,8 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -33,9 +38,17 @@ early (the result then depends on the machine's speed).`)
 	if done {
 		return code
 	}
-	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "gasp train-tiny: unexpected arguments %q\n", pos)
+	if bad := firstBad(
+		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
+		flagCheck{*steps < 1 || *steps > maxTrainSteps, fmt.Sprintf("--steps must be in [1, %d], got %d", maxTrainSteps, *steps)},
+		flagCheck{!(*minutes >= 0) || math.IsInf(*minutes, 0) || *minutes > 1e6, fmt.Sprintf("--minutes must be a number in [0, 1e6] (0: no limit), got %v", *minutes)},
+	); bad != "" {
+		fmt.Fprintf(stderr, "gasp train-tiny: %s\n", bad)
 		return 2
+	}
+	if err := checkModelOut(*out); err != nil {
+		fmt.Fprintf(stderr, "gasp train-tiny: %v\n", err)
+		return 1
 	}
 	opts := d
 	opts.Seed, opts.Steps, opts.Sources, opts.Log = *seed, *steps, tiny.DefaultSources(*root), stdout
@@ -53,6 +66,35 @@ early (the result then depends on the machine's speed).`)
 	fmt.Fprintf(stdout, "wrote %s: %d parameters, held-out perplexity %.4f, %d steps in %s\n",
 		*out, res.Params, res.HeldOutPPL, res.Steps, res.Duration.Round(time.Second))
 	return 0
+}
+
+// maxTrainSteps bounds --steps of train-tiny.
+const maxTrainSteps = 10_000_000
+
+// checkModelOut fails unless dir is new, empty, or a model directory (with
+// config.json and model.safetensors), whose model files train-tiny then
+// replaces: --out . must not scatter a model over a repository.
+func checkModelOut(dir string) error {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("--out %s exists and is not a directory", dir)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) == 0 {
+		return err
+	}
+	for _, f := range []string{"config.json", "model.safetensors"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || !fi.Mode().IsRegular() {
+			return fmt.Errorf("--out %s is not empty and holds no model to replace (no %s); choose a new or empty directory", dir, f)
+		}
+	}
+	return nil
 }
 
 // runEvalTiny implements "gasp eval-tiny".
@@ -77,7 +119,13 @@ reference solution. Deterministic from the seed.`)
 	if done {
 		return code
 	}
-	if len(pos) > 0 || *n < 1 || *maxTokens < 1 || *fuzzMaxTokens < 1 {
+	if bad := firstBad(
+		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
+		flagCheck{*n < 1 || *n > 100_000, fmt.Sprintf("--n must be in [1, 100000], got %d", *n)},
+		flagCheck{*maxTokens < 1 || *maxTokens > 16384, fmt.Sprintf("--max-tokens must be in [1, 16384], got %d", *maxTokens)},
+		flagCheck{*fuzzMaxTokens < 1 || *fuzzMaxTokens > 16384, fmt.Sprintf("--fuzz-max-tokens must be in [1, 16384], got %d", *fuzzMaxTokens)},
+	); bad != "" {
+		fmt.Fprintf(stderr, "gasp eval-tiny: %s\n", bad)
 		fset.SetOutput(stderr)
 		fset.Usage()
 		return 2
@@ -98,6 +146,10 @@ reference solution. Deterministic from the seed.`)
 	ppl, tokens, err := tiny.HeldOutPerplexity(*model, opts)
 	if err != nil {
 		return fail(err)
+	}
+	if math.IsNaN(ppl) || math.IsInf(ppl, 0) {
+		return fail(fmt.Errorf("held-out perplexity %v over %d tokens: the model's log probabilities are not finite (NaN or infinite weights in %s?)",
+			ppl, tokens, filepath.Join(*model, "model.safetensors")))
 	}
 	fmt.Fprintf(stdout, "held-out perplexity %.4f over %d completion tokens\n", ppl, tokens)
 	tasks, err := tiny.LoadTasks(opts.Sources)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gasplab/gasp/pkg/exact"
 	"github.com/gasplab/gasp/pkg/mcmc"
+	"github.com/gasplab/gasp/pkg/outdir"
 	"github.com/gasplab/gasp/pkg/runs"
 	"github.com/gasplab/gasp/pkg/sample"
 )
@@ -227,11 +228,14 @@ func TestFilesDeterministic(t *testing.T) {
 		t.Errorf("README.md lacks the geomean row:\n%s", a["README.md"])
 	}
 
+	// A figure of an earlier rendering (listed in the directory's
+	// manifest) goes; a file gasp did not write stays, even a figure.
 	dir := t.TempDir()
 	stale := filepath.Join(dir, "fig3a", "old.svg")
-	os.MkdirAll(filepath.Dir(stale), 0o755)
-	os.WriteFile(stale, []byte("x"), 0o644)
-	keep := filepath.Join(dir, "notes.txt")
+	if _, err := outdir.Write(dir, map[string][]byte{"fig3a/old.svg": []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	keep := filepath.Join(dir, "fig3a", "mine.svg")
 	os.WriteFile(keep, []byte("x"), 0o644)
 	rep, err := Analyze(loadStore(t), Options{Seed: 1})
 	if err != nil {

@@ -5,11 +5,11 @@ import (
 	"encoding/csv"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gasplab/gasp/pkg/outdir"
 )
 
 // Files renders the report: tables as CSV and Markdown, figures as SVG,
@@ -125,41 +125,17 @@ func (r *Report) protocolText() string {
 	return s
 }
 
-// WriteDir writes Files(title) into dir, creating it, and removes the
-// .csv, .md and .svg files a previous rendering left there that this one
-// does not produce: dir holds generated output only.
+// WriteDir writes Files(title) into dir through pkg/outdir: it creates
+// dir, overwrites and removes only the files its manifest (written there
+// with them) lists, and fails without touching anything when dir is not a
+// directory or a file to write was not written by gasp.
 func (r *Report) WriteDir(dir, title string) error {
 	files, err := r.Files(title)
 	if err != nil {
 		return err
 	}
-	err = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(dir, path)
-		if err != nil {
-			return err
-		}
-		switch filepath.Ext(path) {
-		case ".csv", ".md", ".svg":
-			if _, ok := files[filepath.ToSlash(rel)]; !ok {
-				return os.Remove(path)
-			}
-		}
-		return nil
-	})
-	if err != nil && !os.IsNotExist(err) {
+	if _, err := outdir.Write(dir, files); err != nil {
 		return fmt.Errorf("analysis: %w", err)
-	}
-	for name, b := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("analysis: %w", err)
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			return fmt.Errorf("analysis: %w", err)
-		}
 	}
 	return nil
 }

@@ -492,8 +492,15 @@ func writeSettings(dir string, cfg *Config) error {
 	if err := checkSettings(dir, cfg); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// Whether the store can be locked at all (a LOCK that is a user's file
+	// cannot) is known before anything is written into it; another shard
+	// holding the lock is fine.
+	st, err := runs.Open(dir)
+	if err != nil && !errors.Is(err, runs.ErrLocked) {
 		return err
+	}
+	if st != nil {
+		st.Close()
 	}
 	b, err := json.MarshalIndent(cfg, "", "  ")
 	if err != nil {

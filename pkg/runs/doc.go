@@ -33,24 +33,32 @@
 // loss bound it documents). Lines already written are never rewritten.
 // A run killed at any moment therefore loses at most the record it was
 // appending, and may leave that record's line torn. The next Open of the
-// same series drops a torn last line — one without its newline, or one
-// that does not parse — reports it as a Warning (through Options.Warn and
-// Store.Warnings; the package logs nothing), and, when writable, truncates
-// the file to the end of its last good line before appending. Any other
-// bad line is a *CorruptError naming file and line: the store never skips
-// a record silently.
+// same series drops a torn last line — one without its newline that is the
+// start of a record ({"schema":…) or zeros — reports it as a Warning
+// (through Options.Warn and Store.Warnings; the package logs nothing), and,
+// when writable, truncates the file to the end of its last good line before
+// appending. Any other bad line, a complete last line included, is a
+// *CorruptError naming file and line: the store never skips a record
+// silently, and never truncates a file that is not its own. So is a record
+// no writer appends: a second record of a (k, run), a negative k or run, a
+// NaN log probability. Keys fails on a directory or .jsonl file whose name
+// is not an escaped name (a lower-case or bad %XX, a leading dot), naming
+// its path, instead of skipping it.
 //
 // Only one process may write an experiment: Open takes a flock(2) on LOCK,
 // which the kernel releases when the holder exits or is killed, so a crash
-// leaves no stale lock. Readers (OpenReadOnly) take no lock.
+// leaves no stale lock. A LOCK that holds anything but a process id is a
+// user's file: Open fails and leaves it alone. Readers (OpenReadOnly) take
+// no lock.
 //
 // Append refuses a (task, method, k, run) already stored (ErrExists) and a
 // run whose seed differs from the one stored for it, so that a resume with
 // a changed configuration fails loudly instead of mixing two experiments.
 //
 // OpenFile keeps one (task, method) in a single file of the caller's choice
-// instead ("gasp sample --out F.jsonl"), with the same guarantees; its lock
-// is F.jsonl.lock.
+// instead ("gasp sample --out F.jsonl"), with the same guarantees; it
+// locks F.jsonl itself (flock; F.jsonl.lock where there is no flock), and
+// removes F.jsonl on Close if it created it and wrote nothing.
 //
 // # Reading
 //

@@ -33,7 +33,7 @@ func TestOpenFile(t *testing.T) {
 	if err := st.Append(rec("SLIA/x", "asap", 0, 0)); err == nil || !strings.Contains(err.Error(), "holds the records of task") {
 		t.Errorf("a second method in the file: %v", err)
 	}
-	if _, err := OpenFile(path, Options{}); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "s.jsonl.lock") {
+	if _, err := OpenFile(path, Options{}); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "holds s.jsonl") {
 		t.Errorf("second writer: %v", err)
 	}
 	st.Close()

@@ -4,6 +4,7 @@ package runs
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"syscall"
 )
@@ -11,23 +12,20 @@ import (
 // lock takes an exclusive flock(2) on path, creating it, and writes the
 // process id into it. The kernel releases the lock when the process dies,
 // so a killed run never leaves a stale lock behind. The file itself stays:
-// removing it would let two writers lock different inodes.
+// removing it would let two writers lock different inodes. A file at path
+// that is not a lock file (a non-empty file holding anything but a process
+// id) is left alone and is an error.
 func lock(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
+	if err := checkLockFile(f); err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, errLocked
-		}
+		return nil, err
+	}
+	if err := flock(f); err != nil {
+		f.Close()
 		return nil, err
 	}
 	if err := writePID(f); err != nil {
@@ -35,6 +33,59 @@ func lock(path string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// lockData locks the record file path of a single-file store: an exclusive
+// flock(2) on the file itself, created if needed (created tells), so that
+// no lock file is left beside it. The lock is on the inode that path names
+// once locked: a file removed and recreated meanwhile is locked anew.
+func lockData(path string) (f *os.File, lockPath string, created bool, err error) {
+	for try := 0; try < 10; try++ {
+		fi0, statErr := os.Lstat(path)
+		if statErr == nil && !fi0.Mode().IsRegular() {
+			return nil, "", false, fmt.Errorf("%s is not a regular file", path)
+		}
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, "", false, err
+		}
+		if err = flock(f); err != nil {
+			f.Close()
+			return nil, path, false, err
+		}
+		fi, err1 := f.Stat()
+		fi2, err2 := os.Lstat(path)
+		if err1 == nil && err2 == nil && os.SameFile(fi, fi2) {
+			return f, path, statErr != nil, nil
+		}
+		f.Close()
+	}
+	return nil, "", false, fmt.Errorf("%s keeps being replaced while locking it", path)
+}
+
+// unlockData releases a lock taken by lockData, first removing the file
+// when lockData created it and nothing was written to it.
+func unlockData(f *os.File, path string, created bool) error {
+	if created {
+		if fi, err := f.Stat(); err == nil && fi.Size() == 0 {
+			os.Remove(path) // still locked: no other writer is using it
+		}
+	}
+	return f.Close()
+}
+
+func flock(f *os.File) error {
+	var err error
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return errLocked
+	}
+	return err
 }
 
 // unlock releases the lock taken by lock.

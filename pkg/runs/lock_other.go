@@ -4,6 +4,7 @@ package runs
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 )
@@ -35,3 +36,16 @@ func unlock(f *os.File, path string) error {
 	}
 	return err
 }
+
+// lockData locks the record file path of a single-file store with the lock
+// file path+".lock".
+func lockData(path string) (f *os.File, lockPath string, created bool, err error) {
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, "", false, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err = lock(path + ".lock")
+	return f, path + ".lock", false, err
+}
+
+// unlockData releases a lock taken by lockData.
+func unlockData(f *os.File, lockPath string, created bool) error { return unlock(f, lockPath) }

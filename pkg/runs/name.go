@@ -44,3 +44,19 @@ func unescape(s string) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// entryName returns the task or method name that elem, the name of the
+// task directory or record file path without its extension, escapes. A
+// name that escape does not produce (a bad or lower-case %XX, a leading
+// dot, a byte it escapes) is an error naming path: a store never skips a
+// directory or file it cannot read.
+func entryName(path, elem string) (string, error) {
+	name, err := unescape(elem)
+	if err == nil && escape(name) != elem {
+		err = fmt.Errorf("%q is not how a name is escaped (%q would be)", elem, escape(name))
+	}
+	if err != nil {
+		return "", fmt.Errorf("runs: %s: not a task or method name of a run store: %v", path, err)
+	}
+	return name, nil
+}

@@ -60,6 +60,7 @@ type Record struct {
 	// Proposal is, for an MCMC record at k ≥ 1 of an experiment that keeps
 	// proposals, the proposal y of step k (accepted or not); nil otherwise.
 	Proposal *Proposal `json:"proposal,omitempty"`
+	Settings string    `json:"settings,omitempty"` // the writer's sampling settings, if it records them ("gasp sample")
 }
 
 // Proposal is the proposal y of one MH step: the completion, its
@@ -161,6 +162,7 @@ type wire struct {
 	Evals     int64     `json:"evals"`
 	ElapsedMS float64   `json:"elapsed_ms"`
 	Proposal  *Proposal `json:"proposal,omitempty"`
+	Settings  string    `json:"settings,omitempty"`
 }
 
 // MarshalJSON encodes r with the schema's names; -Inf log-probabilities
@@ -175,6 +177,7 @@ func (r Record) encode(withPrompt bool) ([]byte, error) {
 		LogP: logProb(r.LogP), LogPGCD: logProb(r.LogPGCD),
 		Valid: r.Valid, Status: r.Status, Accepted: r.Accepted, Evals: r.Evals, ElapsedMS: r.ElapsedMS,
 		Proposal: r.Proposal,
+		Settings: r.Settings,
 	}
 	eos := r.EOS
 	w.EOS = &eos
@@ -218,7 +221,7 @@ func (r *Record) decode(b []byte) (hasPrompt bool, err error) {
 		IDs: w.IDs, Text: w.Text,
 		LogP: float64(w.LogP), LogPGCD: float64(w.LogPGCD),
 		Valid: w.Valid, Status: w.Status, Accepted: w.Accepted, Evals: w.Evals, ElapsedMS: w.ElapsedMS,
-		EOS: NoEOS, Proposal: w.Proposal,
+		EOS: NoEOS, Proposal: w.Proposal, Settings: w.Settings,
 	}
 	if w.EOS != nil {
 		r.EOS = *w.EOS

@@ -19,9 +19,10 @@ type scanResult struct {
 }
 
 // scan reads the JSONL file at path, calling fn for every complete record
-// in order, and checks that each belongs to (task, method). A torn last
-// line is reported in the result, not as an error; any other bad line is a
-// *CorruptError. A record without prompt_ids gets those of the record
+// in order, and checks that each belongs to (task, method) and passes
+// checker. A torn last line (no newline at its end, the start of a record:
+// what a process killed mid-write leaves) is reported in the result, not as
+// an error; any other bad line, the last included, is a *CorruptError. A record without prompt_ids gets those of the record
 // before it (they share the slice); in a schema ≥ 2 record with no record
 // before it, that is corruption. limit > 0 stops reading at that byte offset (a writable
 // store's known good length). A missing file is empty.
@@ -40,35 +41,26 @@ func scan(path, task, method string, limit int64, fn func(Record) error) (scanRe
 		src = io.LimitReader(f, limit)
 	}
 	br := bufio.NewReaderSize(src, 1<<16)
-	var (
-		bad     error // parse error of the previous line, if it failed
-		badLen  int64
-		lineNum int
-	)
-	for {
+	var chk checker
+	for lineNum := 1; ; lineNum++ {
 		line, rerr := br.ReadBytes('\n')
 		if rerr != nil && rerr != io.EOF {
 			return res, fmt.Errorf("runs: reading %s: %w", path, rerr)
 		}
 		if len(line) == 0 { // end of file
-			if bad != nil {
-				res.torn = &Warning{File: path, Line: lineNum, Offset: res.good, Dropped: badLen, Reason: bad.Error()}
-			}
 			return res, nil
 		}
-		if bad != nil { // the bad line was not the last one
-			return res, &CorruptError{File: path, Line: lineNum, Err: bad}
-		}
-		lineNum++
 		if line[len(line)-1] != '\n' { // torn: the process died mid-write
+			if !tornRecord(line) {
+				return res, &CorruptError{File: path, Line: lineNum, Err: errNotRecord}
+			}
 			res.torn = &Warning{File: path, Line: lineNum, Offset: res.good, Dropped: int64(len(line)), Reason: "no newline at end of file"}
 			return res, nil
 		}
 		var r Record
 		hasPrompt, err := decodeLine(line, &r)
 		if err != nil {
-			bad, badLen = err, int64(len(line))
-			continue
+			return res, &CorruptError{File: path, Line: lineNum, Err: err}
 		}
 		if r.Task != task || r.Method != method {
 			return res, &CorruptError{File: path, Line: lineNum,
@@ -85,6 +77,9 @@ func scan(path, task, method string, limit int64, fn func(Record) error) (scanRe
 			r.PromptIDs = res.prompt
 		case r.Schema >= 2:
 			return res, &CorruptError{File: path, Line: lineNum, Err: errors.New("no prompt_ids, and no record before it to take them from")}
+		}
+		if err := chk.add(&r, lineNum); err != nil {
+			return res, &CorruptError{File: path, Line: lineNum, Err: err}
 		}
 		if fn != nil {
 			if err := fn(r); err != nil {

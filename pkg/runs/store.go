@@ -65,6 +65,8 @@ type Store struct {
 	mu       sync.Mutex
 	lockPath string
 	lock     *os.File // nil when read-only
+	dataLock bool     // the lock of a single-file store (lockData)
+	created  bool     // lockData created the file
 	series   map[Key]*series
 	warnings []Warning
 	warned   map[Warning]bool
@@ -123,7 +125,9 @@ func (s *Store) takeLock(lockPath, what string) error {
 // holds the records of one (task, method), fixed by the first record, and
 // everything else (appends, torn last lines, resuming, reading) works as in
 // a directory store. A writable store creates path's directory and locks
-// path+".lock", which stays behind like an experiment's LOCK.
+// the file itself (flock; elsewhere path+".lock"); a file it created and
+// wrote nothing to is removed on Close. path must be a regular file if it
+// exists: not a directory, a device (/dev/null) or a symbolic link.
 func OpenFile(path string, opt Options) (*Store, error) {
 	dir := filepath.Dir(path)
 	s := &Store{dir: dir, file: path, opt: opt, series: map[Key]*series{}, warned: map[Warning]bool{}}
@@ -140,9 +144,14 @@ func OpenFile(path string, opt Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("runs: %w", err)
 	}
-	if err := s.takeLock(path+".lock", path); err != nil {
-		return nil, err
+	f, lockPath, created, err := lockData(path)
+	if err == errLocked {
+		return nil, &LockedError{Dir: path, lock: filepath.Base(lockPath)}
 	}
+	if err != nil {
+		return nil, fmt.Errorf("runs: locking %s: %w", path, err)
+	}
+	s.lock, s.lockPath, s.dataLock, s.created = f, lockPath, true, created
 	return s, nil
 }
 
@@ -436,9 +445,9 @@ func (s *Store) Keys() ([]Key, error) {
 		if !t.IsDir() {
 			continue
 		}
-		task, err := unescape(t.Name())
+		task, err := entryName(filepath.Join(s.dir, t.Name()), t.Name())
 		if err != nil {
-			continue // not a task directory
+			return nil, err
 		}
 		files, err := os.ReadDir(filepath.Join(s.dir, t.Name()))
 		if err != nil {
@@ -446,12 +455,16 @@ func (s *Store) Keys() ([]Key, error) {
 		}
 		for _, f := range files {
 			name, ok := strings.CutSuffix(f.Name(), ext)
-			if !ok || !f.Type().IsRegular() {
+			if !ok {
 				continue
 			}
-			method, err := unescape(name)
+			p := filepath.Join(s.dir, t.Name(), f.Name())
+			if !f.Type().IsRegular() {
+				return nil, fmt.Errorf("runs: %s is not a regular file", p)
+			}
+			method, err := entryName(p, name)
 			if err != nil {
-				continue
+				return nil, err
 			}
 			keys = append(keys, Key{task, method})
 		}
@@ -499,7 +512,10 @@ func (s *Store) Close() error {
 			errs = append(errs, sr.f.Close())
 		}
 	}
-	if s.lock != nil {
+	switch {
+	case s.lock != nil && s.dataLock:
+		errs = append(errs, unlockData(s.lock, s.lockPath, s.created))
+	case s.lock != nil:
 		errs = append(errs, unlock(s.lock, s.lockPath))
 	}
 	return errors.Join(errs...)

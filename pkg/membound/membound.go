@@ -1,0 +1,76 @@
+// Package membound refuses, before anything is allocated, work whose
+// memory estimate exceeds the machine's memory, with an error that says how
+// much it needs and how much there is:
+//
+//	if err := membound.Check("--batch 100000", need); err != nil {
+//		return err // "--batch 100000 needs 37.3 GiB; this machine has 23.4 GiB"
+//	}
+//
+// The estimate is the caller's (bytes of the buffers it is about to make);
+// the machine's memory is MemTotal of /proc/meminfo, or, where that cannot
+// be read, Fallback. Estimates are float64 so that products of huge counts
+// (runs × bytes per run) cannot overflow.
+package membound
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Fallback is the memory assumed where /proc/meminfo cannot be read.
+const Fallback = 64 << 30
+
+// Total returns the machine's memory in bytes.
+func Total() float64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return Fallback
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+			kb, err := strconv.ParseFloat(fields[1], 64)
+			if err == nil && kb > 0 {
+				return kb * 1024
+			}
+		}
+	}
+	return Fallback
+}
+
+// Check returns an error when need bytes (NaN and +Inf included) exceed
+// the machine's memory. what names the request in the message.
+func Check(what string, need float64) error {
+	return CheckAgainst(what, need, Total())
+}
+
+// CheckAgainst is Check with the machine's memory given.
+func CheckAgainst(what string, need, total float64) error {
+	if need >= 0 && need <= total && !math.IsInf(need, 1) {
+		return nil
+	}
+	return fmt.Errorf("%s needs %s of memory; this machine has %s", what, Bytes(need), Bytes(total))
+}
+
+// Bytes formats a byte count: "512 B", "3.2 MiB", "37.3 GiB", "2.1e+06 TiB".
+func Bytes(b float64) string {
+	switch {
+	case math.IsNaN(b) || math.IsInf(b, 0):
+		return "an unbounded amount"
+	case b < 1<<10:
+		return fmt.Sprintf("%.0f B", b)
+	case b < 1<<20:
+		return fmt.Sprintf("%.1f KiB", b/(1<<10))
+	case b < 1<<30:
+		return fmt.Sprintf("%.1f MiB", b/(1<<20))
+	case b < 1<<40:
+		return fmt.Sprintf("%.1f GiB", b/(1<<30))
+	}
+	return fmt.Sprintf("%.3g TiB", b/(1<<40))
+}

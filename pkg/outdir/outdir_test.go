@@ -1,0 +1,73 @@
+package outdir
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func read(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestWriteOwnsOnlyItsFiles(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.md"), []byte("mine"), 0o644)
+	if _, err := Write(dir, map[string][]byte{"a.csv": []byte("1"), "fig/t1.svg": []byte("s")}); err != nil {
+		t.Fatal(err)
+	}
+	// A second rendering without fig/t1.svg removes it, keeps notes.md.
+	if _, err := Write(dir, map[string][]byte{"a.csv": []byte("2")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(dir, "a.csv")); got != "2" {
+		t.Errorf("a.csv = %q, want 2", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fig/t1.svg")); !os.IsNotExist(err) {
+		t.Errorf("fig/t1.svg not removed: %v", err)
+	}
+	if got := read(t, filepath.Join(dir, "notes.md")); got != "mine" {
+		t.Errorf("notes.md = %q", got)
+	}
+	if got := read(t, filepath.Join(dir, ManifestName)); got != header+"\na.csv\n" {
+		t.Errorf("manifest = %q", got)
+	}
+}
+
+func TestWriteRefuses(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "README.md")
+	os.WriteFile(user, []byte("user"), 0o644)
+	file := filepath.Join(dir, "file.md")
+	os.WriteFile(file, []byte("user"), 0o644)
+	badManifest := t.TempDir()
+	os.WriteFile(filepath.Join(badManifest, ManifestName), []byte("my list\n"), 0o644)
+	for _, tc := range []struct {
+		name, dir string
+		files     map[string][]byte
+		want      string
+	}{
+		{"unlisted file", dir, map[string][]byte{"README.md": nil}, "not written by gasp"},
+		{"not a directory", file, map[string][]byte{"a.csv": nil}, "not a directory"},
+		{"foreign manifest", badManifest, map[string][]byte{"a.csv": nil}, "not a gasp manifest"},
+		{"escaping name", dir, map[string][]byte{"../x.csv": nil}, "bad output file name"},
+		{"absolute name", dir, map[string][]byte{"/x.csv": nil}, "bad output file name"},
+	} {
+		_, err := Write(tc.dir, tc.files)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if read(t, user) != "user" || read(t, file) != "user" {
+		t.Error("a refused Write changed a user's file")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ManifestName)); !os.IsNotExist(err) {
+		t.Error("a refused Write left a manifest")
+	}
+}
