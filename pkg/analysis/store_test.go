@@ -207,7 +207,7 @@ func TestFilesDeterministic(t *testing.T) {
 	}
 	a, b := render(), render()
 	for _, name := range []string{"README.md", "kl.csv", "kl_mean.csv", "kl_final.csv", "geomean.csv",
-		"monotonicity.csv", "rejection.csv", "fig3a_mean.svg", "fig3a/toy_skew.svg", "fig3b_gcd.svg", "fig3b_asap.svg"} {
+		"monotonicity.csv", "rejection.csv", "kl_mean.svg", "kl/toy_skew.svg", "scatter_gcd.svg", "scatter_asap.svg"} {
 		if len(a[name]) == 0 {
 			t.Errorf("%s missing or empty", name)
 		}
@@ -220,15 +220,15 @@ func TestFilesDeterministic(t *testing.T) {
 			t.Errorf("%s differs between renderings", name)
 		}
 	}
-	if !bytes.HasPrefix(a["fig3a_mean.svg"], []byte("<?xml")) || !bytes.Contains(a["fig3a_mean.svg"], []byte("<svg")) {
-		t.Error("fig3a_mean.svg is not SVG")
+	if !bytes.HasPrefix(a["kl_mean.svg"], []byte("<?xml")) || !bytes.Contains(a["kl_mean.svg"], []byte("<svg")) {
+		t.Error("kl_mean.svg is not SVG")
 	}
 	if !strings.Contains(string(a["README.md"]), "| mcmc-restart | 3 |") {
 		t.Errorf("README.md lacks the geomean row:\n%s", a["README.md"])
 	}
 
 	dir := t.TempDir()
-	stale := filepath.Join(dir, "fig3a", "old.svg")
+	stale := filepath.Join(dir, "kl", "old.svg")
 	os.MkdirAll(filepath.Dir(stale), 0o755)
 	os.WriteFile(stale, []byte("x"), 0o644)
 	keep := filepath.Join(dir, "notes.txt")
