@@ -115,7 +115,8 @@ func fileName(task string) string {
 
 // klPlot draws KL against k for every series with points at k ≥ 1 (a line
 // and its bootstrap band), and series with only k = 0 (GCD, rejection) as
-// dashed horizontal lines; the y axis is logarithmic where KL spans an order
+// dashed horizontal lines; it returns nil when no series has a point at
+// k ≥ 1. The y axis is logarithmic where KL spans an order
 // of magnitude, and leaves room above the data for the legend.
 func klPlot(title string, series []Series, col map[string]color.RGBA) (*plot.Plot, error) {
 	p := plot.New()
@@ -136,7 +137,7 @@ func klPlot(title string, series []Series, col map[string]color.RGBA) (*plot.Plo
 		}
 	}
 	if math.IsInf(kmin, 0) {
-		kmin, kmax = 0, 1
+		return nil, nil // no point at k ≥ 1 (rejection sampling alone): nothing to draw against k
 	}
 	if kmin == kmax {
 		kmax = kmin + 1
@@ -350,5 +351,13 @@ func render(p *plot.Plot, err error) ([]byte, error) {
 	if _, err := w.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("analysis: plot: %w", err)
 	}
-	return b.Bytes(), nil
+	return fontFallback(b.Bytes()), nil
+}
+
+// fontFallback gives the SVG's font, Liberation Serif (the metrics gonum/plot
+// lays the text out with), metric-compatible fallbacks for a reader without
+// it: Times New Roman, then any serif font.
+func fontFallback(svg []byte) []byte {
+	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Serif;"),
+		[]byte("font-family:'Liberation Serif','Times New Roman',Times,serif;"))
 }

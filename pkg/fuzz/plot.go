@@ -204,5 +204,13 @@ func svgOf(w, h vg.Length, plots [][]*plot.Plot) ([]byte, error) {
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return fontFallback(buf.Bytes()), nil
+}
+
+// fontFallback gives the SVG's font, Liberation Serif (the metrics gonum/plot
+// lays the text out with), metric-compatible fallbacks for a reader without
+// it: Times New Roman, then any serif font.
+func fontFallback(svg []byte) []byte {
+	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Serif;"),
+		[]byte("font-family:'Liberation Serif','Times New Roman',Times,serif;"))
 }
