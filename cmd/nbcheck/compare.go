@@ -49,6 +49,7 @@ func readOutputs(data []byte) (*cellOutputs, error) {
 			ID       string `json:"id"`
 			CellType string `json:"cell_type"`
 			Outputs  []struct {
+				Name  string                     `json:"name"` // stream: stdout or stderr
 				Text  multiline                  `json:"text"`
 				Data  map[string]json.RawMessage `json:"data"`
 				EName string                     `json:"ename"`
@@ -66,22 +67,31 @@ func readOutputs(data []byte) (*cellOutputs, error) {
 		if c.ID == "" {
 			return nil, fmt.Errorf("cell %d has no id", i+1)
 		}
-		var outs []string
+		// A cell's program writes its stream text and its displays through
+		// different channels, so their interleaving varies from run to
+		// run: each stream is compared as one text, the displays in order.
+		var displays []string
+		streams := map[string]string{}
 		for _, o := range c.Outputs {
 			if o.EName != "" {
-				outs = append(outs, "error: "+o.EName)
+				displays = append(displays, "error: "+o.EName)
 			}
-			if t := normalize(string(o.Text)); t != "" {
-				outs = append(outs, t)
-			}
+			streams[o.Name] += string(o.Text)
 			for _, mime := range sortedMimes(o.Data) {
 				var text multiline
 				if err := json.Unmarshal(o.Data[mime], &text); err != nil {
 					text = multiline(o.Data[mime]) // a JSON object, compared as it is
 				}
-				outs = append(outs, mime+": "+normalize(string(text)))
+				displays = append(displays, mime+": "+normalize(string(text)))
 			}
 		}
+		var outs []string
+		for _, name := range []string{"stdout", "stderr"} {
+			if t := normalize(streams[name]); t != "" {
+				outs = append(outs, name+": "+t)
+			}
+		}
+		outs = append(outs, displays...)
 		co.order = append(co.order, c.ID)
 		co.out[c.ID] = outs
 	}

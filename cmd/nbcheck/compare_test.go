@@ -70,3 +70,22 @@ func TestHasOutputs(t *testing.T) {
 		t.Error("a code cell without id accepted")
 	}
 }
+
+// TestCompareInterleaving: the order of stream text and displays, and how
+// the stream is split into outputs, vary between runs and are not compared.
+func TestCompareInterleaving(t *testing.T) {
+	a := []byte(`{"cells": [{"cell_type": "code", "id": "c", "outputs": [
+ {"output_type": "stream", "name": "stdout", "text": "one\ntwo\n"},
+ {"output_type": "display_data", "data": {"text/html": "<p>x</p>"}}]}]}`)
+	b := []byte(`{"cells": [{"cell_type": "code", "id": "c", "outputs": [
+ {"output_type": "stream", "name": "stdout", "text": "one\n"},
+ {"output_type": "display_data", "data": {"text/html": "<p>x</p>"}},
+ {"output_type": "stream", "name": "stdout", "text": "two\n"}]}]}`)
+	if diffs, err := Compare(a, b); err != nil || len(diffs) != 0 {
+		t.Errorf("Compare = %v, %v; want no difference", diffs, err)
+	}
+	c := bytes.Replace(b, []byte(`"two\n"`), []byte(`"three\n"`), 1)
+	if diffs, _ := Compare(a, c); len(diffs) != 1 {
+		t.Errorf("other stream text: %d differences, want 1", len(diffs))
+	}
+}
