@@ -10,6 +10,11 @@
 #
 #	bash scripts/notebooks-run.sh [NOTEBOOK.ipynb...]   (default: notebooks/*.ipynb)
 #
+# A notebook committed with outputs (scripts/notebooks-outputs.sh) must have
+# the outputs this execution gives (nbcheck -compare: cell by cell, timings
+# and temporary paths masked): the outputs a reader sees are the current
+# code's.
+#
 # Needs scripts/notebooks-setup.sh first (scripts/test.sh runs both). The
 # executed notebooks are written to .cache/notebooks/executed/; the
 # notebooks in the tree are not modified. GASP_NOTEBOOK_TIMEOUT bounds one
@@ -40,6 +45,7 @@ execute() {
 	mkdir -p "$dir"
 	rm -f "$dir/$name"
 	if ! jupyter nbconvert --to notebook --execute --ExecutePreprocessor.kernel_name=gonb \
+		--ExecutePreprocessor.record_timing=False \
 		--ExecutePreprocessor.timeout="$timeout" --output-dir="$dir" "$nb" >"$dir/$name.log" 2>&1; then
 		grep -vE '^[IWE][0-9]{4} ' "$dir/$name.log" | tail -n 30
 		echo "$nb: nbconvert failed (log: $dir/$name.log)"
@@ -95,8 +101,8 @@ for nb in "${notebooks[@]}"; do
 		skipped=$((skipped + 1))
 		continue
 	fi
-	if execute "$nb" "$out"; then
-		echo "notebooks-run: $nb: ok ($((SECONDS - t0)) s)"
+	if execute "$nb" "$out" && "$bin/nbcheck" -compare "$nb" "$out/$(basename "$nb")"; then
+		echo "notebooks-run: $nb: ok, committed outputs current ($((SECONDS - t0)) s)"
 	else
 		echo "notebooks-run: $nb: FAILED ($((SECONDS - t0)) s; executed copy: $out/$(basename "$nb"))" >&2
 		failed=1

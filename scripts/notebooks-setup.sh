@@ -4,7 +4,9 @@
 # every step is skipped when its result is already there.
 #
 #  1. Debian packages jupyter-nbconvert and jupyter-client (no ipykernel is
-#     needed), downloaded into a private archive directory
+#     needed), fonts-liberation (the figures' SVGs name Liberation Serif,
+#     whose metrics gonum/plot lays the text out with) and librsvg2-bin
+#     (rsvg-convert, to look at a figure as PNG), downloaded into a private archive directory
 #     (.cache/notebooks/apt-archives) so that another run cleaning apt's
 #     shared cache cannot break the install.
 #  2. GoNB and goimports, built as Go tools of the small tools module
@@ -33,7 +35,7 @@ sudo=()
 if [[ "$(id -u)" != 0 ]]; then sudo=(sudo -n); fi
 
 # 1. Packages.
-pkgs=(jupyter-nbconvert jupyter-client)
+pkgs=(jupyter-nbconvert jupyter-client fonts-liberation librsvg2-bin)
 missing=()
 for p in "${pkgs[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -92,9 +92,12 @@ fi
 step "notebooks"
 # Executes notebooks/*.ipynb headless with the GoNB kernel (installed by
 # scripts/notebooks-setup.sh, idempotent) and fails on any failed cell,
-# after checking that its checker flags deliberately failing notebooks.
+# after checking that its checker flags deliberately failing notebooks, or
+# when a committed notebook's outputs are not what it now gives; then renders
+# each to HTML (scripts/notebooks-html.sh: screenshots where Chromium is).
 if bash scripts/notebooks-setup.sh >/dev/null; then
 	bash scripts/notebooks-run.sh || failed+=("notebooks")
+	bash scripts/notebooks-html.sh >/dev/null || failed+=("notebooks-html")
 elif [[ "${CI:-}" == "true" ]]; then
 	failed+=("notebooks-setup")
 else

@@ -212,7 +212,7 @@ error when it is a terminal (not with --quiet).`)
 		return fail(err)
 	}
 	writeDemoTable(stdout, &rep.Tasks[0], *k, title)
-	fmt.Fprintf(stdout, "\nsamples: %s; tables and plots (KL vs k per method: fig3a_mean.svg): %s\n", *out, *anaDir)
+	fmt.Fprintf(stdout, "\nsamples: %s; tables and plots (KL vs k per method; README.md indexes them): %s\n", *out, *anaDir)
 	return 0
 }
 

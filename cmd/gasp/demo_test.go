@@ -25,7 +25,7 @@ func TestDemo(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
 	}
-	for _, f := range []string{"fig3a_mean.svg", "kl.csv", "README.md"} {
+	for _, f := range []string{"kl_mean.svg", "kl.csv", "README.md"} {
 		if _, err := os.Stat(filepath.Join(dir, "analysis", f)); err != nil {
 			t.Error(err)
 		}

@@ -167,7 +167,7 @@ func TestAnalyzeDeterministic(t *testing.T) {
 			t.Errorf("%s differs between runs", name)
 		}
 	}
-	for _, name := range []string{"README.md", "kl.csv", "geomean.csv", "fig3a_mean.svg", "fig3b_gcd.svg", filepath.Join("fig3a", "toy_utf8.svg")} {
+	for _, name := range []string{"README.md", "kl.csv", "geomean.csv", "kl_mean.svg", "scatter_gcd.svg", filepath.Join("kl", "toy_utf8.svg")} {
 		if len(ta[name]) == 0 {
 			t.Errorf("%s missing", name)
 		}

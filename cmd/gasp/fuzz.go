@@ -378,11 +378,13 @@ func runFuzzTable(args []string, stdout, stderr io.Writer) int {
 Reads DIR/<target>/<method>/coverage.json (written by gasp fuzz run; target
 xml or sql; method gcd, asap-kN, grammarinator, mcmc-uniform-kN,
 mcmc-priority-kN, mcmc-restart-kN) and writes into DIR the coverage tables
-of the paper's Tables 2-3 (table-<target>.md and .csv, and tables.md:
-branch, function and line coverage with bootstrap 95% CIs over trials, and
-the branch gain over GCD) and coverage-over-time plots as SVG
-(<target>-<metric>.svg, and <target>-ablation-<metric>.svg by MCMC
-proposal and k). The output depends on the coverage.json files alone.`)
+of the paper's Tables 2-3 (tab2-supp-metrics-sql.md and .csv, tab3-…-xml,
+and tables.md: branch, function and line coverage with bootstrap 95% CIs
+over trials, and the branch gain over GCD) and coverage-over-time figures
+as SVG, named after the paper's: Figs. 3b/6b (branch coverage, MCMC at
+k = 10) and Figs. 7-12 (ablations of branch, function and line coverage:
+one panel per proposal, k as line style, GCD for reference). The output
+depends on the coverage.json files alone.`)
 	pos, done, code := parseFlags(fset, args, stdout, stderr)
 	if done {
 		return code

@@ -118,14 +118,14 @@ func TestFuzzTable(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	md, err := os.ReadFile(filepath.Join(dir, "table-sql.md"))
+	md, err := os.ReadFile(filepath.Join(dir, "tab2-supp-metrics-sql.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(md), "| MCMC-Priority | 10 | 3 | 25.00 [25.00, 25.00] | 40.00 [40.00, 40.00] | 28.00 [28.00, 28.00] | +25.0 |") {
-		t.Errorf("table-sql.md:\n%s", md)
+		t.Errorf("tab2-supp-metrics-sql.md:\n%s", md)
 	}
-	if !strings.Contains(out, "sql-ablation-branch.svg") {
+	if !strings.Contains(out, "fig8-abl-sql.svg") {
 		t.Errorf("files written:\n%s", out)
 	}
 }

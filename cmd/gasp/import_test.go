@@ -26,7 +26,7 @@ func TestImportAnalyzeAuthors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range []string{"geomean.csv", "protocols.csv", "fig3a_mean.svg", other + "/geomean.csv", other + "/README.md"} {
+		for _, f := range []string{"geomean.csv", "protocols.csv", "fig2a-sygus-repr.svg", other + "/geomean.csv", other + "/README.md"} {
 			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 				t.Errorf("--protocol %s: %v", p, err)
 			}

@@ -14,6 +14,11 @@
 // error: ", "exit status N" (N > 0), "signal: ", "--- FAIL: " and "FAIL".
 // It exits with status 1 if it found a problem, 2 if a notebook could not be
 // read. scripts/notebooks-run.sh runs it on every notebook of notebooks/.
+//
+// With -compare, it checks that a committed notebook's outputs are what a
+// fresh execution of it gives (Compare: cell by cell, durations and
+// temporary paths masked), so that the outputs a reader sees on a
+// repository browser are the current code's.
 package main
 
 import (
@@ -28,8 +33,11 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(stderr, "usage: nbcheck NOTEBOOK.ipynb...")
+		fmt.Fprintln(stderr, "usage: nbcheck NOTEBOOK.ipynb...\n       nbcheck -compare COMMITTED.ipynb EXECUTED.ipynb")
 		return 2
+	}
+	if args[0] == "-compare" {
+		return runCompare(args[1:], stdout, stderr)
 	}
 	code := 0
 	for _, path := range args {
@@ -49,4 +57,42 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// runCompare compares a committed notebook's outputs with a fresh
+// execution's (Compare). A committed notebook without outputs passes.
+func runCompare(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 2 {
+		fmt.Fprintln(stderr, "usage: nbcheck -compare COMMITTED.ipynb EXECUTED.ipynb")
+		return 2
+	}
+	var data [2][]byte
+	for i, p := range args {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "nbcheck: %v\n", err)
+			return 2
+		}
+		data[i] = b
+	}
+	if has, err := HasOutputs(data[0]); err != nil || !has {
+		if err != nil {
+			fmt.Fprintf(stderr, "nbcheck: %s: %v\n", args[0], err)
+			return 2
+		}
+		return 0
+	}
+	diffs, err := Compare(data[0], data[1])
+	if err != nil {
+		fmt.Fprintf(stderr, "nbcheck: %s: %v\n", args[0], err)
+		return 2
+	}
+	for _, d := range diffs {
+		fmt.Fprintf(stdout, "%s: %s\n", args[0], d)
+	}
+	if len(diffs) > 0 {
+		fmt.Fprintf(stdout, "%s: regenerate its outputs with scripts/notebooks-outputs.sh\n", args[0])
+		return 1
+	}
+	return 0
 }

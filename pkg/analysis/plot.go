@@ -43,37 +43,55 @@ func colors(methods []string) map[string]color.RGBA {
 }
 
 func (r *Report) figures() (map[string][]byte, error) {
-	out := map[string][]byte{}
-	col := colors(r.Methods)
-	b, err := render(klPlot(fmt.Sprintf("KL vs k, mean over %d tasks", len(r.Tasks)), r.Mean, col))
-	if err != nil {
+	if err := r.checkNames(); err != nil {
 		return nil, err
 	}
-	out["fig3a_mean.svg"] = b
-	seen := map[string]string{}
-	for _, t := range r.Tasks {
-		name := "fig3a/" + fileName(t.Task) + ".svg"
-		if other, ok := seen[name]; ok {
-			return nil, fmt.Errorf("analysis: tasks %q and %q map to the same figure %s", other, t.Task, name)
-		}
-		seen[name] = t.Task
-		b, err := render(klPlot("KL vs k: "+t.Task, t.Series, col))
-		if err != nil {
-			return nil, err
-		}
-		out[name] = b
-	}
-	for _, base := range []string{GCD, ASAp} {
-		p, err := r.scatter(base, col)
-		if err != nil {
-			return nil, err
-		}
-		if p != nil {
-			b, err := render(p, nil)
-			if err != nil {
-				return nil, err
+	out := map[string][]byte{}
+	col := colors(r.Methods)
+	add := func(name string) func(*plot.Plot, error) error {
+		return func(p *plot.Plot, err error) error {
+			if err != nil || p == nil {
+				return err
 			}
-			out["fig3b_"+base+".svg"] = b
+			b, err := render(p, nil)
+			out[name] = b
+			return err
+		}
+	}
+	all := r.sygusTasks("")
+	if len(all) > 0 && len(all) == len(r.Tasks) {
+		title := fmt.Sprintf("Fig. 2a: KL vs k, mean over %d SyGuS tasks", len(r.Tasks))
+		if err := add(figSygusRepr)(klPlot(title, r.Mean, col)); err != nil {
+			return nil, err
+		}
+	} else if err := add("kl_mean.svg")(klPlot(fmt.Sprintf("KL vs k, mean over %d tasks", len(r.Tasks)), r.Mean, col)); err != nil {
+		return nil, err
+	}
+	for _, t := range r.Tasks {
+		if err := add(TaskFigure(t.Task))(klPlot(figureTitle(t.Task), t.Series, col)); err != nil {
+			return nil, err
+		}
+	}
+	if bv := r.sygusTasks("BV4"); len(bv) > 0 {
+		if err := add(figSygusScatter)(r.scatter(ASAp, bv, "Fig. 2b: BV4, ASAp(k) vs MCMC(k)", col)); err != nil {
+			return nil, err
+		}
+	}
+	if other := r.otherTasks(); len(other) > 0 {
+		if err := add("scatter_gcd.svg")(r.scatter(GCD, other, "KL per task: GCD vs MCMC(k)", col)); err != nil {
+			return nil, err
+		}
+		if err := add("scatter_asap.svg")(r.scatter(ASAp, other, "KL per task: ASAp(k) vs MCMC(k)", col)); err != nil {
+			return nil, err
+		}
+	}
+	for _, s := range r.subsets() {
+		idx := r.sygusTasks(s)
+		if err := add(figGCDScatters + s + ".svg")(r.scatter(GCD, idx, "Fig. 13: "+s+", GCD vs MCMC(k)", col)); err != nil {
+			return nil, err
+		}
+		if err := add(figASApScatters + s + ".svg")(r.scatter(ASAp, idx, "Fig. 14: "+s+", ASAp(k) vs MCMC(k)", col)); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
@@ -97,160 +115,215 @@ func fileName(task string) string {
 
 // klPlot draws KL against k for every series with points at k ≥ 1 (a line
 // and its bootstrap band), and series with only k = 0 (GCD, rejection) as
-// dashed horizontal lines.
+// dashed horizontal lines; it returns nil when no series has a point at
+// k ≥ 1. The y axis is logarithmic where KL spans an order
+// of magnitude, and leaves room above the data for the legend.
 func klPlot(title string, series []Series, col map[string]color.RGBA) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
-	p.X.Label.Text = "k"
+	p.X.Label.Text = "k (MCMC steps)"
 	p.Y.Label.Text = "KL(p̂ ‖ ref)"
-	p.Y.Min = 0
 	p.Legend.Top = true
 	kmin, kmax := math.Inf(1), math.Inf(-1)
+	var ys []float64
 	for _, s := range series {
 		for _, pt := range s.Points {
 			if pt.K >= 1 {
 				kmin, kmax = min(kmin, float64(pt.K)), max(kmax, float64(pt.K))
+				ys = append(ys, pt.Lo, pt.Hi, pt.KL)
+			} else if len(s.Points) == 1 {
+				ys = append(ys, pt.KL)
 			}
 		}
 	}
 	if math.IsInf(kmin, 0) {
-		kmin, kmax = 0, 1
+		return nil, nil // no point at k ≥ 1 (rejection sampling alone): nothing to draw against k
 	}
 	if kmin == kmax {
 		kmax = kmin + 1
 	}
 	p.X.Min, p.X.Max = kmin, kmax
 	p.X.Tick.Marker = intTicks{}
+	yAxis(&p.Y, ys, legendRows(series))
 	for _, s := range series {
-		c := col[s.Method]
-		var pts []Point
-		for _, pt := range s.Points {
-			if pt.K >= 1 {
-				pts = append(pts, pt)
-			}
-		}
-		if len(pts) == 0 {
-			pt, ok := s.At(0)
-			if !ok {
-				continue
-			}
-			l, err := plotter.NewLine(plotter.XYs{{X: kmin, Y: pt.KL}, {X: kmax, Y: pt.KL}})
-			if err != nil {
-				return nil, err
-			}
-			l.Color = c
-			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-			p.Add(l)
-			p.Legend.Add(s.Method, l)
-			continue
-		}
-		band := make(plotter.XYs, 0, 2*len(pts))
-		line := make(plotter.XYs, 0, len(pts))
-		for _, pt := range pts {
-			band = append(band, plotter.XY{X: float64(pt.K), Y: pt.Lo})
-			line = append(line, plotter.XY{X: float64(pt.K), Y: pt.KL})
-		}
-		for i := len(pts) - 1; i >= 0; i-- {
-			band = append(band, plotter.XY{X: float64(pts[i].K), Y: pts[i].Hi})
-		}
-		poly, err := plotter.NewPolygon(band)
-		if err != nil {
+		if err := addSeries(p, s, col[s.Method], kmin, kmax); err != nil {
 			return nil, err
 		}
-		poly.Color = color.NRGBA{c.R, c.G, c.B, 40} // not premultiplied
-		poly.LineStyle.Width = 0
-		l, sc, err := plotter.NewLinePoints(line)
-		if err != nil {
-			return nil, err
-		}
-		l.Color = c
-		sc.Color = c
-		sc.Shape = draw.CircleGlyph{}
-		sc.Radius = vg.Points(1.5)
-		p.Add(poly, l, sc)
-		p.Legend.Add(s.Method, l, sc)
 	}
 	return p, nil
 }
 
-// scatter draws, per task, KL(base) (x) against KL(MCMC(K)) (y) for every
-// MCMC method, with the diagonal: points below it are tasks where MCMC is
-// closer to the reference. It returns nil when no task has both.
-func (r *Report) scatter(base string, col map[string]color.RGBA) (*plot.Plot, error) {
+// legendRows counts the series klPlot draws.
+func legendRows(series []Series) int {
+	n := 0
+	for _, s := range series {
+		if len(s.Points) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// yAxis sets a from the values it shows: logarithmic when they are all
+// positive and span a factor of 10 or more, from 0 otherwise, with room at
+// the top for a legend of rows lines.
+func yAxis(a *plot.Axis, ys []float64, rows int) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, y := range ys {
+		if !math.IsNaN(y) {
+			lo, hi = min(lo, y), max(hi, y)
+		}
+	}
+	if math.IsInf(lo, 0) {
+		lo, hi = 0, 1
+	}
+	room := 0.08 * float64(rows+1) / (1 - 0.08*float64(rows+1)) // legend rows take ~8 % of the height each
+	if lo > 0 && hi/lo >= 10 {
+		a.Scale, a.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		a.Min, a.Max = lo/1.2, hi*math.Pow(hi/lo*1.2, room)
+		return
+	}
+	if hi <= 0 {
+		hi = 1
+	}
+	a.Min, a.Max = 0, hi*(1+room)
+}
+
+// addSeries draws one series of klPlot: a line with its band, or a dashed
+// level for a k = 0 method.
+func addSeries(p *plot.Plot, s Series, c color.RGBA, kmin, kmax float64) error {
+	var pts []Point
+	for _, pt := range s.Points {
+		if pt.K >= 1 {
+			pts = append(pts, pt)
+		}
+	}
+	if len(pts) == 0 {
+		pt, ok := s.At(0)
+		if !ok {
+			return nil
+		}
+		l, err := plotter.NewLine(plotter.XYs{{X: kmin, Y: pt.KL}, {X: kmax, Y: pt.KL}})
+		if err != nil {
+			return err
+		}
+		l.Color = c
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(l)
+		p.Legend.Add(methodName(s.Method), l)
+		return nil
+	}
+	band := make(plotter.XYs, 0, 2*len(pts))
+	line := make(plotter.XYs, 0, len(pts))
+	for _, pt := range pts {
+		band = append(band, plotter.XY{X: float64(pt.K), Y: pt.Lo})
+		line = append(line, plotter.XY{X: float64(pt.K), Y: pt.KL})
+	}
+	for i := len(pts) - 1; i >= 0; i-- {
+		band = append(band, plotter.XY{X: float64(pts[i].K), Y: pts[i].Hi})
+	}
+	poly, err := plotter.NewPolygon(band)
+	if err != nil {
+		return err
+	}
+	poly.Color = color.NRGBA{c.R, c.G, c.B, 40} // not premultiplied
+	poly.LineStyle.Width = 0
+	l, sc, err := plotter.NewLinePoints(line)
+	if err != nil {
+		return err
+	}
+	l.Color = c
+	sc.Color = c
+	sc.Shape = draw.CircleGlyph{}
+	sc.Radius = vg.Points(1.5)
+	p.Add(poly, l, sc)
+	p.Legend.Add(methodName(s.Method), l, sc)
+	return nil
+}
+
+// scatter draws, for the tasks idx, KL(base) (x) against KL(MCMC(K)) (y)
+// for every MCMC method, with the diagonal: points below it are tasks where
+// MCMC is closer to the reference. Both axes are logarithmic where the KLs
+// span a factor of 10. It returns nil when no task has both.
+func (r *Report) scatter(base string, idx []int, title string, col map[string]color.RGBA) (*plot.Plot, error) {
 	p := plot.New()
 	label := "GCD"
 	if base == ASAp {
 		label = "ASAp(k)"
 	}
-	p.Title.Text = fmt.Sprintf("KL per task: %s vs MCMC(k)", label)
+	p.Title.Text = title
 	p.X.Label.Text = "KL of " + label
 	p.Y.Label.Text = "KL of MCMC(k)"
 	p.Legend.Top = true
 	p.Legend.Left = true
-	hi, found := 0.0, false
+	var all []float64
 	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
 	i := 0
 	for _, m := range r.Methods {
 		if !IsMCMC(m) {
 			continue
 		}
-		var xy plotter.XYs
-		for ti := range r.Tasks {
-			t := &r.Tasks[ti]
-			s, ok := t.Method(m)
-			if !ok {
-				continue
-			}
-			y, ok := r.finalPoint(s)
-			if !ok {
-				continue
-			}
-			b, ok := t.Method(base)
-			if !ok {
-				continue
-			}
-			k := y.K
-			if base == GCD {
-				k = 0
-			}
-			x, ok := b.At(k)
-			if !ok {
-				continue
-			}
-			xy = append(xy, plotter.XY{X: x.KL, Y: y.KL})
-			hi = max(hi, x.KL, y.KL)
-		}
+		xy := r.pairs(base, m, idx)
 		if len(xy) == 0 {
 			continue
 		}
-		found = true
 		sc, err := plotter.NewScatter(xy)
 		if err != nil {
 			return nil, err
+		}
+		for _, q := range xy {
+			all = append(all, q.X, q.Y)
 		}
 		sc.Color = col[m]
 		sc.Shape = shapes[i%len(shapes)]
 		sc.Radius = vg.Points(2.5)
 		i++
 		p.Add(sc)
-		p.Legend.Add(m, sc)
+		p.Legend.Add(methodName(m), sc)
 	}
-	if !found {
+	if len(all) == 0 {
 		return nil, nil
 	}
-	if hi == 0 {
-		hi = 1
-	}
-	hi *= 1.05
-	diag, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: hi, Y: hi}})
+	yAxis(&p.Y, all, i)
+	yAxis(&p.X, all, 0)
+	p.X.Max = p.Y.Max // square, the diagonal at 45°
+	diag, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: p.X.Min}, {X: p.X.Max, Y: p.X.Max}})
 	if err != nil {
 		return nil, err
 	}
 	diag.Color = color.RGBA{150, 150, 150, 255}
 	diag.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
 	p.Add(diag)
-	p.X.Min, p.Y.Min, p.X.Max, p.Y.Max = 0, 0, hi, hi
 	return p, nil
+}
+
+// pairs returns, per task of idx with both, (KL of base, KL of MCMC method
+// m at its final k): base at k = 0 for GCD, at the same k for ASAp.
+func (r *Report) pairs(base, m string, idx []int) plotter.XYs {
+	var xy plotter.XYs
+	for _, ti := range idx {
+		t := &r.Tasks[ti]
+		s, ok := t.Method(m)
+		if !ok {
+			continue
+		}
+		y, ok := r.finalPoint(s)
+		if !ok {
+			continue
+		}
+		b, ok := t.Method(base)
+		if !ok {
+			continue
+		}
+		k := y.K
+		if base == GCD {
+			k = 0
+		}
+		if x, ok := b.At(k); ok && !math.IsNaN(x.KL) && !math.IsNaN(y.KL) {
+			xy = append(xy, plotter.XY{X: x.KL, Y: y.KL})
+		}
+	}
+	return xy
 }
 
 // intTicks puts ticks at integers only.
@@ -278,5 +351,13 @@ func render(p *plot.Plot, err error) ([]byte, error) {
 	if _, err := w.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("analysis: plot: %w", err)
 	}
-	return b.Bytes(), nil
+	return fontFallback(b.Bytes()), nil
+}
+
+// fontFallback gives the SVG's font, Liberation Serif (the metrics gonum/plot
+// lays the text out with), metric-compatible fallbacks for a reader without
+// it: Times New Roman, then any serif font.
+func fontFallback(svg []byte) []byte {
+	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Serif;"),
+		[]byte("font-family:'Liberation Serif','Times New Roman',Times,serif;"))
 }

@@ -208,7 +208,7 @@ func TestFilesDeterministic(t *testing.T) {
 	}
 	a, b := render(), render()
 	for _, name := range []string{"README.md", "kl.csv", "kl_mean.csv", "kl_final.csv", "geomean.csv",
-		"monotonicity.csv", "rejection.csv", "fig3a_mean.svg", "fig3a/toy_skew.svg", "fig3b_gcd.svg", "fig3b_asap.svg"} {
+		"monotonicity.csv", "rejection.csv", "kl_mean.svg", "kl/toy_skew.svg", "scatter_gcd.svg", "scatter_asap.svg"} {
 		if len(a[name]) == 0 {
 			t.Errorf("%s missing or empty", name)
 		}
@@ -221,8 +221,8 @@ func TestFilesDeterministic(t *testing.T) {
 			t.Errorf("%s differs between renderings", name)
 		}
 	}
-	if !bytes.HasPrefix(a["fig3a_mean.svg"], []byte("<?xml")) || !bytes.Contains(a["fig3a_mean.svg"], []byte("<svg")) {
-		t.Error("fig3a_mean.svg is not SVG")
+	if !bytes.HasPrefix(a["kl_mean.svg"], []byte("<?xml")) || !bytes.Contains(a["kl_mean.svg"], []byte("<svg")) {
+		t.Error("kl_mean.svg is not SVG")
 	}
 	if !strings.Contains(string(a["README.md"]), "| mcmc-restart | 3 |") {
 		t.Errorf("README.md lacks the geomean row:\n%s", a["README.md"])
@@ -231,11 +231,11 @@ func TestFilesDeterministic(t *testing.T) {
 	// A figure of an earlier rendering (listed in the directory's
 	// manifest) goes; a file gasp did not write stays, even a figure.
 	dir := t.TempDir()
-	stale := filepath.Join(dir, "fig3a", "old.svg")
-	if _, err := outdir.Write(dir, map[string][]byte{"fig3a/old.svg": []byte("x")}); err != nil {
+	stale := filepath.Join(dir, "kl", "old.svg")
+	if _, err := outdir.Write(dir, map[string][]byte{"kl/old.svg": []byte("x")}); err != nil {
 		t.Fatal(err)
 	}
-	keep := filepath.Join(dir, "fig3a", "mine.svg")
+	keep := filepath.Join(dir, "kl", "mine.svg")
 	os.WriteFile(keep, []byte("x"), 0o644)
 	rep, err := Analyze(loadStore(t), Options{Seed: 1})
 	if err != nil {

@@ -25,10 +25,7 @@ import (
 //	geomean.csv                 geomean KL reductions vs GCD and ASAp(K), beside the paper's
 //	monotonicity.csv            per task and method: how KL moves with k
 //	rejection.csv               rejection sampling acceptance rates
-//	fig3a_mean.svg              Fig. 3a: mean KL vs k over tasks, with bands
-//	fig3a/<task>.svg            the same per task
-//	fig3b_gcd.svg               Fig. 3b: KL of GCD (x) vs MCMC(K) (y), one point per task
-//	fig3b_asap.svg              KL of ASAp(K) (x) vs MCMC(K) (y)
+//	fig*.svg, fig*/*.svg        the paper's figures, by number and label (figures.go)
 //
 // A report with a Peer (AnalyzeBoth) adds the two protocols' geomean
 // ratios side by side, and the peer's tables without figures in a

@@ -15,7 +15,7 @@ import (
 )
 
 // Methods are the methods an experiment can run.
-var Methods = []string{"gcd", "asap", "mcmc-uniform", "mcmc-priority", "mcmc-restart", "rejection"}
+var Methods = []string{"gcd", "asap", "mcmc-uniform", "mcmc-priority", "mcmc-restart", "mcmc-priority-pp", "rejection"}
 
 // Config is an experiment: a grid of tasks × methods × runs, sampled with
 // one model and one set of sampling settings. It is read from a JSON file

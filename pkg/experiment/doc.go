@@ -16,7 +16,9 @@
 //	asap            one adaptive ASAp run of K samples: ASAp(k) at k = 1…K
 //	mcmc-uniform,   one Metropolis–Hastings chain of K steps from a GCD
 //	mcmc-priority,  sample: MCMC(k), the state after k steps, at k = 0…K
-//	mcmc-restart
+//	mcmc-restart,   (mcmc-priority is the authors' code's Priority, masked
+//	mcmc-priority-pp  entropy, exp(H) − 1; mcmc-priority-pp the paper's
+//	                text, p ∝ perplexity of P(·|x_{1:i}): mcmc.PriorityPP)
 //	rejection       one attempt of rejection sampling per run, k = 0: the
 //	                store's valid fraction is the acceptance rate
 //

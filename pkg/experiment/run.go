@@ -331,6 +331,8 @@ func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, task 
 			prop = mcmc.Priority{}
 		case "mcmc-restart":
 			prop = mcmc.Restart{}
+		case "mcmc-priority-pp":
+			prop = mcmc.PriorityPP{}
 		default:
 			return nil, fmt.Errorf("unknown method %q", u.method)
 		}

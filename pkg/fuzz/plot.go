@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"math"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -36,78 +37,180 @@ func kDashes(k, largest int) []vg.Length {
 	return []vg.Length{vg.Points(6), vg.Points(3)}
 }
 
-// PlotOverTime draws coverage over time, as an SVG, for one metric
-// ("branch", "line" or "function") of one target's results. Without
-// ablation it draws one line per method, MCMC proposals at their largest k;
-// with ablation, the MCMC proposals at every k (colour by proposal, dash by
-// k). It returns nil if there is nothing to draw.
-func PlotOverTime(rs []Result, metric string, ablation bool) ([]byte, error) {
-	get := map[string]func(Point) float64{
-		"branch":   func(p Point) float64 { return p.BranchPct },
-		"line":     func(p Point) float64 { return p.LinePct },
-		"function": func(p Point) float64 { return p.FunctionPct },
-	}[metric]
-	if get == nil {
-		return nil, fmt.Errorf("unknown metric %q (want branch, line or function)", metric)
+// metricOf returns the coverage of a metric ("branch", "line" or
+// "function") at a point, with its 95 % interval.
+func metricOf(metric string) (func(Point) (v, lo, hi float64), error) {
+	switch metric {
+	case "branch":
+		return func(p Point) (float64, float64, float64) { return p.BranchPct, p.BranchCI[0], p.BranchCI[1] }, nil
+	case "line":
+		return func(p Point) (float64, float64, float64) { return p.LinePct, p.LineCI[0], p.LineCI[1] }, nil
+	case "function":
+		return func(p Point) (float64, float64, float64) { return p.FunctionPct, p.FunctionCI[0], p.FunctionCI[1] }, nil
 	}
-	largest := map[string]int{}
-	for _, r := range rs {
-		largest[r.Base] = max(largest[r.Base], r.K)
+	return nil, fmt.Errorf("unknown metric %q (want branch, line or function)", metric)
+}
+
+// PlotOverTime draws, as an SVG, one metric's coverage over time of one
+// target's results, as the paper's Fig. 3b / 6b: one line per method with
+// its bootstrap 95 % band over trials, the MCMC proposals at their largest
+// k. It returns nil if there is nothing to draw.
+func PlotOverTime(rs []Result, metric string) ([]byte, error) {
+	get, err := metricOf(metric)
+	if err != nil {
+		return nil, err
 	}
+	largest := largestK(rs)
 	var chosen []Result
 	for _, r := range rs {
-		mcmc := strings.HasPrefix(r.Base, "mcmc-")
-		if ablation && mcmc || !ablation && (!mcmc || r.K == largest[r.Base]) {
+		if !strings.HasPrefix(r.Base, "mcmc-") || r.K == largest[r.Base] {
 			chosen = append(chosen, r)
 		}
 	}
 	if len(chosen) == 0 {
 		return nil, nil
 	}
-	p := plot.New()
-	r0 := chosen[0]
-	kind := "methods"
-	if ablation {
-		kind = "MCMC by k"
-	}
-	p.Title.Text = fmt.Sprintf("%s %s: %s coverage (%s)", r0.Library, r0.Version, metric, kind)
-	p.X.Label.Text = "AFL++ time (s)"
-	p.Y.Label.Text = metric + " coverage (%)"
-	p.Legend.Top = false
-	p.Legend.Left = false
-	p.Add(plotter.NewGrid())
-	for _, r := range chosen {
-		xys := make(plotter.XYs, len(r.OverTime))
-		for i, pt := range r.OverTime {
-			xys[i].X, xys[i].Y = pt.Seconds, get(pt)
+	p, err := coveragePlot(chosen, get, largest, func(r Result) string {
+		if r.K > 0 {
+			return fmt.Sprintf("%s (k=%d)", label(r), r.K)
 		}
-		line, points, err := plotter.NewLinePoints(xys)
+		return label(r)
+	})
+	if err != nil {
+		return nil, err
+	}
+	r0 := chosen[0]
+	p.Title.Text = fmt.Sprintf("%s %s: %s coverage, mean and 95 %% CI over %s", r0.Library, r0.Version, metric, trialsText(chosen))
+	p.Y.Label.Text = metric + " coverage (%)"
+	return svgOf(7*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{{p}})
+}
+
+// PlotAblation draws, as an SVG, the paper's ablation figures (Figs. 7–12):
+// one panel per MCMC proposal (Priority, Restart, Uniform), each with its
+// runs at every k (k = 2 dotted, 5 dashed, the largest solid) and GCD for
+// reference, all with bootstrap 95 % bands. It returns nil if no MCMC
+// result is there.
+func PlotAblation(rs []Result, metric string) ([]byte, error) {
+	get, err := metricOf(metric)
+	if err != nil {
+		return nil, err
+	}
+	largest := largestK(rs)
+	var row []*plot.Plot
+	for _, base := range []string{"mcmc-priority", "mcmc-restart", "mcmc-uniform"} {
+		var chosen []Result
+		for _, r := range rs {
+			if r.Base == base || r.Base == "gcd" {
+				chosen = append(chosen, r)
+			}
+		}
+		if len(chosen) == 0 || largest[base] == 0 {
+			continue
+		}
+		p, err := coveragePlot(chosen, get, largest, func(r Result) string {
+			if r.K > 0 {
+				return fmt.Sprintf("k=%d", r.K)
+			}
+			return label(r)
+		})
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", r.Method, err)
+			return nil, err
+		}
+		p.Title.Text = label(Result{Base: base})
+		p.Y.Label.Text = metric + " coverage (%)"
+		row = append(row, p)
+	}
+	if len(row) == 0 {
+		return nil, nil
+	}
+	return svgOf(vg.Length(len(row))*3.6*vg.Inch, 3.2*vg.Inch, [][]*plot.Plot{row})
+}
+
+// largestK returns the largest k of each base method.
+func largestK(rs []Result) map[string]int {
+	largest := map[string]int{}
+	for _, r := range rs {
+		largest[r.Base] = max(largest[r.Base], r.K)
+	}
+	return largest
+}
+
+// coveragePlot draws the results' curves with their bands, a colour per
+// base method and a dash per k, the legend at the top left above the data.
+func coveragePlot(rs []Result, get func(Point) (float64, float64, float64), largest map[string]int,
+	name func(Result) string) (*plot.Plot, error) {
+	p := plot.New()
+	p.X.Label.Text = "AFL++ time (s)"
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Add(plotter.NewGrid())
+	lo, hi := math.Inf(1), math.Inf(-1)
+	rows := 0
+	for _, r := range rs {
+		line := make(plotter.XYs, len(r.OverTime))
+		band := make(plotter.XYs, 2*len(r.OverTime))
+		for i, pt := range r.OverTime {
+			v, l, h := get(pt)
+			line[i] = plotter.XY{X: pt.Seconds, Y: v}
+			band[i] = plotter.XY{X: pt.Seconds, Y: min(l, v)}
+			band[len(band)-1-i] = plotter.XY{X: pt.Seconds, Y: max(h, v)}
+			lo, hi = min(lo, l, v), max(hi, h, v)
+		}
+		if len(line) == 0 {
+			continue
 		}
 		c, ok := methodColor[r.Base]
 		if !ok {
 			c = color.RGBA{86, 180, 233, 255}
 		}
-		line.Color, points.Color = c, c
-		line.Width = vg.Points(1.5)
-		points.Shape = draw.CircleGlyph{}
-		points.Radius = vg.Points(1.5)
+		poly, err := plotter.NewPolygon(band)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", r.Method, err)
+		}
+		poly.Color = color.NRGBA{c.R, c.G, c.B, 45}
+		poly.LineStyle.Width = 0
+		l, err := plotter.NewLine(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", r.Method, err)
+		}
+		l.Color, l.Width = c, vg.Points(1.5)
 		if strings.HasPrefix(r.Base, "mcmc-") {
-			line.Dashes = kDashes(r.K, largest[r.Base])
+			l.Dashes = kDashes(r.K, largest[r.Base])
 		}
-		p.Add(line, points)
-		name := label(r)
-		if r.K > 0 {
-			name += fmt.Sprintf(" (k=%d)", r.K)
-		}
-		p.Legend.Add(name, line)
+		p.Add(poly, l)
+		p.Legend.Add(name(r), l)
+		rows++
 	}
-	c := vgsvg.New(7*vg.Inch, 4.5*vg.Inch)
-	p.Draw(draw.New(c))
+	if !math.IsInf(lo, 0) {
+		// Legend rows take ~7 % of the height each: leave that much room above the data.
+		room := 0.07 * float64(rows+1)
+		span := max(hi-lo, 0.01)
+		p.Y.Min, p.Y.Max = lo-0.05*span, hi+span*room/(1-room)
+	}
+	return p, nil
+}
+
+// svgOf draws the plots, aligned in rows, on one SVG canvas.
+func svgOf(w, h vg.Length, plots [][]*plot.Plot) ([]byte, error) {
+	c := vgsvg.New(w, h)
+	dc := draw.New(c)
+	tiles := draw.Tiles{Rows: len(plots), Cols: len(plots[0]), PadX: vg.Points(8), PadY: vg.Points(8)}
+	canvases := plot.Align(plots, tiles, dc)
+	for i := range plots {
+		for j, p := range plots[i] {
+			p.Draw(canvases[i][j])
+		}
+	}
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return fontFallback(buf.Bytes()), nil
+}
+
+// fontFallback gives the SVG's font, Liberation Serif (the metrics gonum/plot
+// lays the text out with), metric-compatible fallbacks for a reader without
+// it: Times New Roman, then any serif font.
+func fontFallback(svg []byte) []byte {
+	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Serif;"),
+		[]byte("font-family:'Liberation Serif','Times New Roman',Times,serif;"))
 }

@@ -121,8 +121,8 @@ func TestWriteReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Per target: 2 tables, 3 method plots, 3 ablation plots; and tables.md.
-	if len(files) != 2*(2+3+3)+1 {
+	// Per target: 2 tables, the branch plot, 3 ablation plots; tables.md and Table 1.
+	if len(files) != 2*(2+1+3)+2 {
 		t.Errorf("%d files written: %v", len(files), files)
 	}
 	first := map[string][]byte{}
@@ -139,8 +139,12 @@ func TestWriteReport(t *testing.T) {
 					break
 				}
 			}
-			if !bytes.Contains(first[f], []byte("MCMC-Restart (k=10)")) {
-				t.Errorf("%s lacks the MCMC-Restart (k=10) legend", f)
+			want := "MCMC-Restart (k=10)" // the methods' legend
+			if strings.Contains(f, "-abl-") || strings.Contains(f, "-cov-") {
+				want = "MCMC-Restart" // the panel's title
+			}
+			if !bytes.Contains(first[f], []byte(want)) || !bytes.Contains(first[f], []byte("GCD")) {
+				t.Errorf("%s lacks %s or GCD", f, want)
 			}
 		}
 	}

@@ -33,6 +33,12 @@ func OpenToolchain(dir string) (*Toolchain, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The sandbox binds the toolchain at its own path, which bwrap cannot
+	// create through a symbolic link (a checkout whose .cache links to a
+	// shared one): use the path the link resolves to.
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
 	tc := &Toolchain{Dir: abs}
 	var missing []string
 	if _, err := os.Stat(filepath.Join(abs, "src", ".done")); err != nil {
