@@ -16,7 +16,6 @@ import (
 	"github.com/gasplab/gasp/pkg/gcd"
 	"github.com/gasplab/gasp/pkg/grammar"
 	"github.com/gasplab/gasp/pkg/lm"
-	"github.com/gasplab/gasp/pkg/mcmc"
 	"github.com/gasplab/gasp/pkg/runs"
 	"github.com/gasplab/gasp/pkg/sample"
 )
@@ -69,10 +68,11 @@ type unit struct {
 // ks returns the k of the records a run of method leaves: MCMC 0…K, ASAp
 // 1…K, others 0.
 func (c *Config) ks(method string) (lo, hi int) {
-	switch {
-	case method == "asap":
+	m, _ := ParseMethod(method)
+	switch m.Kind {
+	case KindASAp:
 		return 1, c.K
-	case len(method) > 5 && method[:5] == "mcmc-":
+	case KindMCMC:
 		return 0, c.K
 	}
 	return 0, 0
@@ -227,7 +227,7 @@ func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 		}
 		t0 := time.Now()
 		prompt := prompts[u.task]
-		recs, err := cfg.sampleBatch(m.WithSeq(len(prompt)+cfg.MaxNewTokens+1), model, masker, task.Name, prompt, u)
+		recs, err := cfg.sampleBatch(m.WithSeq(len(prompt)+cfg.MaxNewTokens+1), model, masker, dir, task.Name, prompt, u)
 		if err != nil {
 			return sum, fmt.Errorf("task %s, %s, runs %d–%d: %w", task.Name, u.method, u.lo, u.hi-1, err)
 		}
@@ -274,8 +274,14 @@ func (c *Config) stored(u unit, done map[runs.Sample]bool) bool {
 	return true
 }
 
-// sampleBatch samples the runs of u, one row each, and returns their records.
-func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, task string, prompt []int, u unit) ([]runs.Record, error) {
+// sampleBatch samples the runs of u, one row each, and returns their
+// records. An adaptive method (cars, ars) learns in the task's trie kept in
+// the store (TriePath), read before the batch and written after it.
+func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, dir, task string, prompt []int, u unit) ([]runs.Record, error) {
+	meth, err := ParseMethod(u.method)
+	if err != nil {
+		return nil, err
+	}
 	n := u.hi - u.lo
 	seeds := make([]uint64, n)
 	rands := make([]*rand.Rand, n)
@@ -284,75 +290,31 @@ func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, task 
 		rands[i] = sample.NewRand(seeds[i])
 	}
 	scfg := sample.Config{Masker: masker, Transform: c.Transform(), MaxNew: c.MaxNewTokens}
-	start := time.Now()
-	type out struct {
-		run, k   int
-		rec      *sample.Record
-		accepted []bool
-		evals    int
+	o := DrawOptions{K: c.K, Budget: 1}
+	adaptive := meth.Kind == KindExact && meth.Variant != sample.RSFT
+	if meth.Kind == KindExact {
+		o.Budget = ExactBudget
 	}
-	var outs []out
-	switch u.method {
-	case "gcd":
-		recs, _, err := scfg.GCDEach(m, prompt, rands)
-		if err != nil {
+	if adaptive {
+		if o.Trie, err = LoadTrie(TriePath(dir, u.method, task)); err != nil {
 			return nil, err
 		}
-		for i, r := range recs {
-			outs = append(outs, out{run: u.lo + i, rec: r, evals: r.Evals})
-		}
-	case "rejection":
-		recs, _, err := scfg.RejectionEach(m, prompt, 1, rands)
-		if err != nil {
+	}
+	start := time.Now()
+	outs, err := Draw(m, scfg, meth, prompt, o, rands)
+	if err != nil {
+		return nil, err
+	}
+	if adaptive {
+		if err := SaveTrie(TriePath(dir, u.method, task), o.Trie); err != nil {
 			return nil, err
-		}
-		for i, r := range recs {
-			outs = append(outs, out{run: u.lo + i, rec: r, evals: r.Evals})
-		}
-	case "asap":
-		all, _, err := scfg.ASApEach(m, prompt, c.K, rands)
-		if err != nil {
-			return nil, err
-		}
-		for i, rs := range all {
-			ev := 0
-			for j, r := range rs {
-				ev += r.Evals
-				outs = append(outs, out{run: u.lo + i, k: j + 1, rec: r, evals: ev})
-			}
-		}
-	default:
-		var prop mcmc.Proposal
-		switch u.method {
-		case "mcmc-uniform":
-			prop = mcmc.Uniform{}
-		case "mcmc-priority":
-			prop = mcmc.Priority{}
-		case "mcmc-restart":
-			prop = mcmc.Restart{}
-		default:
-			return nil, fmt.Errorf("unknown method %q", u.method)
-		}
-		res, err := mcmc.RunEach(m, prompt, mcmc.Config{Sample: scfg, Proposal: prop, Steps: c.K}, rands)
-		if err != nil {
-			return nil, err
-		}
-		for i := range res.Chains {
-			ch := &res.Chains[i]
-			for k := 0; k <= c.K; k++ {
-				var acc []bool
-				for _, s := range ch.Steps[:k] {
-					acc = append(acc, s.Accepted)
-				}
-				outs = append(outs, out{run: u.lo + i, k: k, rec: ch.At(k), accepted: acc, evals: ch.EvalsAt(k)})
-			}
 		}
 	}
 	elapsed := float64(time.Since(start).Microseconds()) / 1000
 	recs := make([]runs.Record, len(outs))
 	for i, o := range outs {
-		ids := o.rec.Tokens
-		if o.rec.Status == sample.Complete && len(ids) > 0 {
+		ids := o.Rec.Tokens
+		if o.Rec.Status == sample.Complete && len(ids) > 0 {
 			ids = ids[:len(ids)-1] // the EOS
 		}
 		ids = append([]int{}, ids...)
@@ -361,22 +323,23 @@ func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, task 
 			return nil, err
 		}
 		recs[i] = runs.Record{
-			Schema:    runs.Schema,
-			Task:      task,
-			Method:    u.method,
-			K:         o.k,
-			Run:       o.run,
-			Seed:      seeds[o.run-u.lo],
-			PromptIDs: prompt,
-			IDs:       ids,
-			Text:      text,
-			LogP:      o.rec.LogProb(),
-			LogPGCD:   o.rec.LogQProb(),
-			Valid:     o.rec.Valid(),
-			Status:    o.rec.Status.String(),
-			Accepted:  o.accepted,
-			Evals:     int64(o.evals),
-			ElapsedMS: elapsed,
+			Schema:     runs.Schema,
+			Task:       task,
+			Method:     u.method,
+			K:          o.K,
+			Run:        u.lo + o.Run,
+			Seed:       seeds[o.Run],
+			PromptIDs:  prompt,
+			IDs:        ids,
+			Text:       text,
+			LogP:       o.Rec.LogProb(),
+			LogPGCD:    o.Rec.LogQProb(),
+			Valid:      o.Rec.Valid(),
+			Status:     o.Rec.Status.String(),
+			Accepted:   o.Accepted,
+			Evals:      int64(o.Evals),
+			Rejections: int64(o.Rejections),
+			ElapsedMS:  elapsed,
 		}
 	}
 	return recs, nil
