@@ -12,7 +12,7 @@ import (
 )
 
 func runSample(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp sample", "gasp sample --grammar G --prompt FILE|TEXT [--method M] [--k K] [--n N] [--seed S] [--first I] [--model DIR] [--template chat|raw] [--max-new-tokens T] [--temperature X] [--top-p P] [--top-k K] [--lenient] [--batch B] [--out F.jsonl [--resume]] [--quiet]", `
+	fset := newFlagSet("gasp sample", "gasp sample --grammar G --prompt FILE|TEXT [--method M] [--k K] [--n N] [--seed S] [--first I] [--model DIR] [--template chat|raw] [--max-new-tokens T] [--temperature X] [--top-p P] [--top-k K] [--lenient] [--batch B] [--budget A] [--trie F] [--out F.jsonl [--resume]] [--quiet]", `
 Samples completions of a prompt from a Llama model under a grammar and
 writes one JSON line per sample, in the run-store schema (mcmc/README.md):
 method, k, run, seed, prompt_ids, ids (EOS excluded), text, logp,
@@ -21,12 +21,20 @@ logp_gcd, valid, status, evals, ...
 Methods: gcd (grammar-constrained decoding), rejection (each run draws
 from P until a sentence of the grammar, at most --budget attempts),
 asap (independent adaptive runs; each run's K-th sample, ASAp(K)),
-mcmc-uniform, mcmc-priority, mcmc-restart (independent chains; each
-chain's state after K MH steps). --k is ignored by gcd and rejection.
+mcmc-uniform, mcmc-priority, mcmc-restart, mcmc-mix-P (independent
+chains; each chain's state after K MH steps; mcmc-mix-P restarts with
+probability P, else cuts as Priority), cars, ars, rsft (exact samples of
+P^G by constrained adaptive rejection sampling and its variants, at most
+--budget attempts per run; the runs of a batch share what cars and ars
+learn, kept across batches and invocations in --trie), smc, smc-N,
+smc-awrs-N (sequential Monte Carlo with N particles, 10 for smc, per run;
+the record is one particle drawn by weight, its evals those of all N).
+--k is ignored by the methods without steps (all but asap and mcmc-*).
 
 The runs are --first … --first+N-1. Run i has its own seed, derived from
 --seed, --task, --method and i as in pkg/experiment and written in its
-record, so it is the same sample whatever --first, --n and --batch:
+record, so it is the same sample whatever --first, --n and --batch (but for cars
+and ars, whose samples depend on what the trie had learnt):
 "--first i --n 1" reproduces it alone. Runs are
 drawn B at a time (--batch), one batched model call per token step, and
 written after each batch. evals counts the model's token evaluations
@@ -46,7 +54,7 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 	grammarPath := fset.String("grammar", "", "grammar file (GBNF)")
 	lenient := fset.Bool("lenient", false, "treat references to undefined rules as rules with no alternatives")
 	promptArg := fset.String("prompt", "", "prompt file, or the prompt text")
-	method := fset.String("method", "gcd", "sampler: gcd, rejection, asap, mcmc-uniform, mcmc-priority, mcmc-restart")
+	method := fset.String("method", "gcd", "sampler: gcd, rejection, asap, mcmc-uniform, mcmc-priority, mcmc-restart, mcmc-mix-P, cars, ars, rsft, smc, smc-N, smc-awrs-N")
 	k := fset.Int("k", 1, "MCMC steps, or the ASAp sample number (from 1)")
 	n := fset.Int("n", 10, "number of runs (samples, chains)")
 	first := fset.Int("first", 0, "index of the first run")
@@ -57,7 +65,8 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 	temperature := fset.Float64("temperature", 1, "sampling temperature")
 	topP := fset.Float64("top-p", 1, "nucleus sampling mass (1: off)")
 	topK := fset.Int("top-k", 0, "top-k sampling (0: off)")
-	budget := fset.Int("budget", 20, "rejection: most attempts per run")
+	budget := fset.Int("budget", 20, "rejection, cars, ars, rsft: most attempts per run")
+	triePath := fset.String("trie", "", "cars, ars: read the trie from this file if it exists, write it after each batch")
 	batch := fset.Int("batch", 100, "runs drawn together, one row each")
 	task := fset.String("task", "", "task name written in each record (default: the grammar file's path)")
 	outPath := fset.String("out", "", "append the records to this run-store file instead of standard output")
@@ -85,7 +94,8 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 	case *promptArg == "":
 		return usageErr("--prompt is required")
 	case !validMethod(*method):
-		return usageErr("unknown --method %q (want one of %v)", *method, sampleMethods)
+		_, err := experiment.ParseMethod(*method)
+		return usageErr("unknown --method %q: %v", *method, err)
 	case *n < 1:
 		return usageErr("--n must be at least 1, got %d", *n)
 	case *first < 0:
@@ -110,9 +120,14 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 	if *task == "" {
 		*task = *grammarPath
 	}
+	meth, _ := experiment.ParseMethod(*method)
 	recK := *k
-	if *method == "gcd" || *method == "rejection" {
+	if meth.Kind != experiment.KindASAp && meth.Kind != experiment.KindMCMC {
 		recK = 0
+	}
+	adaptive := meth.Kind == experiment.KindExact && meth.Variant != sample.RSFT
+	if *triePath != "" && !adaptive {
+		return usageErr("--trie is for cars and ars only")
 	}
 
 	// Open the output first: a refused resume should not wait for the model.
@@ -172,9 +187,20 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 	defer t.Close()
 
 	ks := []int{recK}
+	opt := experiment.DrawOptions{Budget: *budget}
+	if adaptive {
+		// One trie for all batches: a new one, or the one saved in --trie.
+		opt.Trie = sample.NewTrie()
+		if *triePath != "" {
+			if opt.Trie, err = experiment.LoadTrie(*triePath); err != nil {
+				return fail(err)
+			}
+		}
+	}
 	b := newBar(stderr, *quiet, len(todo)*unitsPerRun(*method, recK), *method)
+	rejecting := meth.Kind == experiment.KindRejection || meth.Kind == experiment.KindExact
 	ended := func(r *sample.Record) {
-		if *method != "rejection" || r.Valid() {
+		if !rejecting || r.Valid() {
 			b.add(1)
 		}
 	}
@@ -192,14 +218,17 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 			continue
 		}
 		size := min(*batch, *first+*n-c0)
-		d, err := t.draw(*task, *method, ks, *budget, *seed, size, c0, ids, ended)
+		d, err := t.draw(*task, *method, ks, opt, *seed, size, c0, ids, ended)
+		if err == nil && *triePath != "" {
+			err = experiment.SaveTrie(*triePath, opt.Trie)
+		}
 		if err != nil {
 			b.finish()
 			return fail(err)
 		}
 		for _, rs := range d.recs {
-			if *method == "rejection" && !rs[0].Valid {
-				fmt.Fprintf(stderr, "gasp sample: rejection: run %d accepted nothing in %d attempts\n", rs[0].Run, *budget)
+			if rejecting && !rs[0].Valid {
+				fmt.Fprintf(stderr, "gasp sample: %s: run %d accepted nothing in %d attempts\n", *method, rs[0].Run, *budget)
 			}
 			for _, r := range rs {
 				if err := emit(r); err != nil {

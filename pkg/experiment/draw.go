@@ -27,6 +27,8 @@ type DrawOptions struct {
 	K      int          // MCMC steps; ASAp samples
 	Budget int          // rejection, cars, ars, rsft: most attempts per run
 	Trie   *sample.Trie // cars, ars: the trie to learn in (nil: a new one)
+	// MCMCStats, if not nil, receives the chains' statistics (MCMC only).
+	MCMCStats *mcmc.Stats
 }
 
 // Draw runs method meth once per random source, all runs in one batch: run
@@ -84,6 +86,9 @@ func Draw(m lm.Model, scfg sample.Config, meth Method, prompt []int, o DrawOptio
 		res, err := mcmc.RunEach(m, prompt, mcmc.Config{Sample: scfg, Proposal: meth.Proposal, Steps: o.K}, rands)
 		if err != nil {
 			return nil, err
+		}
+		if o.MCMCStats != nil {
+			*o.MCMCStats = res.Stats
 		}
 		for i := range res.Chains {
 			ch := &res.Chains[i]
