@@ -24,7 +24,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) int {
 }
 
 func runExperimentRun(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp experiment run", "gasp experiment run [--shard i/n] [--store DIR] [--limit N] CONFIG", `
+	fset := newFlagSet("gasp experiment run", "gasp experiment run [--shard i/n] [--store DIR] [--limit N] [--task-time D] CONFIG", `
 Runs the grid of an experiment configuration (tasks × methods × runs, k up
 to K; see pkg/experiment and experiments/quick.json) into its run store,
 mcmc/<name>/ of the repository holding CONFIG. Batches already stored are
@@ -35,10 +35,14 @@ an uninterrupted one (elapsed_ms aside).
 
 --shard i/n runs the i-th (0-based) of n interleaved parts of the grid, for
 a Slurm array or a Kubernetes indexed job; shards may share the store
-directory. Progress goes to standard error.`)
+directory. --task-time bounds the time spent on each (task, method) in
+this invocation: its remaining batches are left for a later invocation
+(for exact samplers on tasks where they are slow). Progress goes to
+standard error.`)
 	shard := fset.String("shard", "0/1", "run part i of n of the grid (i from 0)")
 	store := fset.String("store", "", "run store directory (default: mcmc/<name> of the repository)")
 	limit := fset.Int("limit", 0, "stop after appending N records (0: no limit)")
+	taskTime := fset.Duration("task-time", 0, "stop sampling a (task, method) after this much time in this invocation (0: no bound)")
 	pos, done, code := parseFlags(fset, args, stdout, stderr)
 	if done {
 		return code
@@ -65,7 +69,7 @@ directory. Progress goes to standard error.`)
 		return 1
 	}
 	sum, err := experiment.Run(context.Background(), cfg, experiment.Options{
-		Store: *store, Shard: i, Shards: n, Limit: *limit, Progress: stderr,
+		Store: *store, Shard: i, Shards: n, Limit: *limit, Progress: stderr, TaskTime: *taskTime,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "gasp experiment run: %v\n", err)
@@ -75,6 +79,9 @@ directory. Progress goes to standard error.`)
 		sum.Batches, sum.Skipped, sum.Ran, sum.Records, sum.Elapsed.Round(1e6))
 	if sum.Limited {
 		fmt.Fprint(stderr, "; stopped at --limit")
+	}
+	if sum.Deferred > 0 {
+		fmt.Fprintf(stderr, "; %d batches left by --task-time", sum.Deferred)
 	}
 	fmt.Fprintln(stderr)
 	return 0

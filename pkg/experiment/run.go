@@ -46,16 +46,22 @@ type Options struct {
 	// LockWait bounds the wait for the store's lock held by another
 	// process; 0 means 10 minutes.
 	LockWait time.Duration
+	// TaskTime, if positive, bounds the sampling time of each (task,
+	// method) in this invocation: once a pair has spent it, its remaining
+	// batches are left for a later invocation (Summary.Deferred), so that
+	// a slow pair cannot starve the others. The batch in flight finishes.
+	TaskTime time.Duration
 }
 
 // Summary is what Run did.
 type Summary struct {
-	Batches int // batches in this shard
-	Skipped int // ... already stored
-	Ran     int // ... sampled
-	Records int // records appended
-	Limited bool
-	Elapsed time.Duration
+	Batches  int // batches in this shard
+	Skipped  int // ... already stored
+	Ran      int // ... sampled
+	Records  int // records appended
+	Deferred int // batches left because their (task, method) spent Options.TaskTime
+	Limited  bool
+	Elapsed  time.Duration
 }
 
 // unit is one batch of the grid: runs [lo, hi) of method on task.
@@ -212,11 +218,17 @@ func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 
 	var masker *gcd.Masker
 	maskerTask := -1
+	spent := map[[2]string]time.Duration{}
 	for i, u := range todo {
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
 		task := tasks[u.task]
+		key := [2]string{task.Name, u.method}
+		if opt.TaskTime > 0 && spent[key] >= opt.TaskTime {
+			sum.Deferred++
+			continue
+		}
 		if u.task != maskerTask {
 			g, _, err := grammar.CompileFile(task.Grammar, grammar.Options{Lenient: cfg.Lenient})
 			if err != nil {
@@ -241,6 +253,7 @@ func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 			return sum, err
 		}
 		sum.Ran++
+		spent[key] += time.Since(t0)
 		valid := 0
 		for _, r := range recs {
 			if r.Valid {
