@@ -16,6 +16,7 @@
 //	sample      sample completions of a language model under a grammar
 //	experiment  run an experiment grid into the run store
 //	analyze     tables and figures of an experiment from its run store
+//	analyze-true  the true distance of every method to exact samples of P^G
 //	tokenize    encode text to token ids
 //	train-tiny  train the embedded tiny model
 //	eval-tiny   evaluate the embedded model (perplexity, sample validity)
@@ -56,6 +57,7 @@ func init() {
 		{"sample", "sample completions of a Llama model under a grammar (gcd, rejection, asap, mcmc)", runSample},
 		{"experiment", "run an experiment grid (experiments/*.json) into the run store mcmc/<name>", runExperiment},
 		{"analyze", "regenerate analysis/<experiment> (KL tables, figures) from mcmc/<experiment>", runAnalyze},
+		{"analyze-true", "every method's true distance to P^G, from exact CARS samples (analysis/quick-true)", runAnalyzeTrue},
 		{"tokenize", "encode text to token ids with a tokenizer.json (Llama 3)", runTokenize},
 		{"train-tiny", "train the embedded tiny model (data/models/tiny) with GoMLX", runTrainTiny},
 		{"eval-tiny", "evaluate the embedded model: held-out perplexity, validity of unconstrained samples", runEvalTiny},

@@ -60,7 +60,12 @@ func (r *Report) WriteDir(dir, title string) error {
 	if err != nil {
 		return err
 	}
-	err = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+	return writeDir(dir, files)
+}
+
+// writeDir writes files into dir (see Report.WriteDir).
+func writeDir(dir string, files map[string][]byte) error {
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
