@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 
 	"github.com/gasplab/gasp/pkg/runs"
 )
@@ -25,18 +24,29 @@ import (
 // would score, the distance between disjoint random subsets of the exact
 // samples.
 type Exact struct {
-	draws []string // keys of the valid exact samples
+	index map[string]int // sample key → id
+	draws []int          // ids of the valid exact samples
 }
 
 // NewExact collects the valid exact samples of recs.
 func NewExact(recs []runs.Record) *Exact {
-	e := &Exact{}
+	e := &Exact{index: map[string]int{}}
 	for _, r := range recs {
 		if r.Valid {
-			e.draws = append(e.draws, key(r.IDs))
+			e.draws = append(e.draws, e.id(key(r.IDs)))
 		}
 	}
 	return e
+}
+
+// id returns the id of sample key k, giving it the next one if new.
+func (e *Exact) id(k string) int {
+	i, ok := e.index[k]
+	if !ok {
+		i = len(e.index)
+		e.index[k] = i
+	}
+	return i
 }
 
 // Len returns the number of exact samples.
@@ -49,38 +59,35 @@ type Distance struct {
 	N              int // the method's valid samples
 }
 
-// distances returns TV and smoothed KL between sample keys p and exact
-// keys q.
-func distances(p, q []string) (tv, kl float64) {
-	cp, cq := map[string]int{}, map[string]int{}
+// counter tallies sample ids of two sets, reused across calls.
+type counter struct{ p, q []int }
+
+// distances returns TV and smoothed KL between samples p and exact samples
+// q (ids below size), summing in id order.
+func (c *counter) distances(p, q []int, size int) (tv, kl float64) {
+	c.p = append(c.p[:0], make([]int, size)...)
+	c.q = append(c.q[:0], make([]int, size)...)
 	for _, x := range p {
-		cp[x]++
+		c.p[x]++
 	}
 	for _, x := range q {
-		cq[x]++
+		c.q[x]++
 	}
-	union := len(cq)
-	for x := range cp {
-		if cq[x] == 0 {
+	union := 0
+	for i := range size {
+		if c.p[i] > 0 || c.q[i] > 0 {
 			union++
 		}
 	}
 	np, nq := float64(len(p)), float64(len(q))
-	keys := make([]string, 0, union)
-	for x := range cq {
-		keys = append(keys, x)
-	}
-	for x := range cp {
-		if cq[x] == 0 {
-			keys = append(keys, x)
+	for i := range size {
+		if c.p[i] == 0 && c.q[i] == 0 {
+			continue
 		}
-	}
-	sort.Strings(keys) // a fixed order of summation
-	for _, x := range keys {
-		a, b := float64(cp[x])/np, float64(cq[x])/nq
+		a, b := float64(c.p[i])/np, float64(c.q[i])/nq
 		tv += math.Abs(a - b)
 		if a > 0 {
-			kl += a * math.Log(a/((float64(cq[x])+1)/(nq+float64(union))))
+			kl += a * math.Log(a/((float64(c.q[i])+1)/(nq+float64(union))))
 		}
 	}
 	return tv / 2, kl
@@ -89,10 +96,10 @@ func distances(p, q []string) (tv, kl float64) {
 // Distance returns the true distance of recs' valid samples to the exact
 // samples, with a bootstrap that resamples both (resamples times, seeded).
 func (e *Exact) Distance(recs []runs.Record, resamples int, seed uint64) (Distance, error) {
-	var p []string
+	var p []int
 	for _, r := range recs {
 		if r.Valid {
-			p = append(p, key(r.IDs))
+			p = append(p, e.id(key(r.IDs)))
 		}
 	}
 	if len(p) == 0 {
@@ -101,24 +108,27 @@ func (e *Exact) Distance(recs []runs.Record, resamples int, seed uint64) (Distan
 	if e.Len() == 0 || resamples < 1 {
 		return Distance{}, fmt.Errorf("analysis: %d exact samples, %d resamples", e.Len(), resamples)
 	}
+	var c counter
+	size := len(e.index)
 	d := Distance{N: len(p)}
-	d.TV, d.KL = distances(p, e.draws)
+	d.TV, d.KL = c.distances(p, e.draws, size)
 	rng := newRand(seed)
 	tvs, kls := make([]float64, resamples), make([]float64, resamples)
+	bp, bq := make([]int, len(p)), make([]int, len(e.draws))
 	for b := range resamples {
-		tvs[b], kls[b] = distances(resampled(p, rng), resampled(e.draws, rng))
+		tvs[b], kls[b] = c.distances(resampled(bp, p, rng), resampled(bq, e.draws, rng), size)
 	}
 	d.TVLo, d.TVHi = percentile(tvs, 2.5), percentile(tvs, 97.5)
 	d.KLLo, d.KLHi = percentile(kls, 2.5), percentile(kls, 97.5)
 	return d, nil
 }
 
-func resampled(xs []string, rng *rand.Rand) []string {
-	out := make([]string, len(xs))
-	for i := range out {
-		out[i] = xs[rng.IntN(len(xs))]
+// resampled fills dst with len(xs) draws from xs with replacement.
+func resampled(dst, xs []int, rng *rand.Rand) []int {
+	for i := range dst {
+		dst[i] = xs[rng.IntN(len(xs))]
 	}
-	return out
+	return dst
 }
 
 // Floor returns the mean TV and KL, over splits random splits, between n of
@@ -130,10 +140,11 @@ func (e *Exact) Floor(n, splits int, seed uint64) (tv, kl float64, ok bool) {
 		return 0, 0, false
 	}
 	rng := newRand(seed)
-	xs := append([]string(nil), e.draws...)
+	xs := append([]int(nil), e.draws...)
+	var c counter
 	for range splits {
 		rng.Shuffle(len(xs), func(i, j int) { xs[i], xs[j] = xs[j], xs[i] })
-		t, k := distances(xs[:n], xs[n:])
+		t, k := c.distances(xs[:n], xs[n:], len(e.index))
 		tv += t
 		kl += k
 	}

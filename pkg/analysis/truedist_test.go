@@ -19,12 +19,13 @@ func recsOf(task, method string, k int, ids ...[]int) []runs.Record {
 // TV and smoothed KL by hand: p̂ = {a: ½, b: ½}, ê = {a: ¾, c: ¼} over
 // U = {a, b, c}; ê₊ = {a: 4/7, b: 1/7, c: 2/7}.
 func TestDistances(t *testing.T) {
-	tv, kl := distances([]string{"a", "b"}, []string{"a", "a", "a", "c"})
+	var c counter
+	tv, kl := c.distances([]int{0, 1}, []int{0, 0, 0, 2}, 4) // id 3: seen by neither
 	wantKL := 0.5*math.Log(0.5/(4.0/7)) + 0.5*math.Log(0.5/(1.0/7))
 	if math.Abs(tv-0.5) > 1e-15 || math.Abs(kl-wantKL) > 1e-15 {
 		t.Errorf("distances = %v, %v; want 0.5, %v", tv, kl, wantKL)
 	}
-	if tv, _ := distances([]string{"a"}, []string{"a"}); tv != 0 {
+	if tv, _ := c.distances([]int{1}, []int{1}, 2); tv != 0 {
 		t.Errorf("TV of equal samples %v", tv)
 	}
 }
