@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -162,11 +163,20 @@ func SaveTrie(path string, t *sample.Trie) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
+	return writeAtomic(path, func(w io.Writer) error {
+		_, err := t.WriteTo(w)
+		return err
+	})
+}
+
+// writeAtomic writes a file through write into a temporary file of path's
+// directory, then renames it to path.
+func writeAtomic(path string, write func(io.Writer) error) error {
 	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
-	_, err = t.WriteTo(f)
+	err = write(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

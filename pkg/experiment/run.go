@@ -452,22 +452,8 @@ func writeSettings(dir string, cfg *Config) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, settingsFile+".*")
-	if err != nil {
+	return writeAtomic(filepath.Join(dir, settingsFile), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
 		return err
-	}
-	_, err = f.Write(append(b, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, settingsFile))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	})
 }
