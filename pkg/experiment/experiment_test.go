@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gasplab/gasp/pkg/analysis"
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
@@ -313,5 +314,17 @@ func TestRunNewMethods(t *testing.T) {
 		if err != nil || tr.Nodes() < 2 {
 			t.Errorf("%s: cars trie: %v nodes, %v", task.Name, tr.Nodes(), err)
 		}
+	}
+	// gasp analyze's computation takes the new methods as they are.
+	data, err := analysis.Load(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := analysis.Analyze(data, analysis.Options{Resamples: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Methods, []string{"cars", "mcmc-mix-0.5", "rsft", "smc-3", "smc-awrs-2"}) {
+		t.Errorf("analysed methods %v", rep.Methods)
 	}
 }
