@@ -91,13 +91,17 @@ func (r *TrueReport) markdown(title string) []byte {
 		title, r.Options.MinExact, est, len(r.Tasks), r.Options.Resamples)
 	b.WriteString("## Means over the estimated tasks, each method at its final k\n\n")
 	rows := [][]string{{"method", "k", "tasks", "mean evals/run", "proxy KL (rank)", "true TV (rank)", "true KL (rank)"}}
+	var px, tk, tt []float64
 	for _, m := range r.Means() {
 		rows = append(rows, []string{m.Method, strconv.Itoa(m.K), strconv.Itoa(m.Tasks), f3(m.Evals),
 			fmt.Sprintf("%s (%d)", f3(m.Proxy), m.RankProxy), fmt.Sprintf("%s (%d)", f3(m.TV), m.RankTV), fmt.Sprintf("%s (%d)", f3(m.KL), m.RankKL)})
+		px, tk, tt = append(px, m.Proxy), append(tk, m.KL), append(tt, m.TV)
 	}
 	mdTable(&b, rows)
 	kl, tv, n := r.MeanTau()
-	fmt.Fprintf(&b, "\nPer task, Kendall τ between the proxy KL and the true distance across methods: mean %s (true KL), %s (true TV) over %d tasks.\n\n", f3(kl), f3(tv), n)
+	fmt.Fprintf(&b, "\nKendall τ between the methods' mean proxy KL and their mean true KL: %s; true TV: %s. "+
+		"Per task, τ between the proxy and the true distance across methods: mean %s (true KL), %s (true TV) over %d tasks.\n\n",
+		f3(kendall(px, tk)), f3(kendall(px, tt)), f3(kl), f3(tv), n)
 	b.WriteString("## Tasks\n\n")
 	rows = [][]string{{"task", "exact samples", "CARS acceptance", "evals/sample", "floor TV", "τ(proxy, true KL)", "method: proxy KL / true TV [CI] / true KL"}}
 	for _, t := range r.Tasks {
