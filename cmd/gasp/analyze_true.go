@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/gasplab/gasp/pkg/analysis"
 	"github.com/gasplab/gasp/pkg/runs"
@@ -21,7 +22,7 @@ the proxy ranks the methods as the true distance does. Tasks with fewer
 than --min-exact exact samples report only CARS's acceptance rate. Writes
 README.md, true.csv, tasks.csv and fig_true_vs_evals.svg to --out (default
 analysis/quick-true), byte for byte the same for the same stores and flags.`)
-	store := fset.String("store", "", "run store of the methods (default: mcmc/quick of the repository)")
+	store := fset.String("store", "", "run stores of the methods, comma-separated (default: mcmc/quick of the repository)")
 	exactStore := fset.String("exact", "", "run store of the exact samples (default: mcmc/quick-true)")
 	method := fset.String("method", "cars", "the exact method in --exact")
 	out := fset.String("out", "", "output directory (default: analysis/quick-true)")
@@ -63,7 +64,11 @@ analysis/quick-true), byte for byte the same for the same stores and flags.`)
 	if err != nil {
 		return fail(err)
 	}
-	title := fmt.Sprintf("The true distance to P^G: %s against %s samples of %s", filepath.Base(*store), *method, filepath.Base(*exactStore))
+	var names []string
+	for _, d := range strings.Split(*store, ",") {
+		names = append(names, filepath.Base(d))
+	}
+	title := fmt.Sprintf("The true distance to P^G: %s against %s samples of %s", strings.Join(names, " + "), *method, filepath.Base(*exactStore))
 	if err := rep.WriteDir(*out, title); err != nil {
 		return fail(err)
 	}
@@ -71,16 +76,26 @@ analysis/quick-true), byte for byte the same for the same stores and flags.`)
 	return 0
 }
 
-// loadData reads a whole run store.
-func loadData(dir string) (*analysis.Data, error) {
-	st, err := runs.OpenReadOnly(dir)
-	if err != nil {
-		return nil, err
+// loadData reads whole run stores, comma-separated, as one.
+func loadData(dirs string) (*analysis.Data, error) {
+	var all []runs.Record
+	for _, dir := range strings.Split(dirs, ",") {
+		st, err := runs.OpenReadOnly(dir)
+		if err != nil {
+			return nil, err
+		}
+		n := len(all)
+		err = st.Each(func(r runs.Record) error {
+			all = append(all, r)
+			return nil
+		})
+		st.Close()
+		if err == nil && len(all) == n {
+			err = fmt.Errorf("%s holds no records", dir)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	defer st.Close()
-	d, err := analysis.Load(st)
-	if err == nil && len(d.Tasks()) == 0 {
-		err = fmt.Errorf("%s holds no records", dir)
-	}
-	return d, err
+	return analysis.Group(all), nil
 }

@@ -35,14 +35,15 @@ an uninterrupted one (elapsed_ms aside).
 
 --shard i/n runs the i-th (0-based) of n interleaved parts of the grid, for
 a Slurm array or a Kubernetes indexed job; shards may share the store
-directory. --task-time bounds the time spent on each (task, method) in
-this invocation: its remaining batches are left for a later invocation
-(for exact samplers on tasks where they are slow). Progress goes to
-standard error.`)
+directory. --task-time bounds the sampling time of each (task, method),
+the stored batches' elapsed_ms included: its remaining batches are left
+(cars, ars and rsft stop within a batch, and their runs cut short leave no
+record), and a rerun with a larger --task-time continues them. Progress
+goes to standard error.`)
 	shard := fset.String("shard", "0/1", "run part i of n of the grid (i from 0)")
 	store := fset.String("store", "", "run store directory (default: mcmc/<name> of the repository)")
 	limit := fset.Int("limit", 0, "stop after appending N records (0: no limit)")
-	taskTime := fset.Duration("task-time", 0, "stop sampling a (task, method) after this much time in this invocation (0: no bound)")
+	taskTime := fset.Duration("task-time", 0, "stop sampling a (task, method) once it has taken this long, stored batches included (0: no bound)")
 	pos, done, code := parseFlags(fset, args, stdout, stderr)
 	if done {
 		return code

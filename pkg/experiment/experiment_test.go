@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gasplab/gasp/pkg/analysis"
 	"github.com/gasplab/gasp/pkg/runs"
@@ -326,5 +327,12 @@ func TestRunNewMethods(t *testing.T) {
 	}
 	if !slices.Equal(rep.Methods, []string{"cars", "mcmc-mix-0.5", "rsft", "smc-3", "smc-awrs-2"}) {
 		t.Errorf("analysed methods %v", rep.Methods)
+	}
+	// More runs, but every (task, method) has spent its time already: the
+	// stored batches' elapsed_ms count.
+	c.Runs = 6
+	sum, err = Run(context.Background(), c, Options{Store: dir, TaskTime: time.Nanosecond})
+	if err != nil || sum.Records != 0 || sum.Deferred != len(tasks)*5*2 {
+		t.Errorf("with the time spent: %+v, %v", sum, err)
 	}
 }

@@ -47,9 +47,12 @@ type Options struct {
 	// process; 0 means 10 minutes.
 	LockWait time.Duration
 	// TaskTime, if positive, bounds the sampling time of each (task,
-	// method) in this invocation: once a pair has spent it, its remaining
-	// batches are left for a later invocation (Summary.Deferred), so that
-	// a slow pair cannot starve the others. The batch in flight finishes.
+	// method), counting the batches already stored (their elapsed_ms):
+	// once a pair has spent it, its remaining batches are left
+	// (Summary.Deferred), so that a slow pair cannot starve the others,
+	// and a rerun with a larger TaskTime continues them. The exact methods
+	// (cars, ars, rsft) stop in the middle of a batch; their runs cut
+	// short leave no record.
 	TaskTime time.Duration
 }
 
@@ -87,10 +90,7 @@ func (c *Config) ks(method string) (lo, hi int) {
 // grid returns this shard's batches, in the grid's order: tasks by name,
 // methods as configured, runs ascending.
 func (c *Config) grid(ntasks int, shard, shards int) []unit {
-	b := c.Batch
-	if b == 0 {
-		b = c.Runs
-	}
+	b := c.batchSize()
 	var out []unit
 	i := 0
 	for t := range ntasks {
@@ -145,9 +145,10 @@ func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 	units := cfg.grid(len(tasks), opt.Shard, opt.Shards)
 	sum.Batches = len(units)
 
-	// What is stored already.
+	// What is stored already, and the time it took.
 	var todo []unit
 	done := map[[2]string]map[runs.Sample]bool{}
+	spent := map[[2]string]time.Duration{}
 	if _, err := os.Stat(dir); err == nil {
 		if err := checkSettings(dir, cfg); err != nil {
 			return sum, err
@@ -159,7 +160,10 @@ func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 		for _, u := range units {
 			key := [2]string{tasks[u.task].Name, u.method}
 			if done[key] == nil {
-				if done[key], err = ro.Done(key[0], key[1]); err != nil {
+				if done[key], err = ro.Done(key[0], key[1]); err == nil {
+					spent[key], err = storedTime(ro, key, cfg.batchSize())
+				}
+				if err != nil {
 					ro.Close()
 					return sum, err
 				}
@@ -218,7 +222,6 @@ func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 
 	var masker *gcd.Masker
 	maskerTask := -1
-	spent := map[[2]string]time.Duration{}
 	for i, u := range todo {
 		if err := ctx.Err(); err != nil {
 			return sum, err
@@ -239,7 +242,11 @@ func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 		}
 		t0 := time.Now()
 		prompt := prompts[u.task]
-		recs, err := cfg.sampleBatch(m.WithSeq(len(prompt)+cfg.MaxNewTokens+1), model, masker, dir, task.Name, prompt, u)
+		var stop func() bool
+		if opt.TaskTime > 0 {
+			stop = func() bool { return spent[key]+time.Since(t0) >= opt.TaskTime }
+		}
+		recs, err := cfg.sampleBatch(m.WithSeq(len(prompt)+cfg.MaxNewTokens+1), model, masker, dir, task.Name, prompt, u, stop)
 		if err != nil {
 			return sum, fmt.Errorf("task %s, %s, runs %d–%d: %w", task.Name, u.method, u.lo, u.hi-1, err)
 		}
@@ -274,6 +281,32 @@ func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 	return sum, nil
 }
 
+// batchSize returns the runs of a batch.
+func (c *Config) batchSize() int {
+	if c.Batch == 0 {
+		return c.Runs
+	}
+	return c.Batch
+}
+
+// storedTime returns the sampling time of the stored batches of (task,
+// method): per batch, the largest elapsed_ms of its records.
+func storedTime(st *runs.Store, key [2]string, batch int) (time.Duration, error) {
+	recs, err := st.Records(key[0], key[1])
+	if err != nil {
+		return 0, err
+	}
+	per := map[int]float64{}
+	for _, r := range recs {
+		per[r.Run/batch] = max(per[r.Run/batch], r.ElapsedMS)
+	}
+	ms := 0.0
+	for _, v := range per {
+		ms += v
+	}
+	return time.Duration(ms * float64(time.Millisecond)), nil
+}
+
 // stored reports whether every record of u is in done.
 func (c *Config) stored(u unit, done map[runs.Sample]bool) bool {
 	klo, khi := c.ks(u.method)
@@ -290,7 +323,7 @@ func (c *Config) stored(u unit, done map[runs.Sample]bool) bool {
 // sampleBatch samples the runs of u, one row each, and returns their
 // records. An adaptive method (cars, ars) learns in the task's trie kept in
 // the store (TriePath), read before the batch and written after it.
-func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, dir, task string, prompt []int, u unit) ([]runs.Record, error) {
+func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, dir, task string, prompt []int, u unit, stop func() bool) ([]runs.Record, error) {
 	meth, err := ParseMethod(u.method)
 	if err != nil {
 		return nil, err
@@ -303,7 +336,7 @@ func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, dir, 
 		rands[i] = sample.NewRand(seeds[i])
 	}
 	scfg := sample.Config{Masker: masker, Transform: c.Transform(), MaxNew: c.MaxNewTokens}
-	o := DrawOptions{K: c.K, Budget: 1}
+	o := DrawOptions{K: c.K, Budget: 1, Stop: stop}
 	adaptive := meth.Kind == KindExact && meth.Variant != sample.RSFT
 	if meth.Kind == KindExact {
 		o.Budget = ExactBudget

@@ -87,6 +87,10 @@ type RejectionSampler struct {
 	Trie *Trie
 	// Budget bounds the attempts of each run (0: no bound).
 	Budget int
+	// Stop, if not nil, is asked before each token step; when it returns
+	// true the attempts in flight are abandoned, without a record, and
+	// CARS returns what the runs have (fewer than k samples for some).
+	Stop func() bool
 }
 
 // CARS runs one rejection sampler per random source, all in lockstep,
@@ -172,7 +176,7 @@ func (s *carsLoop) run(rands []*rand.Rand) ([][]*Record, error) {
 		allowed []gcd.Bitset
 		res     []carsStep
 	)
-	for len(active) > 0 {
+	for len(active) > 0 && (s.rs.Stop == nil || !s.rs.Stop()) {
 		rows, allowed = rows[:0], allowed[:0]
 		for _, r := range active {
 			rows = append(rows, r.row)
