@@ -12,7 +12,8 @@ import (
 
 func runAnalyzeTrue(args []string, stdout, stderr io.Writer) int {
 	fset := newFlagSet("gasp analyze-true", "gasp analyze-true [--store DIR] [--exact DIR] [--method M] [--out DIR] [--min-exact N] [--resamples N] [--seed S]", `
-Measures every method of an experiment's run store (default mcmc/quick)
+Measures every method of experiments' run stores (default mcmc/quick and
+mcmc/quick-smc, where SMC ran on the tasks with enough exact samples)
 against exact samples of P^G from another store (default mcmc/quick-true,
 written by "gasp experiment run experiments/quick-true.json"): per task and
 method at every k, TV on the observed support and KL with add-one smoothing
@@ -22,7 +23,7 @@ the proxy ranks the methods as the true distance does. Tasks with fewer
 than --min-exact exact samples report only CARS's acceptance rate. Writes
 README.md, true.csv, tasks.csv and fig_true_vs_evals.svg to --out (default
 analysis/quick-true), byte for byte the same for the same stores and flags.`)
-	store := fset.String("store", "", "run stores of the methods, comma-separated (default: mcmc/quick of the repository)")
+	store := fset.String("store", "", "run stores of the methods, comma-separated (default: mcmc/quick,mcmc/quick-smc of the repository)")
 	exactStore := fset.String("exact", "", "run store of the exact samples (default: mcmc/quick-true)")
 	method := fset.String("method", "cars", "the exact method in --exact")
 	out := fset.String("out", "", "output directory (default: analysis/quick-true)")
@@ -47,7 +48,10 @@ analysis/quick-true), byte for byte the same for the same stores and flags.`)
 	if err != nil {
 		return fail(err)
 	}
-	for p, def := range map[*string]string{store: "mcmc/quick", exactStore: "mcmc/quick-true", out: "analysis/quick-true"} {
+	if *store == "" {
+		*store = filepath.Join(root, "mcmc", "quick") + "," + filepath.Join(root, "mcmc", "quick-smc")
+	}
+	for p, def := range map[*string]string{exactStore: "mcmc/quick-true", out: "analysis/quick-true"} {
 		if *p == "" {
 			*p = filepath.Join(root, filepath.FromSlash(def))
 		}
