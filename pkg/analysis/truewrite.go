@@ -168,7 +168,7 @@ func (r *TrueReport) figure() (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc.Color = color.RGBA{213, 94, 0, 255}
+		sc.Color = color.RGBA{150, 0, 0, 255} // apart from the methods' palette
 		sc.Shape = draw.CrossGlyph{}
 		sc.Radius = vg.Points(4)
 		p.Add(sc)
