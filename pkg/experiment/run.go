@@ -147,29 +147,9 @@ func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 
 	// What is stored already, and the time it took.
 	var todo []unit
-	done := map[[2]string]map[runs.Sample]bool{}
-	spent := map[[2]string]time.Duration{}
-	if _, err := os.Stat(dir); err == nil {
-		if err := checkSettings(dir, cfg); err != nil {
-			return sum, err
-		}
-		ro, err := runs.OpenReadOnly(dir)
-		if err != nil {
-			return sum, err
-		}
-		for _, u := range units {
-			key := [2]string{tasks[u.task].Name, u.method}
-			if done[key] == nil {
-				if done[key], err = ro.Done(key[0], key[1]); err == nil {
-					spent[key], err = storedTime(ro, key, cfg.batchSize())
-				}
-				if err != nil {
-					ro.Close()
-					return sum, err
-				}
-			}
-		}
-		ro.Close()
+	done, spent, err := cfg.scanStore(dir, tasks, units)
+	if err != nil {
+		return sum, err
 	}
 	for _, u := range units {
 		if cfg.stored(u, done[[2]string{tasks[u.task].Name, u.method}]) {
@@ -279,6 +259,37 @@ func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+// scanStore returns, per (task, method) of units, the records stored in
+// dir and the time their batches took; nothing if dir does not exist.
+func (c *Config) scanStore(dir string, tasks []Task, units []unit) (map[[2]string]map[runs.Sample]bool, map[[2]string]time.Duration, error) {
+	done := map[[2]string]map[runs.Sample]bool{}
+	spent := map[[2]string]time.Duration{}
+	if _, err := os.Stat(dir); err != nil {
+		return done, spent, nil
+	}
+	if err := checkSettings(dir, c); err != nil {
+		return nil, nil, err
+	}
+	ro, err := runs.OpenReadOnly(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer ro.Close()
+	for _, u := range units {
+		key := [2]string{tasks[u.task].Name, u.method}
+		if done[key] != nil {
+			continue
+		}
+		if done[key], err = ro.Done(key[0], key[1]); err == nil {
+			spent[key], err = storedTime(ro, key, c.batchSize())
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return done, spent, nil
 }
 
 // batchSize returns the runs of a batch.
