@@ -36,10 +36,10 @@ an uninterrupted one (elapsed_ms aside).
 --shard i/n runs the i-th (0-based) of n interleaved parts of the grid, for
 a Slurm array or a Kubernetes indexed job; shards may share the store
 directory. --task-time bounds the sampling time of each (task, method),
-the stored batches' elapsed_ms included: its remaining batches are left
-(cars, ars and rsft stop within a batch, and their runs cut short leave no
-record), and a rerun with a larger --task-time continues them. Progress
-goes to standard error.`)
+the stored batches' elapsed_ms included: it is checked before each batch
+(a batch started finishes, so that no sample is kept for being quick),
+the remaining batches are left, and a rerun with a larger --task-time
+continues them. Progress goes to standard error.`)
 	shard := fset.String("shard", "0/1", "run part i of n of the grid (i from 0)")
 	store := fset.String("store", "", "run store directory (default: mcmc/<name> of the repository)")
 	limit := fset.Int("limit", 0, "stop after appending N records (0: no limit)")

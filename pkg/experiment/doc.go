@@ -37,7 +37,7 @@
 // (Options.Shard of Options.Shards takes every Shards-th batch). The store's
 // experiment.json records the configuration; resuming with other sampling
 // settings is refused. Options.TaskTime bounds the time each (task,
-// method) may take, stored batches included, for methods whose cost
+// method) may take, stored batches included (checked between batches), for methods whose cost
 // varies by orders of magnitude between tasks (cars); ParseMethod and Draw are the
 // methods' single definition, which "gasp sample" uses too.
 //

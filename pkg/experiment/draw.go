@@ -30,9 +30,6 @@ type DrawOptions struct {
 	Trie   *sample.Trie // cars, ars: the trie to learn in (nil: a new one)
 	// MCMCStats, if not nil, receives the chains' statistics (MCMC only).
 	MCMCStats *mcmc.Stats
-	// Stop, if not nil, cuts the runs of cars, ars and rsft short when it
-	// returns true: a run cut before its sample leaves no record.
-	Stop func() bool
 }
 
 // Draw runs method meth once per random source, all runs in one batch: run
@@ -63,7 +60,7 @@ func Draw(m lm.Model, scfg sample.Config, meth Method, prompt []int, o DrawOptio
 			}
 		}
 	case KindExact:
-		all, _, err := scfg.CARS(m, prompt, sample.RejectionSampler{Variant: meth.Variant, Trie: o.Trie, Budget: o.Budget, Stop: o.Stop}, 1, rands)
+		all, _, err := scfg.CARS(m, prompt, sample.RejectionSampler{Variant: meth.Variant, Trie: o.Trie, Budget: o.Budget}, 1, rands)
 		if err != nil {
 			return nil, err
 		}

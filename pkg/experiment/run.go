@@ -50,9 +50,11 @@ type Options struct {
 	// method), counting the batches already stored (their elapsed_ms):
 	// once a pair has spent it, its remaining batches are left
 	// (Summary.Deferred), so that a slow pair cannot starve the others,
-	// and a rerun with a larger TaskTime continues them. The exact methods
-	// (cars, ars, rsft) stop in the middle of a batch; their runs cut
-	// short leave no record.
+	// and a rerun with a larger TaskTime continues them. It is checked
+	// before each batch, and a batch started always finishes: whether a
+	// batch runs depends on the batches before it, never on its own
+	// samples, so that the samples kept are not selected by how long they
+	// took (which would bias exact samplers towards quick samples).
 	TaskTime time.Duration
 }
 
@@ -222,11 +224,7 @@ func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 		}
 		t0 := time.Now()
 		prompt := prompts[u.task]
-		var stop func() bool
-		if opt.TaskTime > 0 {
-			stop = func() bool { return spent[key]+time.Since(t0) >= opt.TaskTime }
-		}
-		recs, err := cfg.sampleBatch(m.WithSeq(len(prompt)+cfg.MaxNewTokens+1), model, masker, dir, task.Name, prompt, u, stop)
+		recs, err := cfg.sampleBatch(m.WithSeq(len(prompt)+cfg.MaxNewTokens+1), model, masker, dir, task.Name, prompt, u)
 		if err != nil {
 			return sum, fmt.Errorf("task %s, %s, runs %d–%d: %w", task.Name, u.method, u.lo, u.hi-1, err)
 		}
@@ -334,7 +332,7 @@ func (c *Config) stored(u unit, done map[runs.Sample]bool) bool {
 // sampleBatch samples the runs of u, one row each, and returns their
 // records. An adaptive method (cars, ars) learns in the task's trie kept in
 // the store (TriePath), read before the batch and written after it.
-func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, dir, task string, prompt []int, u unit, stop func() bool) ([]runs.Record, error) {
+func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, dir, task string, prompt []int, u unit) ([]runs.Record, error) {
 	meth, err := ParseMethod(u.method)
 	if err != nil {
 		return nil, err
@@ -347,7 +345,7 @@ func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, dir, 
 		rands[i] = sample.NewRand(seeds[i])
 	}
 	scfg := sample.Config{Masker: masker, Transform: c.Transform(), MaxNew: c.MaxNewTokens}
-	o := DrawOptions{K: c.K, Budget: 1, Stop: stop}
+	o := DrawOptions{K: c.K, Budget: 1}
 	adaptive := meth.Kind == KindExact && meth.Variant != sample.RSFT
 	if meth.Kind == KindExact {
 		o.Budget = ExactBudget

@@ -85,12 +85,11 @@ type RejectionSampler struct {
 	// Config (a Trie from NewTrie, or loaded with ReadTrie). Nil makes a
 	// new one for the call. RS and RSFT ignore it.
 	Trie *Trie
-	// Budget bounds the attempts of each run (0: no bound).
+	// Budget bounds the attempts of each run (0: no bound). A bound on
+	// attempts keeps the accepted samples exact; a bound on time that
+	// abandoned attempts in flight would not (it would favour samples that
+	// are quick to write), so there is none.
 	Budget int
-	// Stop, if not nil, is asked before each token step; when it returns
-	// true the attempts in flight are abandoned, without a record, and
-	// CARS returns what the runs have (fewer than k samples for some).
-	Stop func() bool
 }
 
 // CARS runs one rejection sampler per random source, all in lockstep,
@@ -176,7 +175,7 @@ func (s *carsLoop) run(rands []*rand.Rand) ([][]*Record, error) {
 		allowed []gcd.Bitset
 		res     []carsStep
 	)
-	for len(active) > 0 && (s.rs.Stop == nil || !s.rs.Stop()) {
+	for len(active) > 0 {
 		rows, allowed = rows[:0], allowed[:0]
 		for _, r := range active {
 			rows = append(rows, r.row)

@@ -127,27 +127,3 @@ func TestCARSBudgetAndErrors(t *testing.T) {
 		t.Error(err)
 	}
 }
-
-// Stop abandons the attempts in flight: the runs keep the samples they
-// had, and every one of them is still valid.
-func TestCARSStop(t *testing.T) {
-	pb := problems(t)[1] // utf8: plain rejection needs many attempts
-	steps := 0
-	rs := sample.RejectionSampler{Variant: sample.RS, Stop: func() bool { steps++; return steps > 30 }}
-	recs, st, err := pb.toy.Config.CARS(pb.toy.Model, pb.toy.Prompt, rs, 5, seededRands(4, 0, 20))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, run := range recs {
-		for _, r := range run {
-			if !r.Valid() {
-				t.Fatalf("an invalid record %v after a stop", r.Tokens)
-			}
-			n++
-		}
-	}
-	if n == 20*5 || n != st.Complete {
-		t.Errorf("%d samples after the stop, %d complete attempts", n, st.Complete)
-	}
-}
