@@ -139,38 +139,59 @@ type MethodMean struct {
 	RankTV, RankKL int
 }
 
-// Means returns every method's means over the estimated tasks at its final
-// k, with the ranks each distance gives them.
+// Means returns every method's means at its final k over the estimated
+// tasks where every method has a proxy and a true distance (so that all
+// means are over the same tasks), with the ranks each distance gives them.
 func (r *TrueReport) Means() []MethodMean {
-	var out []MethodMean
-	for _, m := range r.Methods {
-		mm := MethodMean{Method: m}
-		for _, t := range r.Tasks {
-			if !t.Estimated {
-				continue
-			}
-			for _, row := range t.FinalByMethods {
-				if row.Method == m && !math.IsNaN(row.Proxy) {
-					mm.K = row.K
-					mm.Tasks++
-					mm.Proxy += row.Proxy
-					mm.TV += row.D.TV
-					mm.KL += row.D.KL
-					mm.Evals += row.Evals
-				}
-			}
-		}
-		if mm.Tasks == 0 {
+	out := make([]MethodMean, len(r.Methods))
+	for i, m := range r.Methods {
+		out[i].Method = m
+	}
+	for _, t := range r.Tasks {
+		rows := t.finalRows()
+		if !r.common(&t) {
 			continue
 		}
-		n := float64(mm.Tasks)
-		mm.Proxy, mm.TV, mm.KL, mm.Evals = mm.Proxy/n, mm.TV/n, mm.KL/n, mm.Evals/n
-		out = append(out, mm)
+		for i := range out {
+			row := rows[out[i].Method]
+			mm := &out[i]
+			mm.K = row.K
+			mm.Tasks++
+			mm.Proxy += row.Proxy
+			mm.TV += row.D.TV
+			mm.KL += row.D.KL
+			mm.Evals += row.Evals
+		}
+	}
+	if len(out) == 0 || out[0].Tasks == 0 {
+		return nil
+	}
+	for i := range out {
+		n := float64(out[i].Tasks)
+		out[i].Proxy, out[i].TV, out[i].KL, out[i].Evals = out[i].Proxy/n, out[i].TV/n, out[i].KL/n, out[i].Evals/n
 	}
 	rank(out, func(m *MethodMean) float64 { return m.Proxy }, func(m *MethodMean, i int) { m.RankProxy = i })
 	rank(out, func(m *MethodMean) float64 { return m.TV }, func(m *MethodMean, i int) { m.RankTV = i })
 	rank(out, func(m *MethodMean) float64 { return m.KL }, func(m *MethodMean, i int) { m.RankKL = i })
 	return out
+}
+
+// finalRows returns the task's rows at the methods' final k that have a
+// proxy KL, by method.
+func (t *TrueTask) finalRows() map[string]TrueRow {
+	rows := map[string]TrueRow{}
+	for _, row := range t.FinalByMethods {
+		if !math.IsNaN(row.Proxy) {
+			rows[row.Method] = row
+		}
+	}
+	return rows
+}
+
+// common reports whether t is estimated and every method has its final
+// row there: the tasks that Means and the figure average over.
+func (r *TrueReport) common(t *TrueTask) bool {
+	return t.Estimated && len(t.finalRows()) == len(r.Methods)
 }
 
 func rank(ms []MethodMean, v func(*MethodMean) float64, set func(*MethodMean, int)) {

@@ -21,7 +21,7 @@ import (
 //	                 the exact samples and every method at its final k
 //	true.csv         every (task, method, k): proxy KL, true TV and KL with CIs
 //	tasks.csv        per task: exact samples, CARS acceptance and cost, floor, τ
-//	fig_true_vs_evals.svg  mean true TV over the estimated tasks against
+//	fig_true_vs_evals.svg  mean true TV over the tasks of Means against
 //	                 mean LM evaluations per run, every method and k, CARS
 //	                 at the floor of an exact sampler
 func (r *TrueReport) Files(title string) (map[string][]byte, error) {
@@ -91,7 +91,7 @@ func (r *TrueReport) markdown(title string) []byte {
 		"*floor* is what an exact sampler with as many runs as the methods scores (disjoint splits of the exact samples). "+
 		"CARS's acceptance counts the attempts of the runs that ended with a sample.\n\n",
 		title, r.Options.MinExact, est, len(r.Tasks), r.Options.Resamples)
-	b.WriteString("## Means over the estimated tasks, each method at its final k\n\n")
+	b.WriteString("## Means over the estimated tasks that every method ran, each method at its final k\n\n")
 	rows := [][]string{{"method", "k", "tasks", "mean evals/run", "proxy KL (rank)", "true TV (rank)", "true KL (rank)"}}
 	var px, tk, tt []float64
 	for _, m := range r.Means() {
@@ -132,7 +132,7 @@ func (r *TrueReport) markdown(title string) []byte {
 	return b.Bytes()
 }
 
-// figure draws the mean true TV over the estimated tasks against the mean
+// figure draws the mean true TV over the tasks of Means against the mean
 // evaluations per run, one line per method over its k.
 func (r *TrueReport) figure() (*plot.Plot, error) {
 	p := plot.New()
@@ -184,7 +184,7 @@ func (r *TrueReport) curve(m string) plotter.XYs {
 	byK := map[int]*acc{}
 	var ks []int
 	for _, t := range r.Tasks {
-		if !t.Estimated {
+		if !r.common(&t) {
 			continue
 		}
 		for _, row := range t.Rows {
@@ -219,7 +219,7 @@ func (r *TrueReport) curve(m string) plotter.XYs {
 func (r *TrueReport) carsPoint() (x, y float64, ok bool) {
 	n := 0.0
 	for _, t := range r.Tasks {
-		if t.Estimated && !math.IsNaN(t.FloorTV) && t.Exact > 0 {
+		if r.common(&t) && !math.IsNaN(t.FloorTV) && t.Exact > 0 {
 			x += float64(t.Evals) / float64(t.Exact)
 			y += t.FloorTV
 			n++
