@@ -142,3 +142,23 @@ func holdsOwned(owned map[string]bool, dir string) bool {
 	}
 	return false
 }
+
+// TestCommittedTrueAnalysis regenerates analysis/quick-true/ with "gasp analyze-true" from the committed stores
+// mcmc/quick, mcmc/quick-smc and mcmc/quick-true and checks that it is the committed one, byte for byte.
+func TestCommittedTrueAnalysis(t *testing.T) {
+	committed := "../../analysis/quick-true"
+	if _, err := os.Stat(filepath.Join(committed, "true.csv")); err != nil {
+		t.Skip("analysis/quick-true is not committed")
+	}
+	out := t.TempDir()
+	if code, _, errOut := gasp("analyze-true", "--store", "../../mcmc/quick,../../mcmc/quick-smc", "--exact", "../../mcmc/quick-true", "--out", out); code != 0 {
+		t.Fatalf("gasp analyze-true: exit %d: %s", code, errOut)
+	}
+	for _, name := range []string{"README.md", "true.csv", "tasks.csv", "fig_true_vs_evals.svg"} {
+		got, _ := os.ReadFile(filepath.Join(out, name))
+		want, err := os.ReadFile(filepath.Join(committed, name))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: regenerated file differs from the committed one (%v)", name, err)
+		}
+	}
+}

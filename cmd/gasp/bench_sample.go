@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/gasplab/gasp/pkg/experiment"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -131,7 +133,7 @@ proposal, and a second pass to score it). Model loading is not timed.`)
 	}
 	t.use = lmUse{}
 	start := time.Now()
-	d, err := t.draw(name, *method, []int{*k}, 0, *seed, *chains, 0, ids, nil)
+	d, err := t.draw(name, *method, []int{*k}, experiment.DrawOptions{}, *seed, *chains, 0, ids, nil)
 	if err != nil {
 		return fail(err)
 	}

@@ -160,7 +160,7 @@ error when it is a terminal (not with --quiet).`)
 			}
 			b.describe(p.method)
 			t0 := time.Now()
-			d, err := t.draw(name, p.method, p.ks, 0, *seed, *nRuns, 0, p.todo, func(*sample.Record) { b.add(1) })
+			d, err := t.draw(name, p.method, p.ks, experiment.DrawOptions{}, *seed, *nRuns, 0, p.todo, func(*sample.Record) { b.add(1) })
 			if err != nil {
 				b.finish()
 				return fail(fmt.Errorf("%s: %w", p.method, err))

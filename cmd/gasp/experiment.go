@@ -27,7 +27,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) int {
 }
 
 func runExperimentRun(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp experiment run", "gasp experiment run [--shard i/n] [--store DIR] [--limit N] CONFIG", `
+	fset := newFlagSet("gasp experiment run", "gasp experiment run [--shard i/n] [--store DIR] [--limit N] [--task-time D] CONFIG", `
 Runs the grid of an experiment configuration (tasks × methods × runs, k up
 to K; see pkg/experiment and experiments/quick.json) into its run store,
 mcmc/<name>/ of the repository holding CONFIG. Batches already stored are
@@ -38,10 +38,15 @@ an uninterrupted one (elapsed_ms aside).
 
 --shard i/n runs the i-th (0-based) of n interleaved parts of the grid, for
 a Slurm array or a Kubernetes indexed job; shards may share the store
-directory. Progress goes to standard error.`)
+directory. --task-time bounds the sampling time of each (task, method),
+the stored batches' elapsed_ms included: it is checked before each batch
+(a batch started finishes, so that no sample is kept for being quick),
+the remaining batches are left, and a rerun with a larger --task-time
+continues them. Progress goes to standard error.`)
 	shard := fset.String("shard", "0/1", "run part i of n of the grid (i from 0)")
 	store := fset.String("store", "", "run store directory (default: mcmc/<name> of the repository)")
 	limit := fset.Int("limit", 0, "stop after appending N records (0: no limit)")
+	taskTime := fset.Duration("task-time", 0, "stop sampling a (task, method) once it has taken this long, stored batches included (0: no bound)")
 	pos, done, code := parseFlags(fset, args, stdout, stderr)
 	if done {
 		return code
@@ -75,7 +80,7 @@ directory. Progress goes to standard error.`)
 		return 1
 	}
 	sum, err := experiment.Run(context.Background(), cfg, experiment.Options{
-		Store: *store, Shard: i, Shards: n, Limit: *limit, Progress: stderr,
+		Store: *store, Shard: i, Shards: n, Limit: *limit, Progress: stderr, TaskTime: *taskTime,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "gasp experiment run: %v\n", err)
@@ -85,6 +90,9 @@ directory. Progress goes to standard error.`)
 		sum.Batches, sum.Skipped, sum.Ran, sum.Records, sum.Elapsed.Round(1e6))
 	if sum.Limited {
 		fmt.Fprint(stderr, "; stopped at --limit")
+	}
+	if sum.Deferred > 0 {
+		fmt.Fprintf(stderr, "; %d batches left by --task-time", sum.Deferred)
 	}
 	fmt.Fprintln(stderr)
 	return 0

@@ -18,6 +18,7 @@
 //	experiment  run an experiment grid into the run store
 //	analyze     tables and figures of an experiment from its run store
 //	import      convert the authors' run logs into a run store
+//	analyze-true  the true distance of every method to exact samples of P^G
 //	tokenize    encode text to token ids
 //	train-tiny  train the embedded tiny model
 //	eval-tiny   evaluate the embedded model (perplexity, sample validity)
@@ -60,6 +61,7 @@ func init() {
 		{"experiment", "run an experiment grid (experiments/*.json) into the run store mcmc/<name>", runExperiment},
 		{"analyze", "regenerate analysis/<experiment> (KL tables, figures) from mcmc/<experiment>", runAnalyze},
 		{"import", "convert the authors' run logs (runs_log/) into a run store: gasp import authors DIR --out STORE", runImport},
+		{"analyze-true", "every method's true distance to P^G, from exact CARS samples (analysis/quick-true)", runAnalyzeTrue},
 		{"tokenize", "encode text to token ids with a tokenizer.json (Llama 3)", runTokenize},
 		{"train-tiny", "train the embedded tiny model (data/models/tiny) with GoMLX", runTrainTiny},
 		{"eval-tiny", "evaluate the embedded model: held-out perplexity, validity of unconstrained samples", runEvalTiny},

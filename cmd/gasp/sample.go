@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/gasplab/gasp/pkg/experiment"
 	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/membound"
 	"github.com/gasplab/gasp/pkg/runs"
@@ -12,7 +13,7 @@ import (
 )
 
 func runSample(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp sample", "gasp sample --grammar G --prompt FILE|TEXT [--method M] [--k K] [--n N] [--seed S] [--first I] [--model DIR] [--template chat|raw] [--max-new-tokens T] [--temperature X] [--top-p P] [--top-k K] [--lenient] [--batch B] [--out F.jsonl [--resume]] [--quiet]", `
+	fset := newFlagSet("gasp sample", "gasp sample --grammar G --prompt FILE|TEXT [--method M] [--k K] [--n N] [--seed S] [--first I] [--model DIR] [--template chat|raw] [--max-new-tokens T] [--temperature X] [--top-p P] [--top-k K] [--lenient] [--batch B] [--budget A] [--trie F] [--out F.jsonl [--resume]] [--quiet]", `
 Samples completions of a prompt from a Llama model under a grammar and
 writes one JSON line per sample, in the run-store schema (mcmc/README.md):
 method, k, run, seed, prompt_ids, ids (EOS excluded), text, logp,
@@ -21,8 +22,15 @@ logp_gcd, valid, status, evals, ...
 Methods: gcd (grammar-constrained decoding), rejection (each run draws
 from P until a sentence of the grammar, at most --budget attempts),
 asap (independent adaptive runs; each run's K-th sample, ASAp(K)),
-mcmc-uniform, mcmc-priority, mcmc-restart (independent chains; each
-chain's state after K MH steps). --k is ignored by gcd and rejection.
+mcmc-uniform, mcmc-priority, mcmc-restart, mcmc-mix-P (independent
+chains; each chain's state after K MH steps; mcmc-mix-P restarts with
+probability P, else cuts as Priority), cars, ars, rsft (exact samples of
+P^G by constrained adaptive rejection sampling and its variants, at most
+--budget attempts per run; the runs of a batch share what cars and ars
+learn, kept across batches and invocations in --trie), smc, smc-N,
+smc-awrs-N (sequential Monte Carlo with N particles, 10 for smc, per run;
+the record is one particle drawn by weight, its evals those of all N).
+--k is ignored by the methods without steps (all but asap and mcmc-*).
 
 The runs are --first … --first+N-1. Run i has its own seed, derived from
 --seed, --task, --method and i as in pkg/experiment and written in its
@@ -30,7 +38,8 @@ record, and draws its own random numbers. Runs are drawn B at a time
 (--batch), one batched model call per token step, and written after each
 batch. What is invariant: with the same --first, --n and --batch (so the
 same batches, of the same sizes), run i's record is the same bit for bit
-(elapsed_ms aside), however often the file was resumed. With other
+(elapsed_ms aside), however often the file was resumed (but for cars and ars, whose samples
+depend on what the trie had learnt). With other
 batches, run i draws the same random numbers from the same logits up to
 float32 rounding: the pure-Go backend picks its matrix-product kernel by
 the product's size, so a batch beyond some size sums in another order.
@@ -62,7 +71,7 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 	grammarPath := fset.String("grammar", "", "grammar file (GBNF)")
 	lenient := fset.Bool("lenient", false, "treat references to undefined rules as rules with no alternatives")
 	promptArg := fset.String("prompt", "", "prompt file, or the prompt text")
-	method := fset.String("method", "gcd", "sampler: gcd, rejection, asap, mcmc-uniform, mcmc-priority, mcmc-restart")
+	method := fset.String("method", "gcd", "sampler: gcd, rejection, asap, mcmc-uniform, mcmc-priority, mcmc-restart, mcmc-mix-P, cars, ars, rsft, smc, smc-N, smc-awrs-N")
 	k := fset.Int("k", 1, "MCMC steps, or the ASAp sample number (from 1)")
 	n := fset.Int("n", 10, "number of runs (samples, chains)")
 	first := fset.Int("first", 0, "index of the first run")
@@ -73,7 +82,8 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 	temperature := fset.Float64("temperature", 1, "sampling temperature")
 	topP := fset.Float64("top-p", 1, "nucleus sampling mass (1: off)")
 	topK := fset.Int("top-k", 0, "top-k sampling (0: off)")
-	budget := fset.Int("budget", 20, "rejection: most attempts per run")
+	budget := fset.Int("budget", 20, "rejection, cars, ars, rsft: most attempts per run")
+	triePath := fset.String("trie", "", "cars, ars: read the trie from this file if it exists, write it after each batch")
 	batch := fset.Int("batch", 100, "runs drawn together, one row each")
 	task := fset.String("task", "", "task name written in each record (default: the grammar file's path)")
 	outPath := fset.String("out", "", "append the records to this run-store file instead of standard output")
@@ -97,7 +107,7 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
 		flagCheck{*grammarPath == "", "--grammar is required"},
 		flagCheck{*promptArg == "", "--prompt is required"},
-		flagCheck{!validMethod(*method), fmt.Sprintf("unknown --method %q (want one of %v)", *method, sampleMethods)},
+		flagCheck{!validMethod(*method), fmt.Sprintf("unknown --method %q: %v", *method, methodError(*method))},
 		flagCheck{*n < 1, fmt.Sprintf("--n must be at least 1, got %d", *n)},
 		flagCheck{*first < 0, fmt.Sprintf("--first must not be negative, got %d", *first)},
 		flagCheck{*k < 0 || (*method == "asap" && *k < 1), fmt.Sprintf("--k %d out of range", *k)},
@@ -123,9 +133,14 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 	if *task == "" {
 		*task = *grammarPath
 	}
+	meth, _ := experiment.ParseMethod(*method)
 	recK := *k
-	if *method == "gcd" || *method == "rejection" {
+	if meth.Kind != experiment.KindASAp && meth.Kind != experiment.KindMCMC {
 		recK = 0
+	}
+	adaptive := meth.Kind == experiment.KindExact && meth.Variant != sample.RSFT
+	if *triePath != "" && !adaptive {
+		return usageErr("--trie is for cars and ars only")
 	}
 
 	// Open the output first: a refused resume should not wait for the model.
@@ -178,9 +193,20 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 	}
 	defer t.Close()
 
+	opt := experiment.DrawOptions{Budget: *budget}
+	if adaptive {
+		// One trie for all batches: a new one, or the one saved in --trie.
+		opt.Trie = sample.NewTrie()
+		if *triePath != "" {
+			if opt.Trie, err = experiment.LoadTrie(*triePath); err != nil {
+				return fail(err)
+			}
+		}
+	}
 	b := newBar(stderr, *quiet, len(todo)*unitsPerRun(*method, recK), *method)
-	err = t.drawRuns(sampleRuns{task: *task, method: *method, k: recK, budget: *budget, seed: *seed,
-		first: *first, n: *n, batch: *batch, todo: todo}, b, emit, stderr)
+	err = t.drawRuns(sampleRuns{task: *task, method: *method, k: recK, opt: opt, trie: *triePath, seed: *seed,
+		first: *first, n: *n, batch: *batch, todo: todo,
+		rejecting: meth.Kind == experiment.KindRejection || meth.Kind == experiment.KindExact}, b, emit, stderr)
 	b.finish()
 	if err != nil {
 		return fail(err)
@@ -191,7 +217,10 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 // sampleRuns are the runs "gasp sample" draws.
 type sampleRuns struct {
 	task, method string
-	k, budget    int
+	k            int
+	opt          experiment.DrawOptions // the attempts' budget; cars and ars: the trie they share
+	trie         string                 // where to save opt.Trie after each batch ("": nowhere)
+	rejecting    bool                   // a run may end with no sample (rejection, cars, ars, rsft)
 	seed         uint64
 	first, n     int
 	batch        int   // ≤ n
@@ -202,7 +231,7 @@ type sampleRuns struct {
 // their records.
 func (t *task) drawRuns(o sampleRuns, b *bar, emit func(runs.Record) error, stderr io.Writer) error {
 	ended := func(r *sample.Record) {
-		if o.method != "rejection" || r.Valid() {
+		if !o.rejecting || r.Valid() {
 			b.add(1)
 		}
 	}
@@ -221,13 +250,16 @@ func (t *task) drawRuns(o sampleRuns, b *bar, emit func(runs.Record) error, stde
 		if len(ids) == 0 {
 			continue
 		}
-		d, err := t.draw(o.task, o.method, []int{o.k}, o.budget, o.seed, size, c0, ids, ended)
+		d, err := t.draw(o.task, o.method, []int{o.k}, o.opt, o.seed, size, c0, ids, ended)
+		if err == nil && o.trie != "" {
+			err = experiment.SaveTrie(o.trie, o.opt.Trie)
+		}
 		if err != nil {
 			return err
 		}
 		for _, rs := range d.recs {
-			if o.method == "rejection" && !rs[0].Valid {
-				fmt.Fprintf(stderr, "gasp sample: rejection: run %d accepted nothing in %d attempts\n", rs[0].Run, o.budget)
+			if o.rejecting && !rs[0].Valid {
+				fmt.Fprintf(stderr, "gasp sample: %s: run %d accepted nothing in %d attempts\n", o.method, rs[0].Run, o.opt.Budget)
 			}
 			for _, r := range rs {
 				if err := emit(r); err != nil {
@@ -237,4 +269,12 @@ func (t *task) drawRuns(o sampleRuns, b *bar, emit func(runs.Record) error, stde
 		}
 	}
 	return nil
+}
+
+// methodError says why m is not a method of gasp sample.
+func methodError(m string) error {
+	if _, err := experiment.ParseMethod(m); err != nil {
+		return err
+	}
+	return fmt.Errorf("not a method of gasp sample")
 }

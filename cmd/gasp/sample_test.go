@@ -55,7 +55,8 @@ func TestSample(t *testing.T) {
 	for _, tc := range []struct {
 		method string
 		k      string
-	}{{"gcd", "0"}, {"rejection", "0"}, {"asap", "2"}, {"mcmc-priority", "2"}} {
+	}{{"gcd", "0"}, {"rejection", "0"}, {"asap", "2"}, {"mcmc-priority", "2"}, {"mcmc-mix-0.5", "2"},
+		{"cars", "0"}, {"rsft", "0"}, {"smc", "0"}, {"smc-awrs-3", "0"}} {
 		t.Run(tc.method, func(t *testing.T) {
 			recs, lines := runSampleCmd(t, "--method", tc.method, "--k", tc.k)
 			if len(recs) != 2 {
@@ -80,7 +81,7 @@ func TestSample(t *testing.T) {
 					if r["evals"] != float64(want) {
 						t.Errorf("record %d: %v evaluations for %d tokens (%v), want %d", i, r["evals"], ids, r["status"], want)
 					}
-				} else if tc.method != "rejection" && r["evals"].(float64) < float64(ids-1) {
+				} else if tc.method != "rejection" && tc.method != "rsft" && r["evals"].(float64) < float64(ids-1) {
 					t.Errorf("record %d: %v evaluations for %d tokens", i, r["evals"], ids)
 				}
 				if r["valid"] == true {
@@ -117,6 +118,9 @@ func TestSampleErrors(t *testing.T) {
 		{[]string{"--grammar", sampleGrammar, "--prompt", "x", "--model", "no/such/model"}, 1, "no/such/model"},
 		{[]string{"--prompt", "x"}, 2, "--grammar is required"},
 		{[]string{"--grammar", sampleGrammar, "--prompt", "x", "--resume"}, 2, "--resume needs --out"},
+		{[]string{"--grammar", sampleGrammar, "--prompt", "x", "--method", "smc-0"}, 2, "unknown --method"},
+		{[]string{"--grammar", sampleGrammar, "--prompt", "x", "--method", "gcd", "--trie", "t"}, 2, "--trie is for cars and ars"},
+		{[]string{"--grammar", sampleGrammar, "--prompt", "x", "--method", "cars", "--trie", "testdata/short.gbnf"}, 1, "not a saved trie"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(append([]string{"sample"}, tc.args...), &stdout, &stderr)

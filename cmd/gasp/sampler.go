@@ -113,8 +113,11 @@ func (s timedSession) Truncate(row, length int) error {
 
 func (s timedSession) since(t0 time.Time) { s.u.time += time.Since(t0) }
 
-// sampleMethods are the values of "gasp sample --method".
-var sampleMethods = []string{"gcd", "rejection", "asap", "mcmc-uniform", "mcmc-priority", "mcmc-restart"}
+// proposal returns the proposal of an "mcmc-..." method.
+func proposal(method string) (mcmc.Proposal, bool) {
+	m, err := experiment.ParseMethod(method)
+	return m.Proposal, err == nil && m.Kind == experiment.KindMCMC
+}
 
 // defaultModelDir is the embedded tiny model, relative to the repository root.
 const defaultModelDir = "data/models/tiny"
@@ -206,19 +209,6 @@ func loadTask(o taskOptions, warn io.Writer) (*task, error) {
 
 func (t *task) Close() { t.model.Close() }
 
-// proposal returns the proposal of an "mcmc-..." method.
-func proposal(method string) (mcmc.Proposal, bool) {
-	switch method {
-	case "mcmc-uniform":
-		return mcmc.Uniform{}, true
-	case "mcmc-priority":
-		return mcmc.Priority{}, true
-	case "mcmc-restart":
-		return mcmc.Restart{}, true
-	}
-	return nil, false
-}
-
 // drawn is the outcome of draw: per run, its records for each k asked for.
 type drawn struct {
 	recs  [][]runs.Record // recs[j][i]: run ids[j] at ks[i]
@@ -228,13 +218,18 @@ type drawn struct {
 // draw runs method for the runs ids together, run i with the random source
 // sample.NewRand(experiment.RunSeed(seed, taskName, method, i)) (the seeds
 // of pkg/experiment's runner), so that a run's records do not depend on
-// which runs share its batch. The batch has size rows, run i on row i−base
-// and the other rows idle: redrawing part of a batch on the same rows
-// gives the same records bit for bit (see package sample). It returns each
-// run's records at the steps ks (increasing; for gcd and rejection only 0):
-// MCMC chains run max(ks) steps and ASAp runs draw max(ks) samples.
-// ended is called each time a completion ends (for progress).
-func (t *task) draw(taskName, method string, ks []int, budget int, seed uint64, size, base int, ids []int, ended func(*sample.Record)) (*drawn, error) {
+// which runs share its batch (except for cars and ars, whose runs share
+// trie). The batch has size rows, run i on row i−base and the other rows
+// idle: redrawing part of a batch on the same rows gives the same records
+// bit for bit (see package sample). It returns each run's records at the
+// steps ks (increasing; for methods without steps only 0): MCMC chains run
+// max(ks) steps and ASAp runs draw max(ks) samples. ended is called each
+// time a completion ends (for progress).
+func (t *task) draw(taskName, method string, ks []int, o experiment.DrawOptions, seed uint64, size, base int, ids []int, ended func(*sample.Record)) (*drawn, error) {
+	meth, err := experiment.ParseMethod(method)
+	if err != nil {
+		return nil, err
+	}
 	rands := make([]*rand.Rand, size)
 	seeds := make([]uint64, len(ids))
 	for j, i := range ids {
@@ -249,116 +244,91 @@ func (t *task) draw(taskName, method string, ks []int, budget int, seed uint64, 
 		cfg.Ended = func(_ int, r *sample.Record) { ended(r) }
 	}
 	kmax := slices.Max(ks)
-	start := time.Now()
-	type final struct {
-		rec      *sample.Record
-		accepted []bool
-		evals    int
-	}
-	finals := make([][]final, len(ids)) // finals[j][i]: run j at ks[i]
-	out := &drawn{}
-	switch method {
-	case "gcd", "rejection":
-		if kmax != 0 {
-			return nil, fmt.Errorf("%s has no steps: k must be 0, got %d", method, kmax)
-		}
-		var recs []*sample.Record
-		var err error
-		if method == "gcd" {
-			recs, _, err = cfg.GCDEach(t.model, t.prompt, rands)
-		} else {
-			recs, _, err = cfg.RejectionEach(t.model, t.prompt, budget, rands)
-		}
-		if err != nil {
-			return nil, err
-		}
-		for j, i := range ids {
-			r := recs[i-base]
-			finals[j] = []final{{rec: r, evals: r.Evals}}
-		}
-	case "asap":
+	switch meth.Kind {
+	case experiment.KindASAp:
 		if ks[0] < 1 {
 			return nil, fmt.Errorf("asap: k starts at 1, got %d", ks[0])
 		}
-		all, _, err := cfg.ASApEach(t.model, t.prompt, kmax, rands)
-		if err != nil {
-			return nil, err
-		}
-		for j, i := range ids {
-			run := all[i-base]
-			for _, k := range ks {
-				ev := 0
-				for _, r := range run[:k] {
-					ev += r.Evals
-				}
-				finals[j] = append(finals[j], final{rec: run[k-1], evals: ev})
-			}
-		}
+	case experiment.KindMCMC:
 	default:
-		prop, ok := proposal(method)
-		if !ok {
-			return nil, fmt.Errorf("unknown method %q", method)
-		}
-		res, err := mcmc.RunEach(t.model, t.prompt, mcmc.Config{Sample: cfg, Proposal: prop, Steps: kmax}, rands)
-		if err != nil {
-			return nil, err
-		}
-		out.stats = &res.Stats
-		for j, i := range ids {
-			c := &res.Chains[i-base]
-			for _, k := range ks {
-				acc := make([]bool, k)
-				for s := range acc {
-					acc[s] = c.Steps[s].Accepted
-				}
-				finals[j] = append(finals[j], final{rec: c.At(k), accepted: acc, evals: c.EvalsAt(k)})
-			}
+		if kmax != 0 {
+			return nil, fmt.Errorf("%s has no steps: k must be 0, got %d", method, kmax)
 		}
 	}
+	o.K = kmax
+	out := &drawn{recs: make([][]runs.Record, len(ids))}
+	if meth.Kind == experiment.KindMCMC {
+		out.stats = &mcmc.Stats{}
+		o.MCMCStats = out.stats
+	}
+	start := time.Now()
+	all, err := experiment.Draw(t.model, cfg, meth, t.prompt, o, rands)
+	if err != nil {
+		return nil, err
+	}
 	elapsed := float64(time.Since(start).Microseconds()) / 1000
-	out.recs = make([][]runs.Record, len(ids))
-	for j, fs := range finals {
-		for i, f := range fs {
-			toks, eos := experiment.SplitEOS(f.rec)
-			text, err := t.tok.Decode(toks)
+	at := map[[2]int]experiment.Drawn{} // (row, k)
+	for _, d := range all {
+		at[[2]int{d.Run, d.K}] = d
+	}
+	for j, i := range ids {
+		for _, k := range ks {
+			d, ok := at[[2]int{i - base, k}]
+			if !ok {
+				return nil, fmt.Errorf("%s: run %d left no record at k = %d", method, i, k)
+			}
+			r, err := t.record(taskName, method, d, seeds[j], i, elapsed)
 			if err != nil {
 				return nil, err
 			}
-			k := ks[i]
-			out.recs[j] = append(out.recs[j], runs.Record{
-				Schema:    runs.Schema,
-				Task:      taskName,
-				Method:    method,
-				K:         k,
-				Run:       ids[j],
-				Seed:      seeds[j],
-				PromptIDs: t.prompt,
-				IDs:       toks,
-				EOS:       eos,
-				Text:      text,
-				LogP:      f.rec.LogProb(),
-				LogPGCD:   f.rec.LogQProb(),
-				Valid:     f.rec.Valid(),
-				Status:    f.rec.Status.String(),
-				Accepted:  f.accepted,
-				Evals:     int64(f.evals),
-				ElapsedMS: elapsed,
-			})
+			out.recs[j] = append(out.recs[j], r)
 		}
 	}
 	return out, nil
 }
 
+// record is d as a run-store record.
+func (t *task) record(taskName, method string, d experiment.Drawn, seed uint64, run int, elapsed float64) (runs.Record, error) {
+	toks, eos := experiment.SplitEOS(d.Rec)
+	text, err := t.tok.Decode(toks)
+	if err != nil {
+		return runs.Record{}, err
+	}
+	return runs.Record{
+		Schema:     runs.Schema,
+		Task:       taskName,
+		Method:     method,
+		K:          d.K,
+		Run:        run,
+		Seed:       seed,
+		PromptIDs:  t.prompt,
+		IDs:        toks,
+		EOS:        eos,
+		Text:       text,
+		LogP:       d.Rec.LogProb(),
+		LogPGCD:    d.Rec.LogQProb(),
+		Valid:      d.Rec.Valid(),
+		Status:     d.Rec.Status.String(),
+		Accepted:   d.Accepted,
+		Evals:      int64(d.Evals),
+		Rejections: int64(d.Rejections),
+		ElapsedMS:  elapsed,
+	}, nil
+}
+
 // unitsPerRun is how many completions a run of method ends (draw's ended
 // calls) when it needs no retries: what a progress bar counts.
 func unitsPerRun(method string, kmax int) int {
-	switch method {
-	case "gcd", "rejection":
-		return 1
-	case "asap":
+	m, _ := experiment.ParseMethod(method)
+	switch m.Kind {
+	case experiment.KindASAp:
 		return kmax
+	case experiment.KindMCMC:
+		return kmax + 1 // the start and one proposal per step
+	case experiment.KindSMC:
+		return m.SMC.Particles
 	}
-	return kmax + 1 // the start and one proposal per step
+	return 1
 }
 
 // bar is a progress bar on a terminal, or nothing.
@@ -415,7 +385,10 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-func validMethod(m string) bool { return slices.Contains(sampleMethods, m) }
+func validMethod(m string) bool {
+	_, err := experiment.ParseMethod(m)
+	return err == nil
+}
 
 // findDefaultModel looks for data/models/tiny in the current directory and
 // its parents, up to the directory holding go.mod.

@@ -78,4 +78,13 @@
 // is not reproduced. A store without proposals gives a reduced authors'
 // protocol (S without the rejected proposals); TaskResult.Proposals
 // counts the proposals that entered S.
+//
+// # The true distance
+//
+// Where exact samples of P^G exist (CARS, pkg/sample), AnalyzeTrue measures
+// every (task, method, k) against them instead (Exact: TV on the observed
+// support, KL with add-one smoothing, bootstrap over both sample sets, and
+// the floor an exact sampler with as many runs would score), beside the
+// proxy KL, and reports whether the proxy ranks the methods as the true
+// distance does (TrueReport.Means, MeanTau).
 package analysis

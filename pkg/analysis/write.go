@@ -131,6 +131,11 @@ func (r *Report) WriteDir(dir, title string) error {
 	if err != nil {
 		return err
 	}
+	return writeDir(dir, files)
+}
+
+// writeDir writes files into dir through pkg/outdir (see Report.WriteDir).
+func writeDir(dir string, files map[string][]byte) error {
 	if _, err := outdir.Write(dir, files); err != nil {
 		return fmt.Errorf("analysis: %w", err)
 	}

@@ -14,8 +14,9 @@ import (
 	"github.com/gasplab/gasp/pkg/lm"
 )
 
-// Methods are the methods an experiment can run.
-var Methods = []string{"gcd", "asap", "mcmc-uniform", "mcmc-priority", "mcmc-restart", "mcmc-priority-pp", "rejection"}
+// Methods are the methods an experiment can run with fixed names; the
+// parametrised ones (mcmc-mix-P, smc-N, smc-awrs-N) are in ParseMethod.
+var Methods = []string{"gcd", "asap", "mcmc-uniform", "mcmc-priority", "mcmc-restart", "mcmc-priority-pp", "rejection", "cars", "ars", "rsft", "smc"}
 
 // Config is an experiment: a grid of tasks × methods × runs, sampled with
 // one model and one set of sampling settings. It is read from a JSON file
@@ -188,8 +189,8 @@ func (c *Config) Validate() error {
 	}
 	seen := map[string]bool{}
 	for _, m := range c.Methods {
-		if !slices.Contains(Methods, m) {
-			return bad("unknown method %q (want one of %v)", m, Methods)
+		if _, err := ParseMethod(m); err != nil {
+			return bad("%v", err)
 		}
 		if seen[m] {
 			return bad("method %q listed twice", m)

@@ -21,6 +21,16 @@
 //	                text, p ∝ perplexity of P(·|x_{1:i}): mcmc.PriorityPP)
 //	rejection       one attempt of rejection sampling per run, k = 0: the
 //	                store's valid fraction is the acceptance rate
+//	mcmc-mix-P      MCMC whose proposal restarts with probability P, else
+//	                cuts as Priority (the authors' "mix-p")
+//	cars, ars, rsft one exact sample of P^G per run, k = 0, at most
+//	                ExactBudget attempts (rejections in the record); the
+//	                runs of a batch share the trie of cars and ars, kept
+//	                in the store (TriePath) so that later batches and
+//	                resumed runs continue learning: their records depend
+//	                on the trie as well as on the seed
+//	smc, smc-N,     one SMC run of N particles (10 for smc) per run, k = 0:
+//	smc-awrs-N      one particle drawn by weight; evals counts all N
 //
 // Runs are sampled in fixed batches of Config.Batch runs (one row each, in
 // lockstep), in a fixed order: tasks by name, methods as listed, runs
@@ -28,7 +38,10 @@
 // is sampled again and only its missing records appended) and of sharding
 // (Options.Shard of Options.Shards takes every Shards-th batch). The store's
 // experiment.json records the configuration; resuming with other sampling
-// settings is refused.
+// settings is refused. Options.TaskTime bounds the time each (task,
+// method) may take, stored batches included (checked between batches), for methods whose cost
+// varies by orders of magnitude between tasks (cars); ParseMethod and Draw are the
+// methods' single definition, which "gasp sample" uses too.
 //
 // Record fields follow mcmc/README.md. evals is the LM token evaluations of
 // the run's own row (sample.Record.Evals, mcmc.Chain.EvalsAt), without the

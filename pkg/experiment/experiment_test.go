@@ -8,7 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gasplab/gasp/pkg/analysis"
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
@@ -249,5 +251,88 @@ func TestCacheLen(t *testing.T) {
 		if got := CacheLen(c[0]); got != c[1] {
 			t.Errorf("CacheLen(%d) = %d, want %d", c[0], got, c[1])
 		}
+	}
+}
+
+func TestParseMethod(t *testing.T) {
+	for _, name := range []string{"gcd", "cars", "ars", "rsft", "smc", "smc-1", "smc-awrs-32", "mcmc-mix-0.5", "mcmc-mix-1", "mcmc-restart"} {
+		if m, err := ParseMethod(name); err != nil || m.Name != name {
+			t.Errorf("ParseMethod(%q) = %+v, %v", name, m, err)
+		}
+	}
+	for _, name := range []string{"", "smc-0", "smc-01", "smc-awrs", "mcmc-mix-2", "mcmc-mix-.5", "mcmc-mix-x", "rs", "cars-1"} {
+		if _, err := ParseMethod(name); err == nil {
+			t.Errorf("ParseMethod(%q) accepted", name)
+		}
+	}
+	if m, _ := ParseMethod("smc-awrs-8"); m.SMC.Particles != 8 || !m.SMC.AWRS || m.Kind != KindSMC {
+		t.Errorf("smc-awrs-8: %+v", m)
+	}
+}
+
+// The exact, SMC and mixture methods run in the grid: one record per run
+// (k = 0…K for mcmc-mix), evaluations and rejections recorded, and the
+// CARS trie kept in the store, learnt further by a later batch.
+func TestRunNewMethods(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the embedded model")
+	}
+	c := toyConfig(t)
+	c.Methods = []string{"cars", "rsft", "smc-3", "smc-awrs-2", "mcmc-mix-0.5"}
+	dir := filepath.Join(t.TempDir(), "s")
+	sum, err := Run(context.Background(), c, Options{Store: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := c.TaskList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(tasks) * 3 * (4 + 3); sum.Records != want {
+		t.Errorf("%d records, want %d", sum.Records, want)
+	}
+	st, err := runs.OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, task := range tasks {
+		for _, m := range []string{"cars", "rsft", "smc-3"} {
+			recs, err := st.Records(task.Name, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range recs {
+				// Plain rejection (rsft) may spend its budget: the
+				// embedded model rarely writes a sentence unaided.
+				spent := m == "rsft" && !r.Valid && r.Rejections == ExactBudget-1
+				if !(r.Valid || spent) || r.K != 0 || r.Evals <= 0 {
+					t.Errorf("%s %s run %d: valid %v k %d evals %d rejections %d", task.Name, m, r.Run, r.Valid, r.K, r.Evals, r.Rejections)
+				}
+			}
+		}
+		tr, err := LoadTrie(TriePath(dir, "cars", task.Name))
+		if err != nil || tr.Nodes() < 2 {
+			t.Errorf("%s: cars trie: %v nodes, %v", task.Name, tr.Nodes(), err)
+		}
+	}
+	// gasp analyze's computation takes the new methods as they are.
+	data, err := analysis.Load(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := analysis.Analyze(data, analysis.Options{Resamples: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Methods, []string{"cars", "mcmc-mix-0.5", "rsft", "smc-3", "smc-awrs-2"}) {
+		t.Errorf("analysed methods %v", rep.Methods)
+	}
+	// More runs, but every (task, method) has spent its time already: the
+	// stored batches' elapsed_ms count.
+	c.Runs = 6
+	sum, err = Run(context.Background(), c, Options{Store: dir, TaskTime: time.Nanosecond})
+	if err != nil || sum.Records != 0 || sum.Deferred != len(tasks)*5*2 {
+		t.Errorf("with the time spent: %+v, %v", sum, err)
 	}
 }

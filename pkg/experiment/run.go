@@ -47,16 +47,27 @@ type Options struct {
 	// LockWait bounds the wait for the store's lock held by another
 	// process; 0 means 10 minutes.
 	LockWait time.Duration
+	// TaskTime, if positive, bounds the sampling time of each (task,
+	// method), counting the batches already stored (their elapsed_ms):
+	// once a pair has spent it, its remaining batches are left
+	// (Summary.Deferred), so that a slow pair cannot starve the others,
+	// and a rerun with a larger TaskTime continues them. It is checked
+	// before each batch, and a batch started always finishes: whether a
+	// batch runs depends on the batches before it, never on its own
+	// samples, so that the samples kept are not selected by how long they
+	// took (which would bias exact samplers towards quick samples).
+	TaskTime time.Duration
 }
 
 // Summary is what Run did.
 type Summary struct {
-	Batches int // batches in this shard
-	Skipped int // ... already stored
-	Ran     int // ... sampled
-	Records int // records appended
-	Limited bool
-	Elapsed time.Duration
+	Batches  int // batches in this shard
+	Skipped  int // ... already stored
+	Ran      int // ... sampled
+	Records  int // records appended
+	Deferred int // batches left because their (task, method) spent Options.TaskTime
+	Limited  bool
+	Elapsed  time.Duration
 }
 
 // unit is one batch of the grid: runs [lo, hi) of method on task.
@@ -69,10 +80,11 @@ type unit struct {
 // ks returns the k of the records a run of method leaves: MCMC 0…K, ASAp
 // 1…K, others 0.
 func (c *Config) ks(method string) (lo, hi int) {
-	switch {
-	case method == "asap":
+	m, _ := ParseMethod(method)
+	switch m.Kind {
+	case KindASAp:
 		return 1, c.K
-	case len(method) > 5 && method[:5] == "mcmc-":
+	case KindMCMC:
 		return 0, c.K
 	}
 	return 0, 0
@@ -81,10 +93,7 @@ func (c *Config) ks(method string) (lo, hi int) {
 // grid returns this shard's batches, in the grid's order: tasks by name,
 // methods as configured, runs ascending.
 func (c *Config) grid(ntasks int, shard, shards int) []unit {
-	b := c.Batch
-	if b == 0 {
-		b = c.Runs
-	}
+	b := c.batchSize()
 	var out []unit
 	i := 0
 	for t := range ntasks {
@@ -139,27 +148,11 @@ func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 	units := cfg.grid(len(tasks), opt.Shard, opt.Shards)
 	sum.Batches = len(units)
 
-	// What is stored already.
+	// What is stored already, and the time it took.
 	var todo []unit
-	done := map[[2]string]map[runs.Sample]bool{}
-	if _, err := os.Stat(dir); err == nil {
-		if err := checkSettings(dir, cfg); err != nil {
-			return sum, err
-		}
-		ro, err := runs.OpenReadOnly(dir)
-		if err != nil {
-			return sum, err
-		}
-		for _, u := range units {
-			key := [2]string{tasks[u.task].Name, u.method}
-			if done[key] == nil {
-				if done[key], err = ro.Done(key[0], key[1]); err != nil {
-					ro.Close()
-					return sum, err
-				}
-			}
-		}
-		ro.Close()
+	done, spent, err := cfg.scanStore(dir, tasks, units)
+	if err != nil {
+		return sum, err
 	}
 	for _, u := range units {
 		if cfg.stored(u, done[[2]string{tasks[u.task].Name, u.method}]) {
@@ -217,6 +210,11 @@ func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 			return sum, err
 		}
 		task := tasks[u.task]
+		key := [2]string{task.Name, u.method}
+		if opt.TaskTime > 0 && spent[key] >= opt.TaskTime {
+			sum.Deferred++
+			continue
+		}
 		if u.task != maskerTask {
 			g, _, err := grammar.CompileFile(task.Grammar, grammar.Options{Lenient: cfg.Lenient})
 			if err != nil {
@@ -227,7 +225,7 @@ func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 		}
 		t0 := time.Now()
 		prompt := prompts[u.task]
-		recs, err := cfg.sampleBatch(m.WithSeq(len(prompt)+cfg.MaxNewTokens+1), model, masker, task.Name, prompt, u)
+		recs, err := cfg.sampleBatch(m.WithSeq(len(prompt)+cfg.MaxNewTokens+1), model, masker, dir, task.Name, prompt, u)
 		if err != nil {
 			return sum, fmt.Errorf("task %s, %s, runs %d–%d: %w", task.Name, u.method, u.lo, u.hi-1, err)
 		}
@@ -241,6 +239,7 @@ func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 			return sum, err
 		}
 		sum.Ran++
+		spent[key] += time.Since(t0)
 		valid := 0
 		for _, r := range recs {
 			if r.Valid {
@@ -261,6 +260,63 @@ func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 	return sum, nil
 }
 
+// scanStore returns, per (task, method) of units, the records stored in
+// dir and the time their batches took; nothing if dir does not exist.
+func (c *Config) scanStore(dir string, tasks []Task, units []unit) (map[[2]string]map[runs.Sample]bool, map[[2]string]time.Duration, error) {
+	done := map[[2]string]map[runs.Sample]bool{}
+	spent := map[[2]string]time.Duration{}
+	if _, err := os.Stat(dir); err != nil {
+		return done, spent, nil
+	}
+	if err := checkSettings(dir, c); err != nil {
+		return nil, nil, err
+	}
+	ro, err := runs.OpenReadOnly(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer ro.Close()
+	for _, u := range units {
+		key := [2]string{tasks[u.task].Name, u.method}
+		if done[key] != nil {
+			continue
+		}
+		if done[key], err = ro.Done(key[0], key[1]); err == nil {
+			spent[key], err = storedTime(ro, key, c.batchSize())
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return done, spent, nil
+}
+
+// batchSize returns the runs of a batch.
+func (c *Config) batchSize() int {
+	if c.Batch == 0 {
+		return c.Runs
+	}
+	return c.Batch
+}
+
+// storedTime returns the sampling time of the stored batches of (task,
+// method): per batch, the largest elapsed_ms of its records.
+func storedTime(st *runs.Store, key [2]string, batch int) (time.Duration, error) {
+	recs, err := st.Records(key[0], key[1])
+	if err != nil {
+		return 0, err
+	}
+	per := map[int]float64{}
+	for _, r := range recs {
+		per[r.Run/batch] = max(per[r.Run/batch], r.ElapsedMS)
+	}
+	ms := 0.0
+	for _, v := range per {
+		ms += v
+	}
+	return time.Duration(ms * float64(time.Millisecond)), nil
+}
+
 // stored reports whether every record of u is in done.
 func (c *Config) stored(u unit, done map[runs.Sample]bool) bool {
 	klo, khi := c.ks(u.method)
@@ -274,8 +330,14 @@ func (c *Config) stored(u unit, done map[runs.Sample]bool) bool {
 	return true
 }
 
-// sampleBatch samples the runs of u, one row each, and returns their records.
-func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, task string, prompt []int, u unit) ([]runs.Record, error) {
+// sampleBatch samples the runs of u, one row each, and returns their
+// records. An adaptive method (cars, ars) learns in the task's trie kept in
+// the store (TriePath), read before the batch and written after it.
+func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, dir, task string, prompt []int, u unit) ([]runs.Record, error) {
+	meth, err := ParseMethod(u.method)
+	if err != nil {
+		return nil, err
+	}
 	n := u.hi - u.lo
 	seeds := make([]uint64, n)
 	rands := make([]*rand.Rand, n)
@@ -284,106 +346,56 @@ func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, task 
 		rands[i] = sample.NewRand(seeds[i])
 	}
 	scfg := sample.Config{Masker: masker, Transform: c.Transform(), MaxNew: c.MaxNewTokens}
-	start := time.Now()
-	type out struct {
-		run, k   int
-		rec      *sample.Record
-		accepted []bool
-		evals    int
-		proposal *mcmc.Step // MCMC at k ≥ 1 with KeepProposals: step k
+	o := DrawOptions{K: c.K, Budget: 1}
+	adaptive := meth.Kind == KindExact && meth.Variant != sample.RSFT
+	if meth.Kind == KindExact {
+		o.Budget = ExactBudget
 	}
-	var outs []out
-	switch u.method {
-	case "gcd":
-		recs, _, err := scfg.GCDEach(m, prompt, rands)
-		if err != nil {
+	if adaptive {
+		if o.Trie, err = LoadTrie(TriePath(dir, u.method, task)); err != nil {
 			return nil, err
 		}
-		for i, r := range recs {
-			outs = append(outs, out{run: u.lo + i, rec: r, evals: r.Evals})
-		}
-	case "rejection":
-		recs, _, err := scfg.RejectionEach(m, prompt, 1, rands)
-		if err != nil {
+	}
+	start := time.Now()
+	outs, err := Draw(m, scfg, meth, prompt, o, rands)
+	if err != nil {
+		return nil, err
+	}
+	if adaptive {
+		if err := SaveTrie(TriePath(dir, u.method, task), o.Trie); err != nil {
 			return nil, err
-		}
-		for i, r := range recs {
-			outs = append(outs, out{run: u.lo + i, rec: r, evals: r.Evals})
-		}
-	case "asap":
-		all, _, err := scfg.ASApEach(m, prompt, c.K, rands)
-		if err != nil {
-			return nil, err
-		}
-		for i, rs := range all {
-			ev := 0
-			for j, r := range rs {
-				ev += r.Evals
-				outs = append(outs, out{run: u.lo + i, k: j + 1, rec: r, evals: ev})
-			}
-		}
-	default:
-		var prop mcmc.Proposal
-		switch u.method {
-		case "mcmc-uniform":
-			prop = mcmc.Uniform{}
-		case "mcmc-priority":
-			prop = mcmc.Priority{}
-		case "mcmc-restart":
-			prop = mcmc.Restart{}
-		case "mcmc-priority-pp":
-			prop = mcmc.PriorityPP{}
-		default:
-			return nil, fmt.Errorf("unknown method %q", u.method)
-		}
-		res, err := mcmc.RunEach(m, prompt, mcmc.Config{Sample: scfg, Proposal: prop, Steps: c.K}, rands)
-		if err != nil {
-			return nil, err
-		}
-		for i := range res.Chains {
-			ch := &res.Chains[i]
-			for k := 0; k <= c.K; k++ {
-				var acc []bool
-				for _, s := range ch.Steps[:k] {
-					acc = append(acc, s.Accepted)
-				}
-				o := out{run: u.lo + i, k: k, rec: ch.At(k), accepted: acc, evals: ch.EvalsAt(k)}
-				if c.KeepProposals && k >= 1 {
-					o.proposal = &ch.Steps[k-1]
-				}
-				outs = append(outs, o)
-			}
 		}
 	}
 	elapsed := float64(time.Since(start).Microseconds()) / 1000
 	recs := make([]runs.Record, len(outs))
 	for i, o := range outs {
-		ids, eos := SplitEOS(o.rec)
+		ids, eos := SplitEOS(o.Rec)
 		text, err := model.Tokenizer.Decode(ids)
 		if err != nil {
 			return nil, err
 		}
 		recs[i] = runs.Record{
-			Schema:    runs.Schema,
-			Task:      task,
-			Method:    u.method,
-			K:         o.k,
-			Run:       o.run,
-			Seed:      seeds[o.run-u.lo],
-			PromptIDs: prompt,
-			IDs:       ids,
-			EOS:       eos,
-			Text:      text,
-			LogP:      o.rec.LogProb(),
-			LogPGCD:   o.rec.LogQProb(),
-			Valid:     o.rec.Valid(),
-			Status:    o.rec.Status.String(),
-			Accepted:  o.accepted,
-			Evals:     int64(o.evals),
-			ElapsedMS: elapsed,
+			Schema:     runs.Schema,
+			Task:       task,
+			Method:     u.method,
+			K:          o.K,
+			Run:        u.lo + o.Run,
+			Seed:       seeds[o.Run],
+			PromptIDs:  prompt,
+			IDs:        ids,
+			EOS:        eos,
+			Text:       text,
+			LogP:       o.Rec.LogProb(),
+			LogPGCD:    o.Rec.LogQProb(),
+			Valid:      o.Rec.Valid(),
+			Status:     o.Rec.Status.String(),
+			Accepted:   o.Accepted,
+			Evals:      int64(o.Evals),
+			Rejections: int64(o.Rejections),
+			ElapsedMS:  elapsed,
 		}
-		if o.proposal != nil {
-			recs[i].Proposal = ProposalRecord(o.proposal)
+		if c.KeepProposals && o.Proposal != nil {
+			recs[i].Proposal = ProposalRecord(o.Proposal)
 		}
 	}
 	return recs, nil
@@ -508,22 +520,8 @@ func writeSettings(dir string, cfg *Config) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, settingsFile+".*")
-	if err != nil {
+	return writeAtomic(filepath.Join(dir, settingsFile), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
 		return err
-	}
-	_, err = f.Write(append(b, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, settingsFile))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	})
 }

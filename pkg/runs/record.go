@@ -56,7 +56,10 @@ type Record struct {
 	Status    string  `json:"status"`             // how the completion ended (StatusComplete, ...)
 	Accepted  []bool  `json:"accepted,omitempty"` // MCMC: acceptance of steps 1…K
 	Evals     int64   `json:"evals"`              // LM token evaluations spent on this sample (see mcmc/README.md)
-	ElapsedMS float64 `json:"elapsed_ms"`         // wall-clock ms from the start of the run until this sample was final
+	// Rejections counts, for the exact rejection samplers (cars, ars,
+	// rsft), the run's attempts rejected before this sample.
+	Rejections int64   `json:"rejections,omitempty"`
+	ElapsedMS  float64 `json:"elapsed_ms"` // wall-clock ms from the start of the run until this sample was final
 	// Proposal is, for an MCMC record at k ≥ 1 of an experiment that keeps
 	// proposals, the proposal y of step k (accepted or not); nil otherwise.
 	Proposal *Proposal `json:"proposal,omitempty"`
@@ -144,25 +147,26 @@ func (l *logProb) UnmarshalJSON(b []byte) error {
 
 // wire is Record as encoded: the same fields in the same order.
 type wire struct {
-	Schema    int       `json:"schema"`
-	Task      string    `json:"task"`
-	Method    string    `json:"method"`
-	K         int       `json:"k"`
-	Run       int       `json:"run"`
-	Seed      uint64    `json:"seed"`
-	PromptIDs *[]int    `json:"prompt_ids,omitempty"` // nil: omitted, the previous record's (schema ≥ 2)
-	IDs       []int     `json:"ids"`
-	EOS       *int      `json:"eos,omitempty"` // written for complete records (schema ≥ 3); absent: NoEOS
-	Text      string    `json:"text"`
-	LogP      logProb   `json:"logp"`
-	LogPGCD   logProb   `json:"logp_gcd"`
-	Valid     bool      `json:"valid"`
-	Status    string    `json:"status"`
-	Accepted  []bool    `json:"accepted,omitempty"`
-	Evals     int64     `json:"evals"`
-	ElapsedMS float64   `json:"elapsed_ms"`
-	Proposal  *Proposal `json:"proposal,omitempty"`
-	Settings  string    `json:"settings,omitempty"`
+	Schema     int       `json:"schema"`
+	Task       string    `json:"task"`
+	Method     string    `json:"method"`
+	K          int       `json:"k"`
+	Run        int       `json:"run"`
+	Seed       uint64    `json:"seed"`
+	PromptIDs  *[]int    `json:"prompt_ids,omitempty"` // nil: omitted, the previous record's (schema ≥ 2)
+	IDs        []int     `json:"ids"`
+	EOS        *int      `json:"eos,omitempty"` // written for complete records (schema ≥ 3); absent: NoEOS
+	Text       string    `json:"text"`
+	LogP       logProb   `json:"logp"`
+	LogPGCD    logProb   `json:"logp_gcd"`
+	Valid      bool      `json:"valid"`
+	Status     string    `json:"status"`
+	Accepted   []bool    `json:"accepted,omitempty"`
+	Evals      int64     `json:"evals"`
+	Rejections int64     `json:"rejections,omitempty"`
+	ElapsedMS  float64   `json:"elapsed_ms"`
+	Proposal   *Proposal `json:"proposal,omitempty"`
+	Settings   string    `json:"settings,omitempty"`
 }
 
 // MarshalJSON encodes r with the schema's names; -Inf log-probabilities
@@ -175,7 +179,7 @@ func (r Record) encode(withPrompt bool) ([]byte, error) {
 		Schema: r.Schema, Task: r.Task, Method: r.Method, K: r.K, Run: r.Run, Seed: r.Seed,
 		IDs: r.IDs, Text: r.Text,
 		LogP: logProb(r.LogP), LogPGCD: logProb(r.LogPGCD),
-		Valid: r.Valid, Status: r.Status, Accepted: r.Accepted, Evals: r.Evals, ElapsedMS: r.ElapsedMS,
+		Valid: r.Valid, Status: r.Status, Accepted: r.Accepted, Evals: r.Evals, Rejections: r.Rejections, ElapsedMS: r.ElapsedMS,
 		Proposal: r.Proposal,
 		Settings: r.Settings,
 	}
@@ -220,7 +224,7 @@ func (r *Record) decode(b []byte) (hasPrompt bool, err error) {
 		Schema: w.Schema, Task: w.Task, Method: w.Method, K: w.K, Run: w.Run, Seed: w.Seed,
 		IDs: w.IDs, Text: w.Text,
 		LogP: float64(w.LogP), LogPGCD: float64(w.LogPGCD),
-		Valid: w.Valid, Status: w.Status, Accepted: w.Accepted, Evals: w.Evals, ElapsedMS: w.ElapsedMS,
+		Valid: w.Valid, Status: w.Status, Accepted: w.Accepted, Evals: w.Evals, Rejections: w.Rejections, ElapsedMS: w.ElapsedMS,
 		EOS: NoEOS, Proposal: w.Proposal, Settings: w.Settings,
 	}
 	if w.EOS != nil {
@@ -262,6 +266,9 @@ func (r *Record) check() error {
 	}
 	if math.IsNaN(r.ElapsedMS) || math.IsInf(r.ElapsedMS, 0) {
 		return fmt.Errorf("elapsed_ms = %v", r.ElapsedMS)
+	}
+	if r.Rejections < 0 {
+		return fmt.Errorf("rejections = %d < 0", r.Rejections)
 	}
 	return nil
 }

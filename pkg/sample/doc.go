@@ -1,7 +1,11 @@
 // Package sample draws completions from a language model under a grammar:
-// grammar-constrained decoding (GCD), rejection sampling, and ASAp (Park et
-// al. 2024, "Grammar-Aligned Decoding"). Every sampler runs many rows in
-// lockstep, one batched lm.Batch.Next call per token step.
+// grammar-constrained decoding (GCD), rejection sampling, ASAp (Park et al.
+// 2024, "Grammar-Aligned Decoding"), exact samples of P^G by CARS (Parys et
+// al. 2025, "Constrained Adaptive Rejection Sampling") and its variants RS,
+// RSFT and ARS, and sequential Monte Carlo with grammar-masked extensions
+// (Loula et al. 2025), optionally with AWRS token draws (Lipkin et al.
+// 2025). Every sampler runs many rows in lockstep, one batched
+// lm.Batch.Next call per token step.
 //
 // A completion is a Record: its tokens and, per token, everything
 // Metropolis–Hastings needs later without a second pass over the model: the
@@ -21,6 +25,21 @@
 // other rows of its batch, so that a run can be reproduced by itself from
 // its seed (NewRand, RunSeed). Record.Evals counts the model evaluations of
 // one row, and Config.Ended reports each finished completion (progress).
+//
+// # Exact samples and SMC
+//
+// Config.CARS returns samples distributed exactly as P^G, whatever the
+// variant; the adaptive ones (ARS, CARS) learn in a Trie shared by all rows
+// of a call and by later calls (Trie.WriteTo and ReadTrie save and restore
+// it), so that acceptance grows as the run goes on. Record.Rejections and
+// Record.Evals give the attempts and LM evaluations each sample cost.
+//
+//	rs := sample.RejectionSampler{Variant: sample.CARS, Trie: sample.NewTrie()}
+//	out, stats, err := cfg.CARS(model, prompt, rs, k, rands) // out[i]: run i's k samples
+//
+// Config.SMC returns, per run, a weighted set of particles (SMCRun) whose
+// estimates converge to P^G as the number of particles grows, and an
+// unbiased estimate of P(L); SMCRun.Pick draws one particle by weight.
 //
 // # Reproducing runs
 //

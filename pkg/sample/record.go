@@ -63,6 +63,9 @@ type Record struct {
 	// cache); for rejection sampling's RejectionEach, every attempt of
 	// the run.
 	Evals int
+	// Rejections counts, for the exact rejection samplers (Config.CARS),
+	// the attempts rejected since the run's previous accepted sample.
+	Rejections int
 }
 
 // Valid reports whether the record is a complete sentence.

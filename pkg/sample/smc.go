@@ -1,0 +1,334 @@
+package sample
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+
+	"github.com/gasplab/gasp/pkg/gcd"
+	"github.com/gasplab/gasp/pkg/lm"
+)
+
+// SMCOptions configure sequential Monte Carlo (Config.SMC).
+type SMCOptions struct {
+	// Particles is the number of particles of a run.
+	Particles int
+	// ESS is the resampling threshold: a run's particles are resampled
+	// after a token step when their effective sample size falls below
+	// ESS·Particles. 0 never resamples (importance sampling); 1 resamples
+	// after every step where the weights differ.
+	ESS float64
+	// AWRS draws each token by adaptive weighted rejection sampling
+	// (Lipkin et al. 2025): tokens are drawn from P without replacement
+	// until one is allowed, twice, and the weight is an unbiased estimate
+	// of the allowed mass from the rejections, instead of the mass itself.
+	AWRS bool
+}
+
+// SMCRun is the weighted set of particles of one SMC run.
+type SMCRun struct {
+	Particles []*Record
+	// LogW[i] is the log importance weight of Particles[i]: −Inf for
+	// particles that are not sentences.
+	LogW []float64
+	// LogZ is the log of the run's estimate of P(L) (under the cap),
+	// unbiased for every number of particles: the mean weight, the means
+	// at resampling times folded in.
+	LogZ      float64
+	Resamples int
+	// Evals counts the evaluations of all the run's particles, those that
+	// restore resampled prefixes included.
+	Evals int
+}
+
+// Weights returns the normalised weights; nil if every weight is zero.
+func (r *SMCRun) Weights() []float64 {
+	m := math.Inf(-1)
+	for _, w := range r.LogW {
+		m = max(m, w)
+	}
+	if math.IsInf(m, -1) {
+		return nil
+	}
+	out := make([]float64, len(r.LogW))
+	s := 0.0
+	for i, w := range r.LogW {
+		out[i] = math.Exp(w - m)
+		s += out[i]
+	}
+	for i := range out {
+		out[i] /= s
+	}
+	return out
+}
+
+// Pick draws one particle with probability ∝ its weight (sampling
+// importance resampling); nil if every weight is zero.
+func (r *SMCRun) Pick(rng *rand.Rand) *Record {
+	w := r.Weights()
+	if w == nil {
+		return nil
+	}
+	return r.Particles[pickWeights(w, 1, rng)]
+}
+
+// particle is one row of an SMC run.
+type particle struct {
+	row  int
+	st   *gcd.State
+	rec  *Record
+	logW float64
+	rand *rand.Rand
+}
+
+// SMC runs one sequential Monte Carlo run per random source, the runs'
+// particles all in one batch and in lockstep (Loula et al. 2025). A
+// particle is extended token by token by GCD, P(t|u) masked by the grammar
+// and renormalised, and its weight multiplied by the mass the mask kept,
+// Σ_{t allowed} P(t|u) (or, with AWRS, an unbiased estimate of it): a
+// complete particle x then has weight P(x)/P_GCD(x), and particles that
+// reach the cap or a dead end weight 0. After each token step a run whose
+// effective sample size (Σw)²/Σw² is below ESS·N is resampled
+// systematically, finished particles included, and its weights set to
+// their mean. The weighted set's estimates converge to P^G as N grows;
+// SMCRun.Pick draws one particle from it.
+func (c *Config) SMC(m lm.Model, prompt []int, opt SMCOptions, rands []*rand.Rand) ([]*SMCRun, Stats, error) {
+	if err := c.Validate(); err != nil {
+		return nil, Stats{}, err
+	}
+	n := opt.Particles
+	if len(rands) == 0 || n <= 0 || !(opt.ESS >= 0 && opt.ESS <= 1) {
+		return nil, Stats{}, errors.New("sample: SMC needs runs, particles > 0 and an ESS threshold in [0, 1]")
+	}
+	b, err := lm.NewBatch(m, prompt, len(rands)*n)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	defer b.Close()
+	runs := make([][]*particle, len(rands))
+	out := make([]*SMCRun, len(rands))
+	for i, rng := range rands {
+		out[i] = &SMCRun{}
+		for j := range n {
+			p := &particle{row: i*n + j, st: c.Masker.NewState(), rec: &Record{}, rand: Fork(rng)}
+			runs[i] = append(runs[i], p)
+		}
+	}
+	var st Stats
+	if err := c.smcLoop(b, opt, runs, out, rands, &st); err != nil {
+		return nil, st, err
+	}
+	for i, ps := range runs {
+		r := out[i]
+		for _, p := range ps {
+			r.Particles = append(r.Particles, p.rec)
+			r.LogW = append(r.LogW, p.logW)
+			r.Evals += b.RowEvals(p.row)
+			p.rec.Evals = b.RowEvals(p.row)
+			st.Add(p.rec)
+		}
+		r.LogZ += logMeanExp(r.LogW)
+	}
+	st.Evals = b.Evals()
+	return out, st, nil
+}
+
+// smcLoop advances every run's particles to their ends.
+func (c *Config) smcLoop(b *lm.Batch, opt SMCOptions, runs [][]*particle, out []*SMCRun, rands []*rand.Rand, st *Stats) error {
+	maxNew := c.Cap()
+	ds := newDists()
+	var (
+		active  []*particle
+		rows    []int
+		allowed []gcd.Bitset
+		res     []smcStep
+	)
+	for {
+		active, rows, allowed = active[:0], rows[:0], allowed[:0]
+		for _, ps := range runs {
+			for _, p := range ps {
+				if p.rec.Status == Running {
+					active = append(active, p)
+					rows = append(rows, p.row)
+					allowed = append(allowed, p.st.Allowed())
+				}
+			}
+		}
+		if len(active) == 0 {
+			return nil
+		}
+		logits, err := b.Next(rows)
+		if err != nil {
+			return err
+		}
+		res = append(res[:0], make([]smcStep, len(active))...)
+		ds.each(c.Transform, logits, allowed, func(k int, d *Dist) {
+			res[k] = smcDraw(d, allowed[k], opt.AWRS, active[k].rand)
+		})
+		for k, p := range active {
+			x := &res[k]
+			p.logW += x.logW
+			if x.none {
+				p.rec.Status, p.logW = DeadEnd, math.Inf(-1)
+				continue
+			}
+			if err := p.st.Advance(x.tok); err != nil {
+				return err
+			}
+			p.rec.add(x.tok, x.logP, x.logQ, x.h, x.rawH)
+			b.Append(p.row, x.tok)
+			switch {
+			case p.st.Ended():
+				p.rec.Status = Complete
+			case len(p.rec.Tokens) >= maxNew:
+				p.rec.Status, p.logW = Capped, math.Inf(-1)
+			}
+		}
+		if opt.ESS == 0 {
+			continue
+		}
+		for i, ps := range runs {
+			if err := c.maybeResample(b, ps, opt.ESS, out[i], rands[i]); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// maybeResample resamples a run's particles systematically when their ESS
+// is below ess·N and some are still running.
+func (c *Config) maybeResample(b *lm.Batch, ps []*particle, ess float64, out *SMCRun, rng *rand.Rand) error {
+	running := false
+	logW := make([]float64, len(ps))
+	for j, p := range ps {
+		running = running || p.rec.Status == Running
+		logW[j] = p.logW
+	}
+	if !running {
+		return nil
+	}
+	mean := logMeanExp(logW)
+	if math.IsInf(mean, -1) {
+		return nil // every particle is dead: nothing to resample
+	}
+	n := float64(len(ps))
+	s, s2 := 0.0, 0.0
+	for _, w := range logW {
+		x := math.Exp(w - mean)
+		s += x
+		s2 += x * x
+	}
+	threshold := ess * n
+	if ess == 1 {
+		threshold = n * (1 - 1e-12) // equal weights up to rounding
+	}
+	if s*s/s2 >= threshold {
+		return nil
+	}
+	// Systematic resampling: offspring j takes the particle whose
+	// cumulative normalised weight first exceeds (j + u)/N.
+	u := rng.Float64()
+	parents := make([]*Record, len(ps))
+	cum, i := math.Exp(logW[0]-mean)/n, 0
+	for j := range ps {
+		for t := (float64(j) + u) / n; cum <= t && i < len(ps)-1; {
+			i++
+			cum += math.Exp(logW[i]-mean) / n
+		}
+		parents[j] = ps[i].rec
+	}
+	for j, p := range ps {
+		rec := parents[j]
+		cp := rec.Prefix(len(rec.Tokens))
+		cp.Status = rec.Status
+		p.rec, p.logW = cp, mean
+		p.st.Rollback(0)
+		for _, t := range cp.Tokens {
+			if err := p.st.Advance(t); err != nil {
+				return err
+			}
+		}
+		if cp.Status == Running {
+			b.Set(p.row, cp.Tokens)
+		}
+	}
+	out.Resamples++
+	return nil
+}
+
+func logMeanExp(xs []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	if math.IsInf(m, -1) {
+		return m
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += math.Exp(x - m)
+	}
+	return m + math.Log(s/float64(len(xs)))
+}
+
+// smcStep is one particle's token step.
+type smcStep struct {
+	drawn
+	logW float64 // log of the weight increment
+}
+
+// smcDraw draws a token from P_GCD with the weight increment log Mass, or
+// by AWRS.
+func smcDraw(d *Dist, allowed gcd.Bitset, awrs bool, rng *rand.Rand) smcStep {
+	if len(d.IDs) == 0 {
+		return smcStep{drawn: drawn{none: true}}
+	}
+	if awrs {
+		return awrsDraw(d, allowed, rng)
+	}
+	i := d.pick(rng)
+	tok := d.IDs[i]
+	return smcStep{drawn{tok: tok, logP: d.LogP[tok], logQ: d.LogQ[i], h: d.Entropy, rawH: d.RawEntropy}, math.Log(d.Mass)}
+}
+
+// awrsDraw draws tokens from P without replacement until one is allowed,
+// then again (the first round's rejections still removed) until one is
+// allowed, and returns the first round's token with weight (1 − R)/(n+1):
+// R is the mass rejected in the first round and n the rejections of both,
+// an unbiased estimate of the allowed mass (Lipkin et al. 2025).
+func awrsDraw(d *Dist, allowed gcd.Bitset, rng *rand.Rand) smcStep {
+	w := append(d.w[:0], d.Prob...)
+	d.w = w
+	total := 0.0
+	for _, x := range w {
+		total += x
+	}
+	rest, r1, rejected, tok := total, 0.0, 0, -1
+	ok := func(i int) bool { return i>>6 < len(allowed) && allowed.Has(i) }
+	for round := 0; round < 2; round++ {
+		for rest > 0 {
+			i := pickWeights(w, rest, rng)
+			if i < 0 {
+				break
+			}
+			if ok(i) {
+				if tok < 0 {
+					tok = i
+				}
+				break
+			}
+			rejected++
+			if tok < 0 {
+				r1 += w[i]
+			}
+			rest -= w[i]
+			w[i] = 0
+		}
+	}
+	if tok < 0 {
+		return smcStep{drawn: drawn{none: true}}
+	}
+	logQ := d.LogP[tok] - math.Log(d.Mass)
+	return smcStep{drawn{tok: tok, logP: d.LogP[tok], logQ: logQ, h: d.Entropy, rawH: d.RawEntropy},
+		math.Log(max(0, total-r1)) - math.Log(float64(rejected+1))}
+}
