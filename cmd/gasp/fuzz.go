@@ -146,17 +146,7 @@ const (
 // seeds written beside an earlier run's (or a person's files) would mix,
 // and "gasp fuzz run" uses every file of the directory.
 func checkEmptyOut(dir string) error {
-	fi, err := os.Stat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("--out %s exists and is not a directory", dir)
-	}
-	ents, err := os.ReadDir(dir)
+	ents, err := outEntries(dir)
 	if err != nil {
 		return err
 	}
@@ -165,6 +155,22 @@ func checkEmptyOut(dir string) error {
 			dir, len(ents), ents[0].Name())
 	}
 	return nil
+}
+
+// outEntries returns the entries of the --out directory dir, none when it
+// does not exist; a dir that is not a directory is an error.
+func outEntries(dir string) ([]os.DirEntry, error) {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("--out %s exists and is not a directory", dir)
+	}
+	return os.ReadDir(dir)
 }
 
 // checkRunOut fails unless dir is new, empty, or the output of an earlier

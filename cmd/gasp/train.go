@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -75,17 +73,7 @@ const maxTrainSteps = 10_000_000
 // config.json and model.safetensors), whose model files train-tiny then
 // replaces: --out . must not scatter a model over a repository.
 func checkModelOut(dir string) error {
-	fi, err := os.Stat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("--out %s exists and is not a directory", dir)
-	}
-	ents, err := os.ReadDir(dir)
+	ents, err := outEntries(dir)
 	if err != nil || len(ents) == 0 {
 		return err
 	}
