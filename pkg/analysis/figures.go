@@ -83,6 +83,11 @@ func methodName(m string) string {
 		return "ASAp"
 	case Rejection:
 		return "Rejection"
+	case "cars", "ars", "rsft":
+		return strings.ToUpper(m)
+	}
+	if rest, ok := strings.CutPrefix(m, "smc"); ok {
+		return "SMC" + strings.ToUpper(rest) // smc-awrs-10: SMC-AWRS-10
 	}
 	if IsMCMC(m) {
 		rest := strings.TrimPrefix(m, "mcmc-")

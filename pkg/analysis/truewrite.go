@@ -144,12 +144,16 @@ func (r *TrueReport) figure() (*plot.Plot, error) {
 	p.Legend.Top = true
 	col := colors(r.Methods)
 	lines := 0
+	var ys []float64
 	for _, m := range r.Methods {
 		pts := r.curve(m)
 		if len(pts) == 0 {
 			continue
 		}
 		lines++
+		for _, pt := range pts {
+			ys = append(ys, pt.Y)
+		}
 		l, sc, err := plotter.NewLinePoints(pts)
 		if err != nil {
 			return nil, err
@@ -158,12 +162,18 @@ func (r *TrueReport) figure() (*plot.Plot, error) {
 		sc.Shape = draw.CircleGlyph{}
 		sc.Radius = vg.Points(1.5)
 		p.Add(l, sc)
-		p.Legend.Add(m, l, sc)
+		p.Legend.Add(methodName(m), l, sc)
 	}
 	if lines == 0 {
 		p.X.Min, p.X.Max = 1, 10 // nothing estimated: an empty plot on a valid log axis
 	}
-	if x, y, ok := r.carsPoint(); ok {
+	x, y, ok := r.carsPoint()
+	if ok {
+		ys = append(ys, y)
+		lines++
+	}
+	tvAxis(&p.Y, ys, lines)
+	if ok {
 		sc, err := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
 		if err != nil {
 			return nil, err
@@ -172,7 +182,7 @@ func (r *TrueReport) figure() (*plot.Plot, error) {
 		sc.Shape = draw.CrossGlyph{}
 		sc.Radius = vg.Points(4)
 		p.Add(sc)
-		p.Legend.Add("cars (exact, floor)", sc)
+		p.Legend.Add("CARS (exact, floor)", sc)
 	}
 	return p, nil
 }
@@ -229,4 +239,18 @@ func (r *TrueReport) carsPoint() (x, y float64, ok bool) {
 		return 0, 0, false
 	}
 	return x / n, y / n, true
+}
+
+// tvAxis fits a to the values ys with room at the top for a legend of
+// rows lines (each ~8 % of the height), as yAxis does for KL, but not from
+// 0: the methods' TVs lie close together.
+func tvAxis(a *plot.Axis, ys []float64, rows int) {
+	if len(ys) == 0 {
+		a.Min, a.Max = 0, 1
+		return
+	}
+	lo, hi := slices.Min(ys), slices.Max(ys)
+	span := max(hi-lo, 0.01)
+	a.Min = lo - 0.05*span
+	a.Max = a.Min + (hi+0.05*span-a.Min)/(1-0.08*float64(rows+1))
 }
