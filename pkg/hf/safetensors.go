@@ -182,30 +182,11 @@ func (c *Checkpoint) Bytes(name string) ([]byte, error) {
 // Float32 reads the named tensor, converting F16 and BF16 to float32 (exactly). Other dtypes give an
 // "unsupported dtype" error.
 func (c *Checkpoint) Float32(name string) ([]float32, error) {
-	ti, ok := c.tensors[name]
-	if !ok {
-		return nil, fmt.Errorf("hf: checkpoint has no tensor %q", name)
-	}
-	if ti.DType != F32 && ti.DType != BF16 && ti.DType != F16 {
-		return nil, fmt.Errorf("hf: %s: tensor %q: unsupported dtype %s for conversion to float32 (want F32, BF16 or F16)",
-			ti.File, name, ti.DType)
-	}
-	elem := int64(ti.DType.Bits() / 8)
-	n := ti.Size / elem
-	if n > math.MaxInt {
-		return nil, fmt.Errorf("hf: %s: tensor %q: too large (%d elements)", ti.File, name, n)
-	}
-	dst := make([]float32, n)
-	// Convert in chunks so that the raw bytes and the floats are not both held whole.
-	const chunk = 1 << 18 // elements
-	buf := make([]byte, min(n, chunk)*elem)
-	for i := int64(0); i < n; i += chunk {
-		m := min(n-i, chunk)
-		b := buf[:m*elem]
-		if err := c.readAt(ti, b, ti.Offset+i*elem); err != nil {
-			return nil, err
-		}
-		decodeFloat32(ti.DType, b, dst[i:i+m])
+	var dst []float32
+	err := c.readFloats(name, "float32", func(n int64) { dst = make([]float32, n) },
+		func(dt DType, b []byte, i, m int64) { decodeFloat32(dt, b, dst[i:i+m]) })
+	if err != nil {
+		return nil, err
 	}
 	return dst, nil
 }
@@ -213,42 +194,60 @@ func (c *Checkpoint) Float32(name string) ([]float32, error) {
 // BFloat16 reads the named tensor as bfloat16 bits: BF16 as stored, with no conversion; F32 and F16 rounded
 // to nearest even (see BFloat16). Other dtypes give an "unsupported dtype" error.
 func (c *Checkpoint) BFloat16(name string) ([]uint16, error) {
+	var dst []uint16
+	var f []float32
+	err := c.readFloats(name, "bfloat16", func(n int64) { dst, f = make([]uint16, n), make([]float32, min(n, floatChunk)) },
+		func(dt DType, b []byte, i, m int64) {
+			out := dst[i : i+m]
+			if dt == BF16 {
+				for j := range out {
+					out[j] = binary.LittleEndian.Uint16(b[2*j:])
+				}
+				return
+			}
+			decodeFloat32(dt, b, f[:m])
+			for j := range out {
+				out[j] = BFloat16(f[j])
+			}
+		})
+	if err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// floatChunk is how many elements readFloats reads at a time, so that the raw bytes and the converted
+// values are not both held whole.
+const floatChunk = 1 << 18
+
+// readFloats reads the F32, BF16 or F16 tensor name in chunks: alloc is called once with its element
+// count, then convert with each chunk's bytes b of elements i … i+m-1. target names the conversion in
+// errors.
+func (c *Checkpoint) readFloats(name, target string, alloc func(n int64), convert func(dt DType, b []byte, i, m int64)) error {
 	ti, ok := c.tensors[name]
 	if !ok {
-		return nil, fmt.Errorf("hf: checkpoint has no tensor %q", name)
+		return fmt.Errorf("hf: checkpoint has no tensor %q", name)
 	}
 	if ti.DType != F32 && ti.DType != BF16 && ti.DType != F16 {
-		return nil, fmt.Errorf("hf: %s: tensor %q: unsupported dtype %s for conversion to bfloat16 (want F32, BF16 or F16)",
-			ti.File, name, ti.DType)
+		return fmt.Errorf("hf: %s: tensor %q: unsupported dtype %s for conversion to %s (want F32, BF16 or F16)",
+			ti.File, name, ti.DType, target)
 	}
 	elem := int64(ti.DType.Bits() / 8)
 	n := ti.Size / elem
 	if n > math.MaxInt {
-		return nil, fmt.Errorf("hf: %s: tensor %q: too large (%d elements)", ti.File, name, n)
+		return fmt.Errorf("hf: %s: tensor %q: too large (%d elements)", ti.File, name, n)
 	}
-	dst := make([]uint16, n)
-	const chunk = 1 << 18 // elements
-	buf := make([]byte, min(n, chunk)*elem)
-	f := make([]float32, min(n, chunk))
-	for i := int64(0); i < n; i += chunk {
-		m := min(n-i, chunk)
+	alloc(n)
+	buf := make([]byte, min(n, floatChunk)*elem)
+	for i := int64(0); i < n; i += floatChunk {
+		m := min(n-i, floatChunk)
 		b := buf[:m*elem]
 		if err := c.readAt(ti, b, ti.Offset+i*elem); err != nil {
-			return nil, err
+			return err
 		}
-		out := dst[i : i+m]
-		if ti.DType == BF16 {
-			for j := range out {
-				out[j] = binary.LittleEndian.Uint16(b[2*j:])
-			}
-			continue
-		}
-		decodeFloat32(ti.DType, b, f[:m])
-		for j := range out {
-			out[j] = BFloat16(f[j])
-		}
+		convert(ti.DType, b, i, m)
 	}
-	return dst, nil
+	return nil
 }
 
 func (c *Checkpoint) readAt(ti TensorInfo, buf []byte, off int64) error {
