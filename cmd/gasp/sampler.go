@@ -289,31 +289,7 @@ func (t *task) draw(taskName, method string, ks []int, o experiment.DrawOptions,
 
 // record is d as a run-store record.
 func (t *task) record(taskName, method string, d experiment.Drawn, seed uint64, run int, elapsed float64) (runs.Record, error) {
-	toks, eos := experiment.SplitEOS(d.Rec)
-	text, err := t.tok.Decode(toks)
-	if err != nil {
-		return runs.Record{}, err
-	}
-	return runs.Record{
-		Schema:     runs.Schema,
-		Task:       taskName,
-		Method:     method,
-		K:          d.K,
-		Run:        run,
-		Seed:       seed,
-		PromptIDs:  t.prompt,
-		IDs:        toks,
-		EOS:        eos,
-		Text:       text,
-		LogP:       d.Rec.LogProb(),
-		LogPGCD:    d.Rec.LogQProb(),
-		Valid:      d.Rec.Valid(),
-		Status:     d.Rec.Status.String(),
-		Accepted:   d.Accepted,
-		Evals:      int64(d.Evals),
-		Rejections: int64(d.Rejections),
-		ElapsedMS:  elapsed,
-	}, nil
+	return d.Record(taskName, method, run, seed, t.prompt, t.tok.Decode, elapsed)
 }
 
 // unitsPerRun is how many completions a run of method ends (draw's ended

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/mcmc"
+	"github.com/gasplab/gasp/pkg/runs"
 	"github.com/gasplab/gasp/pkg/sample"
 )
 
@@ -24,6 +25,25 @@ type Drawn struct {
 	// Proposal is, for MCMC at K ≥ 1, step K (its proposal, accepted or
 	// not); nil otherwise.
 	Proposal *mcmc.Step
+}
+
+// Record returns d as the run store keeps it: run number run of task and
+// method, drawn with seed after prompt, its text decoded by decode,
+// elapsed ms after the run's start. The proposal is not included (see
+// ProposalRecord).
+func (d Drawn) Record(task, method string, run int, seed uint64, prompt []int,
+	decode func([]int) (string, error), elapsed float64) (runs.Record, error) {
+	ids, eos := SplitEOS(d.Rec)
+	text, err := decode(ids)
+	if err != nil {
+		return runs.Record{}, err
+	}
+	return runs.Record{
+		Schema: runs.Schema, Task: task, Method: method, K: d.K, Run: run, Seed: seed,
+		PromptIDs: prompt, IDs: ids, EOS: eos, Text: text,
+		LogP: d.Rec.LogProb(), LogPGCD: d.Rec.LogQProb(), Valid: d.Rec.Valid(), Status: d.Rec.Status.String(),
+		Accepted: d.Accepted, Evals: int64(d.Evals), Rejections: int64(d.Rejections), ElapsedMS: elapsed,
+	}, nil
 }
 
 // DrawOptions say how much a method draws.

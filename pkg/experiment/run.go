@@ -369,30 +369,9 @@ func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, dir, 
 	elapsed := float64(time.Since(start).Microseconds()) / 1000
 	recs := make([]runs.Record, len(outs))
 	for i, o := range outs {
-		ids, eos := SplitEOS(o.Rec)
-		text, err := model.Tokenizer.Decode(ids)
+		recs[i], err = o.Record(task, u.method, u.lo+o.Run, seeds[o.Run], prompt, model.Tokenizer.Decode, elapsed)
 		if err != nil {
 			return nil, err
-		}
-		recs[i] = runs.Record{
-			Schema:     runs.Schema,
-			Task:       task,
-			Method:     u.method,
-			K:          o.K,
-			Run:        u.lo + o.Run,
-			Seed:       seeds[o.Run],
-			PromptIDs:  prompt,
-			IDs:        ids,
-			EOS:        eos,
-			Text:       text,
-			LogP:       o.Rec.LogProb(),
-			LogPGCD:    o.Rec.LogQProb(),
-			Valid:      o.Rec.Valid(),
-			Status:     o.Rec.Status.String(),
-			Accepted:   o.Accepted,
-			Evals:      int64(o.Evals),
-			Rejections: int64(o.Rejections),
-			ElapsedMS:  elapsed,
 		}
 		if c.KeepProposals && o.Proposal != nil {
 			recs[i].Proposal = ProposalRecord(o.Proposal)
