@@ -103,11 +103,12 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 		fmt.Fprintf(stderr, "gasp sample: %v\n", err)
 		return 1
 	}
+	meth, methErr := experiment.ParseMethod(*method)
 	if bad := firstBad(
 		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
 		flagCheck{*grammarPath == "", "--grammar is required"},
 		flagCheck{*promptArg == "", "--prompt is required"},
-		flagCheck{!validMethod(*method), fmt.Sprintf("unknown --method %q: %v", *method, methodError(*method))},
+		flagCheck{methErr != nil, fmt.Sprintf("unknown --method %q: %v", *method, methErr)},
 		flagCheck{*n < 1, fmt.Sprintf("--n must be at least 1, got %d", *n)},
 		flagCheck{*first < 0, fmt.Sprintf("--first must not be negative, got %d", *first)},
 		flagCheck{*k < 0 || (*method == "asap" && *k < 1), fmt.Sprintf("--k %d out of range", *k)},
@@ -133,7 +134,6 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 	if *task == "" {
 		*task = *grammarPath
 	}
-	meth, _ := experiment.ParseMethod(*method)
 	recK := *k
 	if meth.Kind != experiment.KindASAp && meth.Kind != experiment.KindMCMC {
 		recK = 0
@@ -269,12 +269,4 @@ func (t *task) drawRuns(o sampleRuns, b *bar, emit func(runs.Record) error, stde
 		}
 	}
 	return nil
-}
-
-// methodError says why m is not a method of gasp sample.
-func methodError(m string) error {
-	if _, err := experiment.ParseMethod(m); err != nil {
-		return err
-	}
-	return fmt.Errorf("not a method of gasp sample")
 }

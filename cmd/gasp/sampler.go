@@ -361,11 +361,6 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-func validMethod(m string) bool {
-	_, err := experiment.ParseMethod(m)
-	return err == nil
-}
-
 // findDefaultModel looks for data/models/tiny in the current directory and
 // its parents, up to the directory holding go.mod.
 func findDefaultModel() (string, error) {
