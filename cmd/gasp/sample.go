@@ -199,7 +199,7 @@ bar is shown on standard error when it is a terminal (not with --quiet).`)
 		opt.Trie = sample.NewTrie()
 		if *triePath != "" {
 			if opt.Trie, err = experiment.LoadTrie(*triePath); err != nil {
-				return fail(err)
+				return fail(fmt.Errorf("--trie: %w", err))
 			}
 		}
 	}
@@ -252,7 +252,9 @@ func (t *task) drawRuns(o sampleRuns, b *bar, emit func(runs.Record) error, stde
 		}
 		d, err := t.draw(o.task, o.method, []int{o.k}, o.opt, o.seed, size, c0, ids, ended)
 		if err == nil && o.trie != "" {
-			err = experiment.SaveTrie(o.trie, o.opt.Trie)
+			if err = experiment.SaveTrie(o.trie, o.opt.Trie); err != nil {
+				err = fmt.Errorf("--trie: %w", err)
+			}
 		}
 		if err != nil {
 			return err
