@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gasplab/gasp/pkg/atomicfile"
 )
 
 // Errors that Resolve wraps, for errors.Is.
@@ -388,22 +390,7 @@ func writeRef(repoDir, revision, commit string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("hf: %w", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".ref-*")
-	if err != nil {
-		return fmt.Errorf("hf: %w", err)
-	}
-	_, werr := f.WriteString(commit)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("hf: writing %s: %w", path, err)
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("hf: %w", err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
+	if err := atomicfile.WriteFile(path, []byte(commit)); err != nil {
 		return fmt.Errorf("hf: %w", err)
 	}
 	return nil

@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gasplab/gasp/pkg/atomicfile"
 )
 
 // Tensor is a tensor to write: its name, dtype, shape and raw little-endian data in row-major order.
@@ -31,55 +31,22 @@ type Tensor struct {
 // out: tensors ordered by decreasing dtype alignment then by name, so that every tensor's data is aligned to its
 // element size; the header is compact JSON with "__metadata__" first (keys sorted), padded with spaces to a
 // multiple of 8 bytes.
-func WriteSafetensors(path string, tensors []Tensor, metadata map[string]string) (err error) {
+func WriteSafetensors(path string, tensors []Tensor, metadata map[string]string) error {
 	header, order, err := safetensorsHeader(tensors, metadata, path)
 	if err != nil {
 		return err
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	err = atomicfile.Write(path, func(f io.Writer) error {
+		w := bufio.NewWriterSize(f, 1<<20)
+		if err := writeSafetensors(w, header, tensors, order); err != nil {
+			return err
+		}
+		return w.Flush()
+	})
 	if err != nil {
 		return fmt.Errorf("hf: %w", err)
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	w := bufio.NewWriterSize(f, 1<<20)
-	if err := writeSafetensors(w, header, tensors, order); err != nil {
-		return fmt.Errorf("hf: writing %s: %w", tmp, err)
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("hf: writing %s: %w", tmp, err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return fmt.Errorf("hf: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("hf: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("hf: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("hf: %w", err)
-	}
-	syncDir(dir)
 	return nil
-}
-
-// syncDir makes a rename in dir durable, where the platform supports it; failures are ignored.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
 }
 
 func writeSafetensors(w io.Writer, header []byte, tensors []Tensor, order []int) error {

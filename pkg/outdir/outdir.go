@@ -31,6 +31,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/gasplab/gasp/pkg/atomicfile"
 )
 
 // ManifestName is the manifest's file name in an output directory.
@@ -174,30 +176,13 @@ func writeManifest(dir string, names []string) error {
 	return writeFile(filepath.Join(dir, ManifestName), b.Bytes())
 }
 
-// writeFile replaces p by data through a temporary file and a rename, so
+// writeFile replaces p by data, creating its directory: atomically, so
 // that p is never left half written.
 func writeFile(p string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err2 := f.Chmod(0o644); err == nil {
-		err = err2
-	}
-	if err2 := f.Close(); err == nil {
-		err = err2
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), p)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.WriteFile(p, data)
 }
 
 func union(a, b []string) []string {
