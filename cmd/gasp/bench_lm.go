@@ -76,7 +76,7 @@ func benchLMFlagError(pos []string, batches []int, batchErr error, promptLen, st
 }
 
 func runBenchLM(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp bench lm", "gasp bench lm [--model DIR] [--batch 1,16,64] [--prompt-len N] [--steps N] [--threads N] [--dtype f32|bf16|auto] [--json] [--cpuprofile F]", `
+	cl := newCmdLine("gasp bench lm", "gasp bench lm [--model DIR] [--batch 1,16,64] [--prompt-len N] [--steps N] [--threads N] [--dtype f32|bf16|auto] [--json] [--cpuprofile F]", `
 Times a Llama model's batched, KV-cached decoding (default: the embedded model
 data/models/tiny). For each batch size B it prefills a random prompt of
 --prompt-len tokens once, shares it across the B rows and times --steps
@@ -92,17 +92,17 @@ at the largest batch over the smallest), in wall time and per CPU second (the
 process's user + system time: robust to a machine busy with other work).
 --dtype chooses the weights' and caches' dtype (auto: the checkpoint's on XLA,
 f32 on the pure-Go backend). The backend is $GOMLX_BACKEND's, or with
---threads the pure-Go one. Model loading and graph compilation are not timed.`)
-	modelDir := fset.String("model", "", "model directory (default: data/models/tiny of the repository)")
-	batchList := fset.String("batch", "1,16,64", "comma-separated batch sizes")
-	promptLen := fset.Int("prompt-len", 128, "prompt length in tokens")
-	steps := fset.Int("steps", 64, "decode steps per batch size")
-	threads := fset.Int("threads", 0, "threads (0: all CPUs)")
-	maxSeq := fset.Int("max-seq", 512, "KV-cache length per row")
-	asJSON := fset.Bool("json", false, "print one JSON object")
-	cpuProfile := fset.String("cpuprofile", "", "write a CPU profile of the timed decode steps to this file")
-	dtype := fset.String("dtype", "auto", "weights and cache dtype: f32, bf16 or auto")
-	pos, done, code := parseFlags(fset, args, stdout, stderr)
+--threads the pure-Go one. Model loading and graph compilation are not timed.`, stdout, stderr)
+	modelDir := cl.String("model", "", "model directory (default: data/models/tiny of the repository)")
+	batchList := cl.String("batch", "1,16,64", "comma-separated batch sizes")
+	promptLen := cl.Int("prompt-len", 128, "prompt length in tokens")
+	steps := cl.Int("steps", 64, "decode steps per batch size")
+	threads := cl.Int("threads", 0, "threads (0: all CPUs)")
+	maxSeq := cl.Int("max-seq", 512, "KV-cache length per row")
+	asJSON := cl.Bool("json", false, "print one JSON object")
+	cpuProfile := cl.String("cpuprofile", "", "write a CPU profile of the timed decode steps to this file")
+	dtype := cl.String("dtype", "auto", "weights and cache dtype: f32, bf16 or auto")
+	pos, done, code := cl.parse(args)
 	if done {
 		return code
 	}
@@ -112,24 +112,16 @@ f32 on the pure-Go backend). The backend is $GOMLX_BACKEND's, or with
 		batches = []int{1}
 	}
 	if bad := benchLMFlagError(pos, batches, err, *promptLen, *steps, *threads, *maxSeq); bad != "" {
-		fmt.Fprintf(stderr, "gasp bench lm: %s\n", bad)
-		fset.SetOutput(stderr)
-		fset.Usage()
-		return 2
-	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "gasp bench lm: %v\n", err)
-		return 1
+		return cl.usageError("%s", bad)
 	}
 	if *modelDir == "" {
-		dir, err := findDefaultModel()
-		if err != nil {
-			return fail(err)
+		if *modelDir, err = findDefaultModel(); err != nil {
+			return cl.fail(err)
 		}
-		*modelDir = dir
 	}
-	if err := checkModelMemory(*modelDir, slices.Max(batches), *maxSeq, fmt.Sprintf("--batch %d", slices.Max(batches))); err != nil {
-		return fail(err)
+	maxBatch := slices.Max(batches)
+	if err := checkModelMemory(*modelDir, maxBatch, *maxSeq, fmt.Sprintf("--batch %d", maxBatch)); err != nil {
+		return cl.fail(err)
 	}
 	backend := ""
 	if *threads > 0 {
@@ -138,81 +130,118 @@ f32 on the pure-Go backend). The backend is $GOMLX_BACKEND's, or with
 	}
 	m, err := llama.Load(*modelDir, llama.Options{MaxSeq: *maxSeq, Backend: backend, DType: *dtype})
 	if err != nil {
-		return fail(err)
+		return cl.fail(err)
 	}
 	defer m.Close()
-	cfg := m.Config()
-	rng := rand.New(rand.NewPCG(1, 2))
-	prompt := make([]int, *promptLen)
-	for i := range prompt {
-		prompt[i] = rng.IntN(cfg.VocabSize)
-	}
-	rep := lmReport{Model: *modelDir, Params: cfg.NumParams(), Backend: m.Options().Backend, DType: m.Options().DType,
-		Threads: runtime.GOMAXPROCS(0), PromptLen: *promptLen}
-
-	// Prefill: the first run compiles its graph, the next three are timed. Each
-	// run changes the prompt's first token, so that the model computes it rather
-	// than reusing the prompt it remembers (llama.Session.Prefill).
-	s, err := m.NewSession(1)
+	rep, err := benchLM(m, batches, *promptLen, *steps, *cpuProfile)
 	if err != nil {
-		return fail(err)
+		return cl.fail(err)
 	}
-	var prefill, prefillCPU []time.Duration
-	for i := range 4 {
-		if err := s.Truncate(0, 0); err != nil {
-			return fail(err)
-		}
-		p := slices.Clone(prompt)
-		p[0] = (p[0] + i + 1) % cfg.VocabSize
-		t0, c0 := time.Now(), cpuTime()
-		if _, err := s.Prefill(p); err != nil {
-			return fail(err)
-		}
-		if i > 0 {
-			prefill = append(prefill, time.Since(t0))
-			prefillCPU = append(prefillCPU, cpuTime()-c0)
-		}
-	}
-	s.Close()
-	slices.Sort(prefill)
-	slices.Sort(prefillCPU)
-	rep.PrefillTokS = float64(*promptLen) / prefill[len(prefill)/2].Seconds()
-	rep.PrefillCPU = float64(*promptLen) / prefillCPU[len(prefillCPU)/2].Seconds()
-
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return fail(err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fail(err)
-		}
-		defer pprof.StopCPUProfile()
-	}
-	for _, b := range batches {
-		r, err := benchDecode(m, prompt, b, *steps, rng)
-		if err != nil {
-			return fail(err)
-		}
-		rep.Decode = append(rep.Decode, r)
-	}
-	first, last := rep.Decode[0], rep.Decode[len(rep.Decode)-1]
-	rep.BatchingGain = last.TokensPerS / first.TokensPerS
-
+	rep.Model = *modelDir
 	if *asJSON {
 		out, _ := json.Marshal(rep)
 		fmt.Fprintf(stdout, "%s\n", out)
 		return 0
 	}
-	fmt.Fprintf(stdout, "model %s: %d parameters, backend %q, dtype %s, %d threads\n", rep.Model, rep.Params, rep.Backend, rep.DType, rep.Threads)
-	fmt.Fprintf(stdout, "prefill (%d tokens): %.0f tokens/s (%.0f per CPU second)\n", rep.PromptLen, rep.PrefillTokS, rep.PrefillCPU)
-	fmt.Fprintf(stdout, "%6s %8s %12s %12s %14s\n", "batch", "steps", "ms/step", "tokens/s", "tokens/cpu-s")
-	for _, d := range rep.Decode {
-		fmt.Fprintf(stdout, "%6d %8d %12.3f %12.0f %14.0f\n", d.Batch, d.Steps, d.MSPerStep, d.TokensPerS, d.TokensPerCPUS)
-	}
-	fmt.Fprintf(stdout, "batching gain (batch %d over batch %d): %.1fx\n", last.Batch, first.Batch, rep.BatchingGain)
+	rep.print(stdout)
 	return 0
+}
+
+// benchLM times m's prefill of a random prompt of promptLen tokens, then
+// steps decode steps at each batch size, profiling those into cpuProfile
+// when it is not "".
+func benchLM(m *llama.Model, batches []int, promptLen, steps int, cpuProfile string) (lmReport, error) {
+	cfg := m.Config()
+	rng := rand.New(rand.NewPCG(1, 2))
+	prompt := make([]int, promptLen)
+	for i := range prompt {
+		prompt[i] = rng.IntN(cfg.VocabSize)
+	}
+	rep := lmReport{Params: cfg.NumParams(), Backend: m.Options().Backend, DType: m.Options().DType,
+		Threads: runtime.GOMAXPROCS(0), PromptLen: promptLen}
+	var err error
+	if rep.PrefillTokS, rep.PrefillCPU, err = benchPrefill(m, prompt); err != nil {
+		return rep, err
+	}
+	if cpuProfile != "" {
+		stop, err := startCPUProfile(cpuProfile)
+		if err != nil {
+			return rep, err
+		}
+		defer stop()
+	}
+	for _, b := range batches {
+		r, err := benchDecode(m, prompt, b, steps, rng)
+		if err != nil {
+			return rep, err
+		}
+		rep.Decode = append(rep.Decode, r)
+	}
+	first, last := rep.Decode[0], rep.Decode[len(rep.Decode)-1]
+	rep.BatchingGain = last.TokensPerS / first.TokensPerS
+	return rep, nil
+}
+
+// benchPrefill returns the prefill throughput of prompt in tokens per
+// second of wall and of CPU time, medians of three runs. The first run
+// compiles its graph and is not timed. Each run changes the prompt's first
+// token, so that the model computes it rather than reusing the prompt it
+// remembers (llama.Session.Prefill).
+func benchPrefill(m *llama.Model, prompt []int) (tokS, tokCPUS float64, err error) {
+	s, err := m.NewSession(1)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer s.Close()
+	var wall, cpu []time.Duration
+	for i := range 4 {
+		if err := s.Truncate(0, 0); err != nil {
+			return 0, 0, err
+		}
+		p := slices.Clone(prompt)
+		p[0] = (p[0] + i + 1) % m.Config().VocabSize
+		t0, c0 := time.Now(), cpuTime()
+		if _, err := s.Prefill(p); err != nil {
+			return 0, 0, err
+		}
+		if i > 0 {
+			wall = append(wall, time.Since(t0))
+			cpu = append(cpu, cpuTime()-c0)
+		}
+	}
+	slices.Sort(wall)
+	slices.Sort(cpu)
+	n := float64(len(prompt))
+	return n / wall[len(wall)/2].Seconds(), n / cpu[len(cpu)/2].Seconds(), nil
+}
+
+// startCPUProfile starts a CPU profile into the file path; stop ends it and
+// closes the file.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
+// print writes the report as text.
+func (rep *lmReport) print(w io.Writer) {
+	first, last := rep.Decode[0], rep.Decode[len(rep.Decode)-1]
+	fmt.Fprintf(w, "model %s: %d parameters, backend %q, dtype %s, %d threads\n", rep.Model, rep.Params, rep.Backend, rep.DType, rep.Threads)
+	fmt.Fprintf(w, "prefill (%d tokens): %.0f tokens/s (%.0f per CPU second)\n", rep.PromptLen, rep.PrefillTokS, rep.PrefillCPU)
+	fmt.Fprintf(w, "%6s %8s %12s %12s %14s\n", "batch", "steps", "ms/step", "tokens/s", "tokens/cpu-s")
+	for _, d := range rep.Decode {
+		fmt.Fprintf(w, "%6d %8d %12.3f %12.0f %14.0f\n", d.Batch, d.Steps, d.MSPerStep, d.TokensPerS, d.TokensPerCPUS)
+	}
+	fmt.Fprintf(w, "batching gain (batch %d over batch %d): %.1fx\n", last.Batch, first.Batch, rep.BatchingGain)
 }
 
 // benchDecode times steps decode steps of a session of batch rows sharing prompt.

@@ -19,26 +19,28 @@ import (
 )
 
 func runDoctor(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp doctor", "gasp doctor [--model DIR] [--batch B] [--seq S] [--dtype f32|bf16|auto]", `
+	cl := newCmdLine("gasp doctor", "gasp doctor [--model DIR] [--batch B] [--seq S] [--dtype f32|bf16|auto]", `
 Checks that this machine can run a Llama model with gasp, and says why not:
 the GoMLX backend ($GOMLX_BACKEND, default "go") and whether it is compiled
 into this binary; for XLA, the PJRT plugin it would load (an absolute path in
 GOMLX_BACKEND=xla:/path/to/plugin.so, else go-xla's search path) or why none
 is found, and jax's CUDA plugin if python3 can find it; the backend's devices
 and their memory; the model's dtype; and the memory a session of B rows of S
-positions needs (llama.EstimateMemory). Exits 1 naming what is missing.`)
-	model := fset.String("model", "", "model directory (default: data/models/tiny of the repository)")
-	batch := fset.Int("batch", 64, "rows of the session to size")
-	seq := fset.Int("seq", 1024, "positions per row of the session to size")
-	dtype := fset.String("dtype", "auto", "weights and cache dtype: f32, bf16 or auto")
-	pos, done, code := parseFlags(fset, args, stdout, stderr)
+positions needs (llama.EstimateMemory). Exits 1 naming what is missing.`, stdout, stderr)
+	model := cl.String("model", "", "model directory (default: data/models/tiny of the repository)")
+	batch := cl.Int("batch", 64, "rows of the session to size")
+	seq := cl.Int("seq", 1024, "positions per row of the session to size")
+	dtype := cl.String("dtype", "auto", "weights and cache dtype: f32, bf16 or auto")
+	pos, done, code := cl.parse(args)
 	if done {
 		return code
 	}
-	if len(pos) > 0 || *batch < 1 || *seq < 1 {
-		fset.SetOutput(stderr)
-		fset.Usage()
-		return 2
+	if bad := firstBad(
+		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
+		flagCheck{*batch < 1, fmt.Sprintf("--batch must be at least 1, got %d", *batch)},
+		flagCheck{*seq < 1, fmt.Sprintf("--seq must be at least 1, got %d", *seq)},
+	); bad != "" {
+		return cl.usageError("%s", bad)
 	}
 	var problems []string
 	problem := func(format string, a ...any) {

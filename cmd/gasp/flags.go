@@ -59,6 +59,65 @@ func newFlagSet(name, synopsis, description string) *flag.FlagSet {
 	return fs
 }
 
+// A cmdLine is one command's command line: its flag set, with the usage
+// newFlagSet gives it, and where the command writes. It carries gasp's
+// conventions so that a command says only what is its own:
+//
+//	func runFoo(args []string, stdout, stderr io.Writer) int {
+//		cl := newCmdLine("gasp foo", "gasp foo [--n N] FILE", `
+//	Does foo to FILE.`, stdout, stderr)
+//		n := cl.Int("n", 1, "how many")
+//		pos, done, code := cl.parse(args)
+//		if done {
+//			return code // -h (0) or a flag the flag package rejects (2)
+//		}
+//		if bad := firstBad(
+//			flagCheck{len(pos) != 1, "want one FILE"},
+//			flagCheck{*n < 1, fmt.Sprintf("--n must be at least 1, got %d", *n)},
+//		); bad != "" {
+//			return cl.usageError("%s", bad) // "gasp foo: MSG" and the usage on stderr, 2
+//		}
+//		if err := foo(pos[0], *n); err != nil {
+//			return cl.fail(err) // "gasp foo: ERR" on stderr, 1
+//		}
+//		return 0
+//	}
+//
+// Exit codes: 0 success or -h, 1 the command failed, 2 the command line is
+// wrong.
+type cmdLine struct {
+	*flag.FlagSet
+	stdout, stderr io.Writer
+}
+
+// newCmdLine returns the command line of the command name ("gasp bench
+// lm"), whose usage is synopsis and description followed by the flags.
+func newCmdLine(name, synopsis, description string, stdout, stderr io.Writer) *cmdLine {
+	return &cmdLine{newFlagSet(name, synopsis, description), stdout, stderr}
+}
+
+// parse parses args as parseFlags does and returns the positional
+// arguments; when done, the command returns code.
+func (c *cmdLine) parse(args []string) (pos []string, done bool, code int) {
+	return parseFlags(c.FlagSet, args, c.stdout, c.stderr)
+}
+
+// usageError writes "NAME: MSG" and the usage to stderr and returns 2, the
+// exit code of a wrong command line.
+func (c *cmdLine) usageError(format string, a ...any) int {
+	fmt.Fprintf(c.stderr, "%s: %s\n", c.Name(), fmt.Sprintf(format, a...))
+	c.SetOutput(c.stderr)
+	c.Usage()
+	return 2
+}
+
+// fail writes "NAME: ERR" to stderr and returns 1, the exit code of a
+// command that failed.
+func (c *cmdLine) fail(err error) int {
+	fmt.Fprintf(c.stderr, "%s: %v\n", c.Name(), err)
+	return 1
+}
+
 // A flagCheck is one condition on a command's flags: when bad, msg says
 // what is wrong, naming the flag and its allowed values.
 type flagCheck struct {

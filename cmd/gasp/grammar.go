@@ -60,38 +60,26 @@ func runGroup(name, about string, subs []subcommand, args []string, stdout, stde
 }
 
 func runGrammarCheck(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp grammar check", "gasp grammar check [--lenient] [--start NAME] [-q] [-v] FILE...", `
+	cl := newCmdLine("gasp grammar check", "gasp grammar check [--lenient] [--start NAME] [-q] [-v] FILE...", `
 Compiles each grammar file and reports its problems: warnings as
 FILE:LINE:COL: warning: MESSAGE and errors as FILE:LINE:COL: MESSAGE, on
-standard error. Exits with 1 if any file has errors, else 0.`)
-	lenient := fset.Bool("lenient", false, "treat references to undefined rules as rules with no alternatives, with a warning, instead of errors")
-	start := fset.String("start", "", "start rule (default \"root\")")
-	quiet := fset.Bool("q", false, "do not print warnings")
-	verbose := fset.Bool("v", false, "print a line with the size of each grammar that compiles")
-	files, done, code := parseFlags(fset, args, stdout, stderr)
+standard error. Exits with 1 if any file has errors, else 0.`, stdout, stderr)
+	lenient := cl.Bool("lenient", false, "treat references to undefined rules as rules with no alternatives, with a warning, instead of errors")
+	start := cl.String("start", "", "start rule (default \"root\")")
+	quiet := cl.Bool("q", false, "do not print warnings")
+	verbose := cl.Bool("v", false, "print a line with the size of each grammar that compiles")
+	files, done, code := cl.parse(args)
 	if done {
 		return code
 	}
 	if len(files) == 0 {
-		fmt.Fprintln(stderr, "gasp grammar check: no grammar files given")
-		fset.SetOutput(stderr)
-		fset.Usage()
-		return 2
+		return cl.usageError("no grammar files given")
 	}
 	opts := grammar.Options{Start: *start, Lenient: *lenient}
 	code = 0
 	for _, path := range files {
-		if err := inputProblem(path, maxGrammarBytes); err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", path, err)
-			code = 1
-			continue
-		}
-		g, warnings, err := grammar.CompileFile(path, opts)
-		if !*quiet {
-			printWarnings(stderr, warnings)
-		}
-		if err != nil {
-			printCompileError(stderr, path, err)
+		g, warnings := compileReporting(stderr, path, opts, *quiet)
+		if g == nil {
 			code = 1
 			continue
 		}
@@ -101,6 +89,25 @@ standard error. Exits with 1 if any file has errors, else 0.`)
 		}
 	}
 	return code
+}
+
+// compileReporting compiles the grammar file at path and writes its
+// problems to w: its errors, and its warnings unless quiet. It returns nil
+// when the file does not compile.
+func compileReporting(w io.Writer, path string, opts grammar.Options, quiet bool) (*grammar.Grammar, grammar.ErrorList) {
+	if err := inputProblem(path, maxGrammarBytes); err != nil {
+		fmt.Fprintf(w, "%s: %v\n", path, err)
+		return nil, nil
+	}
+	g, warnings, err := grammar.CompileFile(path, opts)
+	if !quiet {
+		printWarnings(w, warnings)
+	}
+	if err != nil {
+		printCompileError(w, path, err)
+		return nil, warnings
+	}
+	return g, warnings
 }
 
 // printWarnings writes each warning as FILE:LINE:COL: warning: MESSAGE.
@@ -130,66 +137,43 @@ func printCompileError(w io.Writer, path string, err error) {
 }
 
 func runGrammarSample(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp grammar sample", "gasp grammar sample [--lenient] [--start NAME] [-q] [-n N] [-seed S] [-depth D] [--json] FILE", `
+	cl := newCmdLine("gasp grammar sample", "gasp grammar sample [--lenient] [--start NAME] [-q] [-n N] [-seed S] [-depth D] [--json] FILE", `
 Prints N random sentences of the grammar in FILE, one per line: the raw
 bytes of each sentence followed by a newline, or with --json each as a JSON
 string (bytes that are not valid UTF-8 become U+FFFD). The sentences are
 drawn by grammar.Sample, which expands rules at random and closes them off
 with short derivations past the depth limit; this is not the distribution of
-any language model. The same seed gives the same output.`)
-	lenient := fset.Bool("lenient", false, "treat references to undefined rules as rules with no alternatives, with a warning, instead of errors")
-	start := fset.String("start", "", "start rule (default \"root\")")
-	quiet := fset.Bool("q", false, "do not print warnings")
-	n := fset.Int("n", 10, "number of sentences")
-	seed := fset.Uint64("seed", 1, "random seed")
-	depth := fset.Int("depth", 8, "derivation depth after which sampling closes off rules (sentences can grow exponentially with it)")
-	asJSON := fset.Bool("json", false, "print each sentence as a JSON string")
-	files, done, code := parseFlags(fset, args, stdout, stderr)
+any language model. The same seed gives the same output.`, stdout, stderr)
+	lenient := cl.Bool("lenient", false, "treat references to undefined rules as rules with no alternatives, with a warning, instead of errors")
+	start := cl.String("start", "", "start rule (default \"root\")")
+	quiet := cl.Bool("q", false, "do not print warnings")
+	n := cl.Int("n", 10, "number of sentences")
+	seed := cl.Uint64("seed", 1, "random seed")
+	depth := cl.Int("depth", 8, "derivation depth after which sampling closes off rules (sentences can grow exponentially with it)")
+	asJSON := cl.Bool("json", false, "print each sentence as a JSON string")
+	files, done, code := cl.parse(args)
 	if done {
 		return code
 	}
-	if len(files) != 1 {
-		fmt.Fprintf(stderr, "gasp grammar sample: want one grammar file, got %d\n", len(files))
-		fset.SetOutput(stderr)
-		fset.Usage()
-		return 2
+	if bad := firstBad(
+		flagCheck{len(files) != 1, fmt.Sprintf("want one grammar file, got %d", len(files))},
+		flagCheck{*n < 0, fmt.Sprintf("-n must not be negative, got %d", *n)},
+		flagCheck{*depth < 0 || *depth > maxDepth, fmt.Sprintf("-depth must be in [0, %d], got %d", maxDepth, *depth)},
+	); bad != "" {
+		return cl.usageError("%s", bad)
 	}
-	if *n < 0 {
-		fmt.Fprintf(stderr, "gasp grammar sample: -n must not be negative, got %d\n", *n)
-		return 2
-	}
-	if *depth < 0 || *depth > maxDepth {
-		fmt.Fprintf(stderr, "gasp grammar sample: -depth must be in [0, %d], got %d\n", maxDepth, *depth)
-		return 2
-	}
-	path := files[0]
-	if err := inputProblem(path, maxGrammarBytes); err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", path, err)
-		return 1
-	}
-	g, warnings, err := grammar.CompileFile(path, grammar.Options{Start: *start, Lenient: *lenient})
-	if !*quiet {
-		printWarnings(stderr, warnings)
-	}
-	if err != nil {
-		printCompileError(stderr, path, err)
+	g, _ := compileReporting(stderr, files[0], grammar.Options{Start: *start, Lenient: *lenient}, *quiet)
+	if g == nil {
 		return 1
 	}
 	rng := rand.New(rand.NewPCG(*seed, *seed^0x9e3779b97f4a7c15))
 	for range *n {
-		s := grammar.Sample(g, rng, *depth)
+		line := grammar.Sample(g, rng, *depth)
 		if *asJSON {
-			b, _ := json.Marshal(string(s)) // a string always marshals
-			b = append(b, '\n')
-			if _, err := stdout.Write(b); err != nil {
-				fmt.Fprintf(stderr, "gasp grammar sample: %v\n", err)
-				return 1
-			}
-			continue
+			line, _ = json.Marshal(string(line)) // a string always marshals
 		}
-		if _, err := fmt.Fprintf(stdout, "%s\n", s); err != nil {
-			fmt.Fprintf(stderr, "gasp grammar sample: %v\n", err)
-			return 1
+		if _, err := stdout.Write(append(line, '\n')); err != nil {
+			return cl.fail(err)
 		}
 	}
 	return 0

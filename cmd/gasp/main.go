@@ -86,21 +86,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	}
-	c := lookup(args[0])
+	c := lookup("gasp", args[0], stderr)
 	if c == nil {
-		fmt.Fprintf(stderr, "gasp: unknown command %q\n", args[0])
-		usage(stderr)
 		return 2
 	}
 	return c.run(args[1:], stdout, stderr)
 }
 
-func lookup(name string) *command {
+// lookup returns the command called name; if there is none, it writes
+// "CALLER: unknown command" and the usage to stderr and returns nil.
+func lookup(caller, name string, stderr io.Writer) *command {
 	for i := range commands {
 		if commands[i].name == name {
 			return &commands[i]
 		}
 	}
+	fmt.Fprintf(stderr, "%s: unknown command %q\n", caller, name)
+	usage(stderr)
 	return nil
 }
 
@@ -119,10 +121,8 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	}
-	c := lookup(args[0])
+	c := lookup("gasp help", args[0], stderr)
 	if c == nil {
-		fmt.Fprintf(stderr, "gasp help: unknown command %q\n", args[0])
-		usage(stderr)
 		return 2
 	}
 	if c.name == "help" {

@@ -29,7 +29,7 @@ func runTokenize(args []string, stdout, stderr io.Writer) int {
 
 // runTokenizeIO is "gasp tokenize" reading its input from stdin.
 func runTokenizeIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp tokenize", "gasp tokenize [--tokenizer PATH] [--jsonl] [--special-as-text] [--bos]", `
+	cl := newCmdLine("gasp tokenize", "gasp tokenize [--tokenizer PATH] [--jsonl] [--special-as-text] [--bos]", `
 Encodes text to token ids with a Hugging Face tokenizer.json (Llama 3's byte-
 level BPE; see pkg/tokenizer), as Hugging Face tokenizers does.
 
@@ -39,31 +39,21 @@ the JSON array of its ids, so that one process encodes many strings.
 
 The text of special tokens, such as <|eot_id|>, becomes the special token
 unless --special-as-text is given. --bos adds the special tokens of the
-tokenizer's post-processor (for Llama 3, <|begin_of_text|> in front).`)
-	tokPath := fset.String("tokenizer", defaultTokenizer, "Hugging Face tokenizer.json")
-	jsonl := fset.Bool("jsonl", false, "input lines are JSON strings; print a JSON array of ids per line")
-	asText := fset.Bool("special-as-text", false, "encode special-token text such as <|eot_id|> as ordinary text")
-	bos := fset.Bool("bos", false, "add the post-processor's special tokens (BOS)")
-	pos, done, code := parseFlags(fset, args, stdout, stderr)
+tokenizer's post-processor (for Llama 3, <|begin_of_text|> in front).`, stdout, stderr)
+	tokPath := cl.String("tokenizer", defaultTokenizer, "Hugging Face tokenizer.json")
+	jsonl := cl.Bool("jsonl", false, "input lines are JSON strings; print a JSON array of ids per line")
+	asText := cl.Bool("special-as-text", false, "encode special-token text such as <|eot_id|> as ordinary text")
+	bos := cl.Bool("bos", false, "add the post-processor's special tokens (BOS)")
+	pos, done, code := cl.parse(args)
 	if done {
 		return code
 	}
 	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "gasp tokenize: unexpected arguments %q (the text is read from standard input)\n", pos)
-		fset.SetOutput(stderr)
-		fset.Usage()
-		return 2
+		return cl.usageError("unexpected arguments %q (the text is read from standard input)", pos)
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "gasp tokenize: %v\n", err)
-		return 1
-	}
-	if err := checkInput("--tokenizer", *tokPath, maxTokenizerBytes); err != nil {
-		return fail(err)
-	}
-	tok, err := tokenizer.Load(*tokPath)
+	tok, err := loadTokenizer(*tokPath)
 	if err != nil {
-		return fail(err)
+		return cl.fail(err)
 	}
 	opts := tokenizer.EncodeOptions{AddSpecial: *bos, SpecialAsText: *asText}
 	w := bufio.NewWriter(stdout)
@@ -71,21 +61,29 @@ tokenizer's post-processor (for Llama 3, <|begin_of_text|> in front).`)
 		const limit = 1 << 30
 		text, err := io.ReadAll(io.LimitReader(stdin, limit+1))
 		if err != nil {
-			return fail(err)
+			return cl.fail(err)
 		}
 		if len(text) > limit {
-			return fail(fmt.Errorf("standard input: more than %d bytes; --jsonl encodes line by line", limit))
+			return cl.fail(fmt.Errorf("standard input: more than %d bytes; --jsonl encodes line by line", limit))
 		}
 		w.Write(appendIDs(nil, tok.EncodeWith(string(text), opts), ' '))
 		w.WriteByte('\n')
 	} else if err := tokenizeLines(tok, opts, stdin, w); err != nil {
 		w.Flush()
-		return fail(err)
+		return cl.fail(err)
 	}
 	if err := w.Flush(); err != nil {
-		return fail(err)
+		return cl.fail(err)
 	}
 	return 0
+}
+
+// loadTokenizer loads the tokenizer.json at path, given by --tokenizer.
+func loadTokenizer(path string) (*tokenizer.Tokenizer, error) {
+	if err := checkInput("--tokenizer", path, maxTokenizerBytes); err != nil {
+		return nil, err
+	}
+	return tokenizer.Load(path)
 }
 
 // tokenizeLines encodes each JSON-string line of r and writes the ids as a
@@ -129,53 +127,43 @@ func appendIDs(b []byte, ids []int, sep byte) []byte {
 }
 
 func runBenchTokenize(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp bench tokenize", "gasp bench tokenize [--tokenizer PATH] [--mb N] [--passes P] [--text FILE]", `
+	cl := newCmdLine("gasp bench tokenize", "gasp bench tokenize [--tokenizer PATH] [--mb N] [--passes P] [--text FILE]", `
 Measures the encoding speed of pkg/tokenizer in MB/s: encodes N MB of text
 P times on one goroutine and reports each pass (the first with a cold BPE
 cache) and the best. The text is FILE, repeated to N MB, or by default a mix
 of the prompts in data/gad, llama.cpp's test inputs in
 pkg/tokenizer/testdata and 256 KB of random mixed-script text (fixed seed),
-repeated; run it from the repository root.`)
-	tokPath := fset.String("tokenizer", defaultTokenizer, "Hugging Face tokenizer.json")
-	mb := fset.Float64("mb", 8, "megabytes of text to encode per pass")
-	passes := fset.Int("passes", 3, "number of passes")
-	textPath := fset.String("text", "", "text file to encode (default: the mix above)")
-	pos, done, code := parseFlags(fset, args, stdout, stderr)
+repeated; run it from the repository root.`, stdout, stderr)
+	tokPath := cl.String("tokenizer", defaultTokenizer, "Hugging Face tokenizer.json")
+	mb := cl.Float64("mb", 8, "megabytes of text to encode per pass")
+	passes := cl.Int("passes", 3, "number of passes")
+	textPath := cl.String("text", "", "text file to encode (default: the mix above)")
+	pos, done, code := cl.parse(args)
 	if done {
 		return code
 	}
 	if len(pos) > 0 || !(*mb > 0 && *mb <= 4096) || *passes < 1 || *passes > 1_000_000 {
-		fmt.Fprintf(stderr, "gasp bench tokenize: want --mb in (0, 4096] and --passes in [1, 1000000], got --mb %v --passes %d\n", *mb, *passes)
-		fset.SetOutput(stderr)
-		fset.Usage()
-		return 2
-	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "gasp bench tokenize: %v\n", err)
-		return 1
+		return cl.usageError("want --mb in (0, 4096] and --passes in [1, 1000000], got --mb %v --passes %d", *mb, *passes)
 	}
 
 	// The text, its tokens and the encoder's scratch: about 3 bytes each.
 	if err := membound.Check(fmt.Sprintf("--mb %g", *mb), 3e6**mb); err != nil {
-		return fail(err)
+		return cl.fail(err)
 	}
 	t0 := time.Now()
-	if err := checkInput("--tokenizer", *tokPath, maxTokenizerBytes); err != nil {
-		return fail(err)
-	}
-	tok, err := tokenizer.Load(*tokPath)
+	tok, err := loadTokenizer(*tokPath)
 	if err != nil {
-		return fail(err)
+		return cl.fail(err)
 	}
 	loadMS := ms(time.Since(t0))
 	var base, source string
 	if *textPath != "" {
 		data, err := readInput("--text", *textPath, 1<<30)
 		if err != nil {
-			return fail(err)
+			return cl.fail(err)
 		}
 		if len(data) == 0 {
-			return fail(fmt.Errorf("%s is empty", *textPath))
+			return cl.fail(fmt.Errorf("%s is empty", *textPath))
 		}
 		base, source = string(data), *textPath
 	} else {

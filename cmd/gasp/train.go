@@ -16,7 +16,7 @@ import (
 // runTrainTiny implements "gasp train-tiny".
 func runTrainTiny(args []string, stdout, stderr io.Writer) int {
 	d := tiny.DefaultOptions()
-	fset := newFlagSet("gasp train-tiny", "gasp train-tiny [--seed S] [--out DIR] [--steps N] [--minutes M] [--root DIR]", `
+	cl := newCmdLine("gasp train-tiny", "gasp train-tiny [--seed S] [--out DIR] [--steps N] [--minutes M] [--root DIR]", `
 Trains the embedded model (see pkg/tiny): a byte-level BPE tokenizer and a
 small Llama-architecture model, with GoMLX, on a corpus built from the tasks
 under the repository root: the benchmark tasks (data/gad prompts and
@@ -26,13 +26,13 @@ sampled from their grammars), deterministically from the seed. Writes the model 
 Hugging Face layout to --out and prints the held-out perplexity.
 
 With the defaults it reproduces data/models/tiny. --minutes stops training
-early (the result then depends on the machine's speed).`)
-	seed := fset.Uint64("seed", d.Seed, "random seed (corpus, tokenizer, initialization, batches)")
-	out := fset.String("out", "data/models/tiny", "output directory")
-	steps := fset.Int("steps", d.Steps, "training steps")
-	minutes := fset.Float64("minutes", 0, "stop training after this many minutes (0: no limit)")
-	root := fset.String("root", ".", "repository root (holding data/gad and data/fuzz/tasks)")
-	pos, done, code := parseFlags(fset, args, stdout, stderr)
+early (the result then depends on the machine's speed).`, stdout, stderr)
+	seed := cl.Uint64("seed", d.Seed, "random seed (corpus, tokenizer, initialization, batches)")
+	out := cl.String("out", "data/models/tiny", "output directory")
+	steps := cl.Int("steps", d.Steps, "training steps")
+	minutes := cl.Float64("minutes", 0, "stop training after this many minutes (0: no limit)")
+	root := cl.String("root", ".", "repository root (holding data/gad and data/fuzz/tasks)")
+	pos, done, code := cl.parse(args)
 	if done {
 		return code
 	}
@@ -41,25 +41,21 @@ early (the result then depends on the machine's speed).`)
 		flagCheck{*steps < 1 || *steps > maxTrainSteps, fmt.Sprintf("--steps must be in [1, %d], got %d", maxTrainSteps, *steps)},
 		flagCheck{!(*minutes >= 0) || math.IsInf(*minutes, 0) || *minutes > 1e6, fmt.Sprintf("--minutes must be a number in [0, 1e6] (0: no limit), got %v", *minutes)},
 	); bad != "" {
-		fmt.Fprintf(stderr, "gasp train-tiny: %s\n", bad)
-		return 2
+		return cl.usageError("%s", bad)
 	}
 	if err := checkModelOut(*out); err != nil {
-		fmt.Fprintf(stderr, "gasp train-tiny: %v\n", err)
-		return 1
+		return cl.fail(err)
 	}
 	opts := d
 	opts.Seed, opts.Steps, opts.Sources, opts.Log = *seed, *steps, tiny.DefaultSources(*root), stdout
 	opts.MaxTime = time.Duration(*minutes * float64(time.Minute))
 	res, err := tiny.Train(opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "gasp train-tiny: %v\n", err)
-		return 1
+		return cl.fail(err)
 	}
 	meta := map[string]string{"seed": strconv.FormatUint(*seed, 10), "steps": strconv.Itoa(res.Steps)}
 	if err := res.Save(*out, meta); err != nil {
-		fmt.Fprintf(stderr, "gasp train-tiny: %v\n", err)
-		return 1
+		return cl.fail(err)
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d parameters, held-out perplexity %.4f, %d steps in %s\n",
 		*out, res.Params, res.HeldOutPPL, res.Steps, res.Duration.Round(time.Second))
@@ -88,7 +84,7 @@ func checkModelOut(dir string) error {
 // runEvalTiny implements "gasp eval-tiny".
 func runEvalTiny(args []string, stdout, stderr io.Writer) int {
 	d := tiny.DefaultOptions()
-	fset := newFlagSet("gasp eval-tiny", "gasp eval-tiny [--model DIR] [--n N] [--max-tokens T] [--fuzz-max-tokens T] [--seed S] [--root DIR]", `
+	cl := newCmdLine("gasp eval-tiny", "gasp eval-tiny [--model DIR] [--n N] [--max-tokens T] [--fuzz-max-tokens T] [--seed S] [--root DIR]", `
 Evaluates an embedded model trained by "gasp train-tiny": the perplexity of
 the held-out completions of its training corpus (rebuilt from --root and the
 seed), and, per task family (SLIA, BV4, CP, and the fuzzing tasks xml and
@@ -96,14 +92,14 @@ sql), N unconstrained samples per task at temperature 1 (chat template, up
 to T tokens, or --fuzz-max-tokens for xml and sql): how many are in the task's
 grammar, the mean fraction of each sample's bytes that form a viable prefix
 of the grammar (how close the invalid ones come), and how many equal the
-reference solution. Deterministic from the seed.`)
-	model := fset.String("model", "", "model directory (default: data/models/tiny of the repository)")
-	n := fset.Int("n", 8, "samples per task")
-	maxTokens := fset.Int("max-tokens", 96, "token cap of a sample")
-	fuzzMaxTokens := fset.Int("fuzz-max-tokens", 256, "token cap of a sample of the fuzzing tasks")
-	seed := fset.Uint64("seed", d.Seed, "seed of the corpus (must be the model's training seed) and of the samples")
-	root := fset.String("root", ".", "repository root (holding data/gad and data/fuzz/tasks)")
-	pos, done, code := parseFlags(fset, args, stdout, stderr)
+reference solution. Deterministic from the seed.`, stdout, stderr)
+	model := cl.String("model", "", "model directory (default: data/models/tiny of the repository)")
+	n := cl.Int("n", 8, "samples per task")
+	maxTokens := cl.Int("max-tokens", 96, "token cap of a sample")
+	fuzzMaxTokens := cl.Int("fuzz-max-tokens", 256, "token cap of a sample of the fuzzing tasks")
+	seed := cl.Uint64("seed", d.Seed, "seed of the corpus (must be the model's training seed) and of the samples")
+	root := cl.String("root", ".", "repository root (holding data/gad and data/fuzz/tasks)")
+	pos, done, code := cl.parse(args)
 	if done {
 		return code
 	}
@@ -113,55 +109,56 @@ reference solution. Deterministic from the seed.`)
 		flagCheck{*maxTokens < 1 || *maxTokens > 16384, fmt.Sprintf("--max-tokens must be in [1, 16384], got %d", *maxTokens)},
 		flagCheck{*fuzzMaxTokens < 1 || *fuzzMaxTokens > 16384, fmt.Sprintf("--fuzz-max-tokens must be in [1, 16384], got %d", *fuzzMaxTokens)},
 	); bad != "" {
-		fmt.Fprintf(stderr, "gasp eval-tiny: %s\n", bad)
-		fset.SetOutput(stderr)
-		fset.Usage()
-		return 2
+		return cl.usageError("%s", bad)
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "gasp eval-tiny: %v\n", err)
-		return 1
-	}
+	var err error
 	if *model == "" {
-		dir, err := findDefaultModel()
-		if err != nil {
-			return fail(err)
+		if *model, err = findDefaultModel(); err != nil {
+			return cl.fail(err)
 		}
-		*model = dir
 	}
 	opts := d
 	opts.Seed, opts.Sources = *seed, tiny.DefaultSources(*root)
 	ppl, tokens, err := tiny.HeldOutPerplexity(*model, opts)
 	if err != nil {
-		return fail(err)
+		return cl.fail(err)
 	}
 	if math.IsNaN(ppl) || math.IsInf(ppl, 0) {
-		return fail(fmt.Errorf("held-out perplexity %v over %d tokens: the model's log probabilities are not finite (NaN or infinite weights in %s?)",
+		return cl.fail(fmt.Errorf("held-out perplexity %v over %d tokens: the model's log probabilities are not finite (NaN or infinite weights in %s?)",
 			ppl, tokens, filepath.Join(*model, "model.safetensors")))
 	}
 	fmt.Fprintf(stdout, "held-out perplexity %.4f over %d completion tokens\n", ppl, tokens)
 	tasks, err := tiny.LoadTasks(opts.Sources)
 	if err != nil {
-		return fail(err)
+		return cl.fail(err)
 	}
-	fmt.Fprintf(stdout, "%-6s %8s %8s %8s %8s\n", "family", "samples", "valid", "viable", "perfect")
+	if err := evalFamilies(stdout, *model, tasks, *n, *maxTokens, *fuzzMaxTokens, *seed); err != nil {
+		return cl.fail(err)
+	}
+	return 0
+}
+
+// evalFamilies prints, per task family, the validity of n unconstrained
+// samples per task of the model, then a few examples.
+func evalFamilies(w io.Writer, model string, tasks []tiny.Task, n, maxTokens, fuzzMaxTokens int, seed uint64) error {
+	fmt.Fprintf(w, "%-6s %8s %8s %8s %8s\n", "family", "samples", "valid", "viable", "perfect")
 	var examples []string
 	for _, fam := range []string{"SLIA/", "BV4/", "CP/", "xml", "sql"} {
-		limit := *maxTokens
+		limit := maxTokens
 		if !strings.HasSuffix(fam, "/") {
-			limit = *fuzzMaxTokens
+			limit = fuzzMaxTokens
 		}
-		st, err := tiny.EvalSamples(*model, tasks, []string{fam}, *n, limit, *seed)
+		st, err := tiny.EvalSamples(model, tasks, []string{fam}, n, limit, seed)
 		if err != nil {
-			return fail(err)
+			return err
 		}
-		fmt.Fprintf(stdout, "%-6s %8d %7.1f%% %7.1f%% %8d\n", strings.TrimSuffix(fam, "/"), st.Samples,
+		fmt.Fprintf(w, "%-6s %8d %7.1f%% %7.1f%% %8d\n", strings.TrimSuffix(fam, "/"), st.Samples,
 			100*float64(st.Valid)/float64(st.Samples), 100*st.Viable, st.Perfect)
 		examples = append(examples, st.Examples[:min(3, len(st.Examples))]...)
 	}
-	fmt.Fprintln(stdout, "examples:")
+	fmt.Fprintln(w, "examples:")
 	for _, e := range examples {
-		fmt.Fprintf(stdout, "  %s\n", e)
+		fmt.Fprintf(w, "  %s\n", e)
 	}
-	return 0
+	return nil
 }
