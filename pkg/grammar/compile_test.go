@@ -227,15 +227,22 @@ func TestErrors(t *testing.T) {
 			if !errors.As(err, &list) {
 				t.Fatalf("error is %T, want ErrorList", err)
 			}
-			if len(list) != len(tt.want) {
-				t.Fatalf("got %d errors, want %d:\n%v", len(list), len(tt.want), err)
-			}
-			for i, e := range list {
-				if want := "t.gbnf:" + tt.want[i]; !strings.HasPrefix(e.Error(), want) {
-					t.Errorf("error %d = %q, want prefix %q", i, e.Error(), want)
-				}
-			}
+			checkPositions(t, "error", list, tt.want)
 		})
+	}
+}
+
+// checkPositions fails unless list holds one problem (an error or warning:
+// what) per want, each starting with "t.gbnf:" and its want.
+func checkPositions(t *testing.T, what string, list ErrorList, want []string) {
+	t.Helper()
+	if len(list) != len(want) {
+		t.Fatalf("got %d %ss, want %d:\n%v", len(list), what, len(want), list)
+	}
+	for i, e := range list {
+		if w := "t.gbnf:" + want[i]; !strings.HasPrefix(e.Error(), w) {
+			t.Errorf("%s %d = %q, want prefix %q", what, i, e.Error(), w)
+		}
 	}
 }
 
@@ -297,14 +304,7 @@ unused ::= "u"* "v"
 			if got := enumerate(g, 3); !slices.Equal(got, words(tt.lang)) {
 				t.Errorf("language = %q, want %q\n%s", got, tt.lang, g)
 			}
-			if len(warns) != len(tt.want) {
-				t.Fatalf("got %d warnings, want %d:\n%v", len(warns), len(tt.want), warns)
-			}
-			for i, w := range warns {
-				if want := "t.gbnf:" + tt.want[i]; !strings.HasPrefix(w.Error(), want) {
-					t.Errorf("warning %d = %q, want prefix %q", i, w.Error(), want)
-				}
-			}
+			checkPositions(t, "warning", warns, tt.want)
 		})
 	}
 }

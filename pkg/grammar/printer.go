@@ -33,26 +33,11 @@ const (
 	precPostfix
 )
 
+// writeExpr writes x in a context of precedence prec.
 func writeExpr(b *strings.Builder, x Expr, prec int) {
-	paren := func(p int, f func()) {
-		if prec > p {
-			b.WriteByte('(')
-			f()
-			b.WriteByte(')')
-		} else {
-			f()
-		}
-	}
 	switch x := x.(type) {
 	case *Alt:
-		paren(precAlt, func() {
-			for i, y := range x.Alts {
-				if i > 0 {
-					b.WriteString(" | ")
-				}
-				writeExpr(b, y, precSeq)
-			}
-		})
+		writeList(b, x.Alts, " | ", precAlt, prec)
 	case *Seq:
 		if len(x.Items) == 0 {
 			// ε; written out, as an empty alternative at the end of a
@@ -60,32 +45,12 @@ func writeExpr(b *strings.Builder, x Expr, prec int) {
 			b.WriteString(`""`)
 			return
 		}
-		paren(precSeq, func() {
-			for i, y := range x.Items {
-				if i > 0 {
-					b.WriteByte(' ')
-				}
-				writeExpr(b, y, precPostfix)
-			}
-		})
+		writeList(b, x.Items, " ", precSeq, prec)
 	case *Repeat:
 		// The operand of a postfix operator must itself be primary or
 		// postfix; Group keeps its own parentheses.
 		writeExpr(b, x.X, precPostfix)
-		switch {
-		case x.Min == 0 && x.Max < 0:
-			b.WriteByte('*')
-		case x.Min == 1 && x.Max < 0:
-			b.WriteByte('+')
-		case x.Min == 0 && x.Max == 1:
-			b.WriteByte('?')
-		case x.Max < 0:
-			fmt.Fprintf(b, "{%d,}", x.Min)
-		case x.Min == x.Max:
-			fmt.Fprintf(b, "{%d}", x.Min)
-		default:
-			fmt.Fprintf(b, "{%d,%d}", x.Min, x.Max)
-		}
+		writeRepeatOp(b, x.Min, x.Max)
 	case *Group:
 		b.WriteByte('(')
 		writeExpr(b, x.X, precAlt)
@@ -99,23 +64,64 @@ func writeExpr(b *strings.Builder, x Expr, prec int) {
 		}
 		b.WriteByte('"')
 	case *Class:
-		b.WriteByte('[')
-		if x.Negate {
-			b.WriteByte('^')
-		}
-		for _, r := range x.Ranges {
-			writeChar(b, r.Lo, `]\-^[`)
-			if r.Hi != r.Lo {
-				b.WriteByte('-')
-				writeChar(b, r.Hi, `]\-^[`)
-			}
-		}
-		b.WriteByte(']')
+		writeClass(b, x)
 	case *AnyChar:
 		b.WriteByte('.')
 	case *BadExpr:
 		b.WriteString("<bad>")
 	}
+}
+
+// writeList writes the operands of an alternation or sequence, whose
+// precedence is own, separated by sep; each operand binds one level
+// tighter. It parenthesizes the list in a context of higher precedence
+// than own.
+func writeList(b *strings.Builder, xs []Expr, sep string, own, prec int) {
+	if prec > own {
+		b.WriteByte('(')
+		defer b.WriteByte(')')
+	}
+	for i, y := range xs {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		writeExpr(b, y, own+1)
+	}
+}
+
+// writeRepeatOp writes the postfix operator of a repetition from min to
+// max times (max < 0: unbounded).
+func writeRepeatOp(b *strings.Builder, min, max int) {
+	switch {
+	case min == 0 && max < 0:
+		b.WriteByte('*')
+	case min == 1 && max < 0:
+		b.WriteByte('+')
+	case min == 0 && max == 1:
+		b.WriteByte('?')
+	case max < 0:
+		fmt.Fprintf(b, "{%d,}", min)
+	case min == max:
+		fmt.Fprintf(b, "{%d}", min)
+	default:
+		fmt.Fprintf(b, "{%d,%d}", min, max)
+	}
+}
+
+// writeClass writes a character class.
+func writeClass(b *strings.Builder, x *Class) {
+	b.WriteByte('[')
+	if x.Negate {
+		b.WriteByte('^')
+	}
+	for _, r := range x.Ranges {
+		writeChar(b, r.Lo, `]\-^[`)
+		if r.Hi != r.Lo {
+			b.WriteByte('-')
+			writeChar(b, r.Hi, `]\-^[`)
+		}
+	}
+	b.WriteByte(']')
 }
 
 // writeChar writes r for a literal or class, escaping the characters in

@@ -304,68 +304,71 @@ func (s *scanner) scanClass() {
 		s.negate = true
 		s.off++
 	}
-	// char reads one class character (literal or escape); ok=false at the
-	// end of the class or on a bad escape or end of line.
-	type result int
-	const (
-		gotChar result = iota
-		gotEnd
-		gotBad
-		gotEOL
-	)
-	char := func() (rune, result) {
-		r, size := s.peekRune()
-		switch {
-		case size == 0 || r == '\n':
-			return 0, gotEOL
-		case r == ']':
-			return 0, gotEnd
-		case r == '\\':
-			if v, ok := s.scanEscape(); ok {
-				return v, gotChar
-			}
-			return 0, gotBad
-		}
-		return s.nextRune(), gotChar
-	}
 	bad := false
 	for {
-		off := s.off
-		lo, res := char()
+		lo, hi, res := s.classItem()
 		switch res {
-		case gotEOL:
+		case classEOL:
 			s.errorf(start, "unterminated character class")
 			return
-		case gotEnd:
+		case classEnd:
 			s.off++
 			if len(s.ranges) == 0 && !bad {
 				s.errorf(start, "empty character class")
 			}
 			return
-		case gotBad:
+		case classBad:
 			bad = true
-			continue
+		default:
+			s.ranges = append(s.ranges, RuneRange{lo, hi})
 		}
-		hi := lo
-		// "-" makes a range unless it is last ("[a-]" holds "a" and "-").
-		if s.off+1 < len(s.src) && s.src[s.off] == '-' && s.src[s.off+1] != ']' {
-			s.off++
-			h, res := char()
-			switch res {
-			case gotEOL:
-				s.errorf(start, "unterminated character class")
-				return
-			case gotBad:
-				bad = true
-				continue
-			}
-			hi = h
-			if hi < lo {
-				s.errorf(off, "inverted range in character class: %q > %q", lo, hi)
-				bad = true
-				continue
-			}
-		}
-		s.ranges = append(s.ranges, RuneRange{lo, hi})
 	}
+}
+
+// A classResult says what classChar or classItem found.
+type classResult int
+
+const (
+	classChar classResult = iota // a character or range
+	classEnd                     // the closing "]", not consumed
+	classBad                     // a bad escape or inverted range, reported
+	classEOL                     // a newline or the end of the file
+)
+
+// classItem scans one item of a character class: a character, or a range
+// lo-hi. "-" makes a range unless it is last ("[a-]" holds "a" and "-").
+func (s *scanner) classItem() (lo, hi rune, res classResult) {
+	off := s.off
+	if lo, res = s.classChar(); res != classChar {
+		return 0, 0, res
+	}
+	if !(s.off+1 < len(s.src) && s.src[s.off] == '-' && s.src[s.off+1] != ']') {
+		return lo, lo, classChar
+	}
+	s.off++
+	if hi, res = s.classChar(); res != classChar {
+		return 0, 0, res
+	}
+	if hi < lo {
+		s.errorf(off, "inverted range in character class: %q > %q", lo, hi)
+		return 0, 0, classBad
+	}
+	return lo, hi, classChar
+}
+
+// classChar scans one character of a class, literal or escaped.
+func (s *scanner) classChar() (rune, classResult) {
+	r, size := s.peekRune()
+	switch {
+	case size == 0 || r == '\n':
+		return 0, classEOL
+	case r == ']':
+		return 0, classEnd
+	case r == '\\':
+		if v, ok := s.scanEscape(); ok {
+			return v, classChar
+		}
+		return 0, classBad
+	}
+	return s.nextRune(), classChar
 }
