@@ -35,15 +35,8 @@ func TestBFloat16MatchesReference(t *testing.T) {
 	if m.DType() != dtypes.BFloat16 {
 		t.Fatalf("DType() = %s, want BFloat16", m.DType())
 	}
-	fwd, err := m.Forward(ids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := m.NewSession(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	fwd := forward(t, m, ids)
+	s := newSession(t, m, 2)
 	const p = 11
 	first, err := s.Prefill(ids[:p])
 	if err != nil {

@@ -108,18 +108,45 @@ func ParseConfig(data []byte) (Config, error) {
 }
 
 func (raw *rawConfig) config() (Config, error) {
-	if raw.ModelType != "" && raw.ModelType != "llama" {
-		return Config{}, fmt.Errorf("llama: config: model_type %q is not supported (want \"llama\")", raw.ModelType)
+	if err := raw.supported(); err != nil {
+		return Config{}, err
 	}
-	if raw.HiddenAct != "" && raw.HiddenAct != "silu" {
-		return Config{}, fmt.Errorf("llama: config: hidden_act %q is not supported (want \"silu\")", raw.HiddenAct)
+	cfg, err := raw.required()
+	if err != nil {
+		return Config{}, err
 	}
-	if raw.AttentionBias {
-		return Config{}, errors.New("llama: config: attention_bias = true is not supported")
+	if err := raw.optional(&cfg); err != nil {
+		return Config{}, err
 	}
-	if raw.MLPBias {
-		return Config{}, errors.New("llama: config: mlp_bias = true is not supported")
+	if err := raw.rope(&cfg); err != nil {
+		return Config{}, err
 	}
+	if err := raw.specialTokens(&cfg); err != nil {
+		return Config{}, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// supported fails on a model type, activation or bias this package does not implement.
+func (raw *rawConfig) supported() error {
+	switch {
+	case raw.ModelType != "" && raw.ModelType != "llama":
+		return fmt.Errorf("llama: config: model_type %q is not supported (want \"llama\")", raw.ModelType)
+	case raw.HiddenAct != "" && raw.HiddenAct != "silu":
+		return fmt.Errorf("llama: config: hidden_act %q is not supported (want \"silu\")", raw.HiddenAct)
+	case raw.AttentionBias:
+		return errors.New("llama: config: attention_bias = true is not supported")
+	case raw.MLPBias:
+		return errors.New("llama: config: mlp_bias = true is not supported")
+	}
+	return nil
+}
+
+// required returns the configuration with the fields config.json must have, and the defaults of the others.
+func (raw *rawConfig) required() (Config, error) {
 	var missing []string
 	req := func(name string, p *int) int {
 		if p == nil {
@@ -143,42 +170,46 @@ func (raw *rawConfig) config() (Config, error) {
 	if len(missing) > 0 {
 		return Config{}, fmt.Errorf("llama: config: missing %s", strings.Join(missing, ", "))
 	}
+	return cfg, nil
+}
+
+// optional sets the fields of cfg that config.json may leave out, where it has them.
+func (raw *rawConfig) optional(cfg *Config) error {
 	cfg.NumKeyValueHeads = cfg.NumAttentionHeads
-	if raw.NumKeyValueHeads != nil {
-		cfg.NumKeyValueHeads = *raw.NumKeyValueHeads
-	}
+	override(&cfg.NumKeyValueHeads, raw.NumKeyValueHeads)
 	if raw.HeadDim != nil {
 		cfg.HeadDim = *raw.HeadDim
 	} else if cfg.NumAttentionHeads > 0 {
 		if cfg.HiddenSize%cfg.NumAttentionHeads != 0 {
-			return Config{}, fmt.Errorf("llama: config: hidden_size %d is not a multiple of num_attention_heads %d (and head_dim is not given)",
+			return fmt.Errorf("llama: config: hidden_size %d is not a multiple of num_attention_heads %d (and head_dim is not given)",
 				cfg.HiddenSize, cfg.NumAttentionHeads)
 		}
 		cfg.HeadDim = cfg.HiddenSize / cfg.NumAttentionHeads
 	}
-	if raw.RMSNormEps != nil {
-		cfg.RMSNormEps = *raw.RMSNormEps
-	}
-	if raw.RopeTheta != nil {
-		cfg.RopeTheta = *raw.RopeTheta
-	}
-	if raw.TieWordEmbeddings != nil {
-		cfg.TieWordEmbeddings = *raw.TieWordEmbeddings
-	}
-	if raw.MaxPositionEmbeddings != nil {
-		cfg.MaxPositionEmbeddings = *raw.MaxPositionEmbeddings
-	}
+	override(&cfg.RMSNormEps, raw.RMSNormEps)
+	override(&cfg.RopeTheta, raw.RopeTheta)
+	override(&cfg.TieWordEmbeddings, raw.TieWordEmbeddings)
+	override(&cfg.MaxPositionEmbeddings, raw.MaxPositionEmbeddings)
 	if cfg.TorchDType == "" {
 		cfg.TorchDType = raw.DType
 	} else if raw.DType != "" && raw.DType != cfg.TorchDType {
-		return Config{}, fmt.Errorf("llama: config: dtype %q and torch_dtype %q disagree", raw.DType, cfg.TorchDType)
+		return fmt.Errorf("llama: config: dtype %q and torch_dtype %q disagree", raw.DType, cfg.TorchDType)
 	}
-	if err := raw.rope(&cfg); err != nil {
-		return Config{}, err
+	return nil
+}
+
+// override sets *dst to *p when p is not nil: when config.json has the field.
+func override[T any](dst, p *T) {
+	if p != nil {
+		*dst = *p
 	}
+}
+
+// specialTokens reads bos_token_id (an integer) and eos_token_id (an integer or a list) into cfg.
+func (raw *rawConfig) specialTokens(cfg *Config) error {
 	if !isNull(raw.BOSTokenID) {
 		if err := json.Unmarshal(raw.BOSTokenID, &cfg.BOSTokenID); err != nil {
-			return Config{}, fmt.Errorf("llama: config: bos_token_id: want an integer: %w", err)
+			return fmt.Errorf("llama: config: bos_token_id: want an integer: %w", err)
 		}
 	}
 	if !isNull(raw.EOSTokenID) {
@@ -186,13 +217,10 @@ func (raw *rawConfig) config() (Config, error) {
 		if err := json.Unmarshal(raw.EOSTokenID, &one); err == nil {
 			cfg.EOSTokenIDs = []int{one}
 		} else if err := json.Unmarshal(raw.EOSTokenID, &cfg.EOSTokenIDs); err != nil {
-			return Config{}, fmt.Errorf("llama: config: eos_token_id: want an integer or a list of integers, got %s", raw.EOSTokenID)
+			return fmt.Errorf("llama: config: eos_token_id: want an integer or a list of integers, got %s", raw.EOSTokenID)
 		}
 	}
-	if err := cfg.Validate(); err != nil {
-		return Config{}, err
-	}
-	return cfg, nil
+	return nil
 }
 
 // rope reads the rotary embedding's parameters into cfg. config.json has them in one of two forms:
@@ -244,18 +272,10 @@ func parseRope(msg json.RawMessage, name string) (*RopeScaling, *float64, error)
 	if s.RopeType == "" {
 		return nil, nil, fmt.Errorf("llama: config: %s: rope_type is missing", name)
 	}
-	if rs.Factor != nil {
-		s.Factor = *rs.Factor
-	}
-	if rs.LowFreqFactor != nil {
-		s.LowFreqFactor = *rs.LowFreqFactor
-	}
-	if rs.HighFreqFactor != nil {
-		s.HighFreqFactor = *rs.HighFreqFactor
-	}
-	if rs.OriginalMaxPositionEmbeddings != nil {
-		s.OriginalMaxPositionEmbeddings = *rs.OriginalMaxPositionEmbeddings
-	}
+	override(&s.Factor, rs.Factor)
+	override(&s.LowFreqFactor, rs.LowFreqFactor)
+	override(&s.HighFreqFactor, rs.HighFreqFactor)
+	override(&s.OriginalMaxPositionEmbeddings, rs.OriginalMaxPositionEmbeddings)
 	return s, rs.RopeTheta, nil
 }
 

@@ -301,10 +301,7 @@ func TestLoadMatchesNew(t *testing.T) {
 	w := randomWeights(cfg, 1)
 	ids := randomIDs(12, cfg.VocabSize, 9)
 	mem := newRandomModel(t, cfg, Options{MaxSeq: 16})
-	want, err := mem.Forward(ids)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := forward(t, mem, ids)
 	dir := writeCheckpoint(t, cfg, checkpointTensors(cfg, w, hf.Float32Tensor))
 	m, err := Load(dir, Options{MaxSeq: 16})
 	if err != nil {
@@ -314,10 +311,7 @@ func TestLoadMatchesNew(t *testing.T) {
 	if !reflect.DeepEqual(m.Config(), cfg) {
 		t.Errorf("config: got %+v, want %+v", m.Config(), cfg)
 	}
-	got, err := m.Forward(ids)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := forward(t, m, ids)
 	if d := maxAbsDiff(t, got, want); d != 0 {
 		t.Errorf("float32 checkpoint: logits differ by %g", d)
 	}

@@ -191,21 +191,34 @@ func (m *Model) buildDecode(g *Graph, key graphKey) []*Node {
 	kc, vc := m.cacheParams(g, B, S1)
 
 	bias4 := Reshape(bias, B, 1, 1, S1)
-	x := embed(w.embed, tokens) // [B, H]
-	for l := range c.NumHiddenLayers {
-		lw := &w.layers[l]
-		q, k, v := m.qkv(rmsNorm(x, lw[wInputNorm], c.RMSNormEps), lw, cos, sin)
+	x := m.layers(&w, embed(w.embed, tokens), cos, sin, func(l int, q, k, v *Node) *Node { // x: [B, H]
 		kc[l] = writeCache(kc[l], idx, k, 3)
 		vc[l] = writeCache(vc[l], idx, v, 2)
 		scores := dot(Reshape(q, B, kvH, G, hd), []int{3}, []int{0, 1}, kc[l], []int{2}, []int{0, 1}) // [B, kvH, G, S1]
 		p := Softmax(Add(scores, bias4), -1)
 		o := dot(p, []int{3}, []int{0, 1}, vc[l], []int{2}, []int{0, 1}) // [B, kvH, G, hd]
-		x = Add(x, linear(Reshape(o, B, kvH*G*hd), lw[wO]))
-		x = Add(x, mlp(rmsNorm(x, lw[wPostNorm], c.RMSNormEps), lw))
+		return Reshape(o, B, kvH*G*hd)
+	})
+	return withCaches(linear(rmsNorm(x, w.norm, c.RMSNormEps), w.head), kc, vc)
+}
+
+// layers runs x through the model's decoder layers. attend gives layer l's attention output (before the
+// output projection) from its queries, keys and values, rotated.
+func (m *Model) layers(w *weightNodes, x, cos, sin *Node, attend func(l int, q, k, v *Node) *Node) *Node {
+	eps := m.cfg.RMSNormEps
+	for l := range m.cfg.NumHiddenLayers {
+		lw := &w.layers[l]
+		q, k, v := m.qkv(rmsNorm(x, lw[wInputNorm], eps), lw, cos, sin)
+		x = Add(x, linear(attend(l, q, k, v), lw[wO]))
+		x = Add(x, mlp(rmsNorm(x, lw[wPostNorm], eps), lw))
 	}
-	logits := linear(rmsNorm(x, w.norm, c.RMSNormEps), w.head)
+	return x
+}
+
+// withCaches returns the outputs of a graph that writes caches: the logits, then each layer's K and V cache.
+func withCaches(logits *Node, kc, vc []*Node) []*Node {
 	out := []*Node{logits}
-	for l := range c.NumHiddenLayers {
+	for l := range kc {
 		out = append(out, kc[l], vc[l])
 	}
 	return out
@@ -227,22 +240,13 @@ func (m *Model) buildPrefill(g *Graph, key graphKey) []*Node {
 	last := Parameter(g, "last", shapes.Make(dtypes.Int32, 1))
 	kc, vc := m.cacheParams(g, 1, S1)
 
-	x := embed(w.embed, tokens) // [C, H]
-	for l := range c.NumHiddenLayers {
-		lw := &w.layers[l]
-		q, k, v := m.qkv(rmsNorm(x, lw[wInputNorm], c.RMSNormEps), lw, cos, sin)
+	x := m.layers(&w, embed(w.embed, tokens), cos, sin, func(l int, q, k, v *Node) *Node { // x: [C, H]
 		kc[l] = writeCache(kc[l], idx, Reshape(k, 1, C, kvH, hd), 3)
 		vc[l] = writeCache(vc[l], idx, Reshape(v, 1, C, kvH, hd), 2)
-		x = Add(x, linear(m.attendSeq(q, Reshape(kc[l], kvH, hd, S1), Reshape(vc[l], kvH, S1, hd), bias), lw[wO]))
-		x = Add(x, mlp(rmsNorm(x, lw[wPostNorm], c.RMSNormEps), lw))
-	}
+		return m.attendSeq(q, Reshape(kc[l], kvH, hd, S1), Reshape(vc[l], kvH, S1, hd), bias)
+	})
 	h := Gather(x, Reshape(last, 1, 1)) // [1, H]
-	logits := linear(rmsNorm(h, w.norm, c.RMSNormEps), w.head)
-	out := []*Node{logits}
-	for l := range c.NumHiddenLayers {
-		out = append(out, kc[l], vc[l])
-	}
-	return out
+	return withCaches(linear(rmsNorm(h, w.norm, c.RMSNormEps), w.head), kc, vc)
 }
 
 // buildForward builds forward(T): see the comment at the top of the file.
@@ -256,16 +260,12 @@ func (m *Model) buildForward(g *Graph, key graphKey) []*Node {
 	sin := Parameter(g, "sin", shapes.Make(dtypes.Float32, T, half))
 	bias := Parameter(g, "bias", shapes.Make(dtypes.Float32, T, T))
 
-	x := embed(w.embed, tokens) // [T, H]
-	for l := range c.NumHiddenLayers {
-		lw := &w.layers[l]
-		q, k, v := m.qkv(rmsNorm(x, lw[wInputNorm], c.RMSNormEps), lw, cos, sin)
+	x := m.layers(&w, embed(w.embed, tokens), cos, sin, func(_ int, q, k, v *Node) *Node { // x: [T, H]
 		// Keys and values in the caches' dtype, as the cached decoder reads them.
 		kT := ConvertDType(TransposeAllAxes(k, 1, 2, 0), m.dtype) // [kvH, hd, T]
 		vT := ConvertDType(TransposeAllAxes(v, 1, 0, 2), m.dtype) // [kvH, T, hd]
-		x = Add(x, linear(m.attendSeq(q, kT, vT, bias), lw[wO]))
-		x = Add(x, mlp(rmsNorm(x, lw[wPostNorm], c.RMSNormEps), lw))
-	}
+		return m.attendSeq(q, kT, vT, bias)
+	})
 	return []*Node{linear(rmsNorm(x, w.norm, c.RMSNormEps), w.head)}
 }
 

@@ -129,10 +129,7 @@ func TestForwardMatchesReference(t *testing.T) {
 			if len(shape) != 2 || shape[0] != len(ids) || shape[1] != V {
 				t.Fatalf("reference shape %v, want [%d %d]", shape, len(ids), V)
 			}
-			got, err := m.Forward(ids)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := forward(t, m, ids)
 			maxErr := 0.0
 			for i := range ids {
 				for j := range V {
@@ -156,11 +153,7 @@ func TestCachedMatchesReference(t *testing.T) {
 			ids := readIDs(t, name)
 			want, _ := readNpy(t, filepath.Join("testdata", name, "logits.npy"))
 			V := m.Config().VocabSize
-			s, err := m.NewSession(3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			s := newSession(t, m, 3)
 			const p = 11 // a prompt longer than one chunk, not a multiple of it
 			got := make([][]float32, 0, len(ids))
 			first, err := s.Prefill(ids[:p])

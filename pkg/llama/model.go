@@ -439,12 +439,7 @@ func (m *Model) Forward(ids []int) ([][]float32, error) {
 			bias[i*T+j] = float32(math.Inf(-1))
 		}
 	}
-	in := inputs{m: m}
-	in.weights()
-	in.add(tokens, T)
-	in.add(cos, T, half)
-	in.add(sin, T, half)
-	in.add(bias, T, T)
+	in := m.tokenInputs(tokens, cos, sin, bias, T)
 	if in.err != nil {
 		in.release()
 		return nil, in.err
@@ -545,6 +540,19 @@ func (in *inputs) weights() {
 		in.bufs = append(in.bufs, b)
 		in.donate = append(in.donate, false)
 	}
+}
+
+// tokenInputs returns the inputs every pass of the model starts with: the weights, then len(tokens) tokens,
+// the cos and sin of their rotary embeddings and their attention bias over span positions.
+func (m *Model) tokenInputs(tokens []int32, cos, sin, bias []float32, span int) inputs {
+	n, half := len(tokens), m.cfg.HeadDim/2
+	in := inputs{m: m}
+	in.weights()
+	in.add(tokens, n)
+	in.add(cos, n, half)
+	in.add(sin, n, half)
+	in.add(bias, n, span)
+	return in
 }
 
 // add appends a fresh buffer holding flat ([]int32 or []float32) with the given dimensions.

@@ -245,12 +245,7 @@ func (m *Model) prefillInputs(prompt []int, start, seq int) (inputs, error) {
 		}
 		idx[i*2+1] = int32(slot) // row 0
 	}
-	in := inputs{m: m}
-	in.weights()
-	in.add(tokens, C)
-	in.add(cos, C, half)
-	in.add(sin, C, half)
-	in.add(bias, C, span)
+	in := m.tokenInputs(tokens, cos, sin, bias, span)
 	in.add(idx, 1, C, 2)
 	in.add(last, 1)
 	if in.err != nil {
@@ -370,12 +365,7 @@ func (s *Session) Step(tokens []int, rows []int) ([][]float32, error) {
 		return nil, err
 	}
 	tok, cos, sin, bias, idx := s.stepInputs(tokens, rows)
-	in := inputs{m: m}
-	in.weights()
-	in.add(tok, B)
-	in.add(cos, B, m.cfg.HeadDim/2)
-	in.add(sin, B, m.cfg.HeadDim/2)
-	in.add(bias, B, s.cap+1)
+	in := m.tokenInputs(tok, cos, sin, bias, s.cap+1)
 	in.add(idx, B, 2)
 	if in.err != nil {
 		in.release()

@@ -9,14 +9,32 @@ import (
 	"time"
 )
 
-// lastLogits returns Forward(ids)'s logits at the last position.
-func lastLogits(t *testing.T, m *Model, ids []int) []float32 {
+// forward returns m.Forward(ids), failing the test on an error.
+func forward(t *testing.T, m *Model, ids []int) [][]float32 {
 	t.Helper()
 	out, err := m.Forward(ids)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out
+}
+
+// lastLogits returns Forward(ids)'s logits at the last position.
+func lastLogits(t *testing.T, m *Model, ids []int) []float32 {
+	t.Helper()
+	out := forward(t, m, ids)
 	return out[len(out)-1]
+}
+
+// newSession returns a session of batch rows of m, closed when the test ends.
+func newSession(t *testing.T, m *Model, batch int) *Session {
+	t.Helper()
+	s, err := m.NewSession(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
 }
 
 // checkClose fails when got and want differ by more than tol anywhere.
@@ -35,10 +53,7 @@ func TestCachedDecodingMatchesForward(t *testing.T) {
 	cfg := smallConfig()
 	m := newRandomModel(t, cfg, Options{MaxSeq: 64, PrefillChunk: 8})
 	ids := randomIDs(40, cfg.VocabSize, 2)
-	full, err := m.Forward(ids)
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := forward(t, m, ids)
 	for _, p := range []int{1, 8, 19} {
 		s, err := m.NewSession(1)
 		if err != nil {
@@ -69,10 +84,7 @@ func TestShortSession(t *testing.T) {
 	cfg := smallConfig()
 	m := newRandomModel(t, cfg, Options{MaxSeq: 64, PrefillChunk: 8})
 	ids := randomIDs(20, cfg.VocabSize, 5)
-	full, err := m.Forward(ids)
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := forward(t, m, ids)
 	before := m.Compiles()
 	s, err := m.NewSessionSeq(2, 20)
 	if err != nil {
@@ -101,11 +113,7 @@ func TestShortSession(t *testing.T) {
 	if got := m.Compiles() - before; got != 5 {
 		t.Errorf("%d graphs compiled for the short session, want 5 (zeros for 2 and 1 rows, prefill, fill, decode)", got)
 	}
-	long, err := m.NewSession(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer long.Close()
+	long := newSession(t, m, 2)
 	if long.MaxSeq() != 64 {
 		t.Errorf("NewSession: MaxSeq() = %d, want 64", long.MaxSeq())
 	}
@@ -143,10 +151,7 @@ func TestRememberedPrefix(t *testing.T) {
 		}
 		return out
 	}
-	full, err := m.Forward(ids)
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := forward(t, m, ids)
 	a := run(2, 40, 13)
 	if m.prefixes != 1 {
 		t.Fatalf("%d prefixes computed, want 1", m.prefixes)
@@ -185,11 +190,7 @@ func TestTruncateContinue(t *testing.T) {
 	prompt := randomIDs(5, cfg.VocabSize, 3)
 	a := randomIDs(30, cfg.VocabSize, 4)
 	b := randomIDs(30, cfg.VocabSize, 5)
-	s, err := m.NewSession(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newSession(t, m, 2)
 	if _, err := s.Prefill(prompt); err != nil {
 		t.Fatal(err)
 	}
@@ -244,11 +245,7 @@ func TestBatchedRows(t *testing.T) {
 	cfg.TieWordEmbeddings = true
 	m := newRandomModel(t, cfg, Options{MaxSeq: 40, PrefillChunk: 16})
 	const B = 5
-	s, err := m.NewSession(B)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newSession(t, m, B)
 	prompt := randomIDs(3, cfg.VocabSize, 6)
 	if _, err := s.Prefill(prompt); err != nil {
 		t.Fatal(err)
@@ -298,11 +295,7 @@ func TestBatchedRows(t *testing.T) {
 func TestNoRecompilation(t *testing.T) {
 	cfg := smallConfig()
 	m := newRandomModel(t, cfg, Options{MaxSeq: 32, PrefillChunk: 8})
-	s, err := m.NewSession(3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newSession(t, m, 3)
 	if _, err := s.Prefill([]int{1, 2, 3}); err != nil {
 		t.Fatal(err)
 	}
@@ -335,11 +328,7 @@ func TestNoRecompilation(t *testing.T) {
 func TestSessionErrors(t *testing.T) {
 	cfg := smallConfig()
 	m := newRandomModel(t, cfg, Options{MaxSeq: 8, PrefillChunk: 4})
-	s, err := m.NewSession(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newSession(t, m, 2)
 	V := cfg.VocabSize
 	for _, tc := range []struct {
 		name string
@@ -400,11 +389,7 @@ func TestOptions(t *testing.T) {
 	if o.MaxSeq != min(DefaultMaxSeq, cfg.MaxPositionEmbeddings) || o.Batch != 1 || o.PrefillChunk != DefaultPrefillChunk {
 		t.Errorf("defaults: %+v", o)
 	}
-	s, err := m.NewSession(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newSession(t, m, 0)
 	if s.Batch() != 1 {
 		t.Errorf("NewSession(0).Batch() = %d, want 1", s.Batch())
 	}
@@ -470,15 +455,8 @@ func TestSpansMatchForward(t *testing.T) {
 	cfg := smallConfig()
 	m := newRandomModel(t, cfg, Options{MaxSeq: 240, PrefillChunk: 16})
 	ids := randomIDs(240, cfg.VocabSize, 5)
-	full, err := m.Forward(ids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := m.NewSession(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	full := forward(t, m, ids)
+	s := newSession(t, m, 2)
 	const p = 70 // the prefill crosses from span 64 to 96
 	got, err := s.Prefill(ids[:p])
 	if err != nil {
