@@ -203,96 +203,62 @@ def random_weights(cfg, rng):
     return t
 
 
+# Llama-3.1 rope scaling with a small original context (64), so that high-, medium- and low-frequency
+# dimensions all occur with head_dim 16 and theta 500000.
+LLAMA3_SCALING = {
+    "factor": 8.0,
+    "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0,
+    "original_max_position_embeddings": 64,
+}
+
+
+def config(size, rope, dtype, **extra):
+    """A config.json in the key order of the hub's Llama files: size (hidden_size through intermediate_size),
+    then rope (its rope_theta and scaling fields), extra (further fields), the special tokens and dtype."""
+    cfg = {"architectures": ["LlamaForCausalLM"], "model_type": "llama"}
+    cfg.update(size)
+    cfg["hidden_act"] = "silu"
+    cfg.update(rope)
+    cfg.update(extra)
+    cfg.update(dtype)
+    return cfg
+
+
+def gqa_config(rope, dtype):
+    """The "tiny" architecture: separate lm_head, GQA (2 query heads per KV head), no biases."""
+    size = {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+            "intermediate_size": 128}
+    return config(size, dict(rms_norm_eps=1e-5, **rope), {"bos_token_id": 1, "eos_token_id": [2, 3], **dtype},
+                  max_position_embeddings=512, vocab_size=256, tie_word_embeddings=False,
+                  attention_bias=False, mlp_bias=False)
+
+
 CASES = {
-    # Separate lm_head, GQA (2 query heads per KV head), Llama-3.1 rope scaling with a small original context
-    # (64) so that high-, medium- and low-frequency dimensions all occur with head_dim 16 and theta 500000.
+    # The GQA architecture with Llama-3.1 rope scaling, its config.json as the hub's Llama-3.1 files have it.
     "tiny": dict(
         seed=1,
-        config={
-            "architectures": ["LlamaForCausalLM"],
-            "model_type": "llama",
-            "hidden_size": 64,
-            "num_hidden_layers": 2,
-            "num_attention_heads": 4,
-            "num_key_value_heads": 2,
-            "intermediate_size": 128,
-            "hidden_act": "silu",
-            "rms_norm_eps": 1e-5,
-            "rope_theta": 500000.0,
-            "rope_scaling": {
-                "rope_type": "llama3",
-                "factor": 8.0,
-                "low_freq_factor": 1.0,
-                "high_freq_factor": 4.0,
-                "original_max_position_embeddings": 64,
-            },
-            "max_position_embeddings": 512,
-            "vocab_size": 256,
-            "tie_word_embeddings": False,
-            "attention_bias": False,
-            "mlp_bias": False,
-            "bos_token_id": 1,
-            "eos_token_id": [2, 3],
-            "torch_dtype": "float32",
-        },
+        config=gqa_config({"rope_theta": 500000.0, "rope_scaling": {"rope_type": "llama3", **LLAMA3_SCALING}},
+                          {"torch_dtype": "float32"}),
     ),
     # Tied embeddings, multi-query attention (1 KV head), head_dim set explicitly and != hidden/heads,
     # no rope scaling, rope_theta 10000.
     "tied": dict(
         seed=2,
-        config={
-            "architectures": ["LlamaForCausalLM"],
-            "model_type": "llama",
-            "hidden_size": 32,
-            "num_hidden_layers": 2,
-            "num_attention_heads": 4,
-            "num_key_value_heads": 1,
-            "head_dim": 16,
-            "intermediate_size": 64,
-            "hidden_act": "silu",
-            "rms_norm_eps": 1e-6,
-            "rope_theta": 10000.0,
-            "rope_scaling": None,
-            "max_position_embeddings": 128,
-            "vocab_size": 256,
-            "tie_word_embeddings": True,
-            "bos_token_id": 1,
-            "eos_token_id": 2,
-            "torch_dtype": "float32",
-        },
+        config=config(
+            {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 1,
+             "head_dim": 16, "intermediate_size": 64},
+            {"rms_norm_eps": 1e-6, "rope_theta": 10000.0, "rope_scaling": None},
+            {"bos_token_id": 1, "eos_token_id": 2, "torch_dtype": "float32"},
+            max_position_embeddings=128, vocab_size=256, tie_word_embeddings=True),
     ),
     # The "tiny" architecture with bfloat16 weights (a Llama-3.1 checkpoint's dtype), its config.json as
     # transformers 5 writes it: rope_theta inside rope_parameters, dtype instead of torch_dtype.
     "bf16": dict(
         seed=3,
         bf16=True,
-        config={
-            "architectures": ["LlamaForCausalLM"],
-            "model_type": "llama",
-            "hidden_size": 64,
-            "num_hidden_layers": 2,
-            "num_attention_heads": 4,
-            "num_key_value_heads": 2,
-            "intermediate_size": 128,
-            "hidden_act": "silu",
-            "rms_norm_eps": 1e-5,
-            "rope_parameters": {
-                "rope_type": "llama3",
-                "rope_theta": 500000.0,
-                "factor": 8.0,
-                "low_freq_factor": 1.0,
-                "high_freq_factor": 4.0,
-                "original_max_position_embeddings": 64,
-            },
-            "max_position_embeddings": 512,
-            "vocab_size": 256,
-            "tie_word_embeddings": False,
-            "attention_bias": False,
-            "mlp_bias": False,
-            "bos_token_id": 1,
-            "eos_token_id": [2, 3],
-            "dtype": "bfloat16",
-        },
+        config=gqa_config({"rope_parameters": {"rope_type": "llama3", "rope_theta": 500000.0, **LLAMA3_SCALING}},
+                          {"dtype": "bfloat16"}),
     ),
 }
 
