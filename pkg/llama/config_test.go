@@ -14,42 +14,24 @@ import (
 	"github.com/gasplab/gasp/pkg/hf"
 )
 
-// llama31Config is the config.json of Llama-3.1-8B-Instruct.
-const llama31Config = `{
-  "architectures": ["LlamaForCausalLM"],
-  "attention_bias": false,
-  "attention_dropout": 0.0,
-  "bos_token_id": 128000,
-  "eos_token_id": [128001, 128008, 128009],
-  "hidden_act": "silu",
-  "hidden_size": 4096,
-  "initializer_range": 0.02,
-  "intermediate_size": 14336,
-  "max_position_embeddings": 131072,
-  "mlp_bias": false,
-  "model_type": "llama",
-  "num_attention_heads": 32,
-  "num_hidden_layers": 32,
-  "num_key_value_heads": 8,
-  "pretraining_tp": 1,
-  "rms_norm_eps": 1e-05,
-  "rope_scaling": {
-    "factor": 8.0,
-    "low_freq_factor": 1.0,
-    "high_freq_factor": 4.0,
-    "original_max_position_embeddings": 8192,
-    "rope_type": "llama3"
-  },
-  "rope_theta": 500000.0,
-  "tie_word_embeddings": false,
-  "torch_dtype": "bfloat16",
-  "transformers_version": "4.43.0.dev0",
-  "use_cache": true,
-  "vocab_size": 128256
-}`
+// llama31Config returns the config.json of Llama-3.1-8B-Instruct (testdata/configs), in the form of
+// transformers 4 or, with v5, as transformers 5 writes it (save_pretrained): rope_theta inside
+// rope_parameters, and dtype instead of torch_dtype.
+func llama31Config(t *testing.T, v5 bool) []byte {
+	t.Helper()
+	name := "llama-3.1-8b-instruct.json"
+	if v5 {
+		name = "llama-3.1-8b-instruct-v5.json"
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "configs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
 
 func TestParseLlama31Config(t *testing.T) {
-	cfg, err := ParseConfig([]byte(llama31Config))
+	cfg, err := ParseConfig(llama31Config(t, false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +65,7 @@ func TestParseLlama31Config(t *testing.T) {
 
 // TestInvFreqLlama31 checks the three regimes of the llama3 rope scaling with the Llama-3.1 parameters.
 func TestInvFreqLlama31(t *testing.T) {
-	cfg, err := ParseConfig([]byte(llama31Config))
+	cfg, err := ParseConfig(llama31Config(t, false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,45 +126,15 @@ func TestParseConfigDefaults(t *testing.T) {
 	}
 }
 
-// llama31ConfigV5 is llama31Config as transformers 5 writes it (save_pretrained): rope_theta inside
-// rope_parameters, and dtype instead of torch_dtype.
-const llama31ConfigV5 = `{
-  "architectures": ["LlamaForCausalLM"],
-  "attention_bias": false,
-  "bos_token_id": 128000,
-  "dtype": "bfloat16",
-  "eos_token_id": [128001, 128008, 128009],
-  "hidden_act": "silu",
-  "hidden_size": 4096,
-  "intermediate_size": 14336,
-  "max_position_embeddings": 131072,
-  "mlp_bias": false,
-  "model_type": "llama",
-  "num_attention_heads": 32,
-  "num_hidden_layers": 32,
-  "num_key_value_heads": 8,
-  "rms_norm_eps": 1e-05,
-  "rope_parameters": {
-    "factor": 8.0,
-    "high_freq_factor": 4.0,
-    "low_freq_factor": 1.0,
-    "original_max_position_embeddings": 8192,
-    "rope_theta": 500000.0,
-    "rope_type": "llama3"
-  },
-  "tie_word_embeddings": false,
-  "transformers_version": "5.17.0",
-  "vocab_size": 128256
-}`
 
 // TestParseConfigTransformers5 checks that both forms of config.json give the same configuration, and that
 // a file holding both forms, agreeing, does too.
 func TestParseConfigTransformers5(t *testing.T) {
-	v4, err := ParseConfig([]byte(llama31Config))
+	v4, err := ParseConfig(llama31Config(t, false))
 	if err != nil {
 		t.Fatal(err)
 	}
-	v5, err := ParseConfig([]byte(llama31ConfigV5))
+	v5, err := ParseConfig(llama31Config(t, true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +142,7 @@ func TestParseConfigTransformers5(t *testing.T) {
 		t.Errorf("transformers 5 form: got  %+v\nwant %+v", v5, v4)
 	}
 	var both map[string]any
-	if err := json.Unmarshal([]byte(llama31ConfigV5), &both); err != nil {
+	if err := json.Unmarshal(llama31Config(t, true), &both); err != nil {
 		t.Fatal(err)
 	}
 	both["rope_theta"] = 500000.0
@@ -418,7 +370,7 @@ func TestLoadErrors(t *testing.T) {
 // TestEstimateMemoryLlama31 checks EstimateMemory against the sizes of Llama-3.1-8B (GPU.md): 16.06 GB of
 // bf16 weights, 128 KiB of bf16 cache per row and position.
 func TestEstimateMemoryLlama31(t *testing.T) {
-	cfg, err := ParseConfig([]byte(llama31Config))
+	cfg, err := ParseConfig(llama31Config(t, false))
 	if err != nil {
 		t.Fatal(err)
 	}
