@@ -215,14 +215,7 @@ func (r *jsonReader) int() (int, error) {
 // object reads an object whose values are token ids, calling f with each
 // member.
 func (r *jsonReader) object(f func(key string, id int) error) error {
-	if err := r.expect('{', "an object"); err != nil {
-		return err
-	}
-	if r.peek() == '}' {
-		r.i++
-		return nil
-	}
-	for {
+	return r.list('{', '}', "an object", func() error {
 		k, err := r.str()
 		if err != nil {
 			return err
@@ -234,74 +227,78 @@ func (r *jsonReader) object(f func(key string, id int) error) error {
 		if err != nil {
 			return err
 		}
-		if err := f(k, id); err != nil {
-			return err
-		}
-		switch r.peek() {
-		case ',':
-			r.i++
-		case '}':
-			r.i++
-			return nil
-		default:
-			return r.errorf("want ',' or '}'")
-		}
-	}
+		return f(k, id)
+	})
 }
 
 // merges reads an array of merges, each a string "a b" or a pair of
 // strings ["a", "b"], calling f with each.
 func (r *jsonReader) merges(f func(a, b string) error) error {
-	if err := r.expect('[', "an array of merges"); err != nil {
+	return r.list('[', ']', "an array of merges", func() error {
+		a, b, err := r.merge()
+		if err != nil {
+			return err
+		}
+		return f(a, b)
+	})
+}
+
+// list reads the elements of an array or object, delimited by open and
+// close (what names it in errors), calling elem to read each.
+func (r *jsonReader) list(open, close byte, what string, elem func() error) error {
+	if err := r.expect(open, what); err != nil {
 		return err
 	}
-	if r.peek() == ']' {
+	if r.peek() == close {
 		r.i++
 		return nil
 	}
 	for {
-		var a, b string
-		if r.peek() == '[' {
-			r.i++
-			var err error
-			if a, err = r.str(); err != nil {
-				return err
-			}
-			if err := r.expect(',', "a pair of tokens [\"a\", \"b\"]"); err != nil {
-				return err
-			}
-			if b, err = r.str(); err != nil {
-				return err
-			}
-			if err := r.expect(']', "a pair of tokens [\"a\", \"b\"]"); err != nil {
-				return err
-			}
-		} else {
-			start := r.i
-			s, err := r.str()
-			if err != nil {
-				return r.errorf("want a merge, \"a b\" or [\"a\", \"b\"]")
-			}
-			var ok bool
-			a, b, ok = cutSpace(s)
-			if !ok {
-				r.i = start
-				return r.errorf("merge %q: want two tokens separated by one space", s)
-			}
-		}
-		if err := f(a, b); err != nil {
+		if err := elem(); err != nil {
 			return err
 		}
 		switch r.peek() {
 		case ',':
 			r.i++
-		case ']':
+		case close:
 			r.i++
 			return nil
 		default:
-			return r.errorf("want ',' or ']'")
+			return r.errorf("want ',' or '%c'", close)
 		}
 	}
+}
+
+// merge reads one merge, "a b" or ["a", "b"].
+func (r *jsonReader) merge() (a, b string, err error) {
+	if r.peek() != '[' {
+		start := r.i
+		s, err := r.str()
+		if err != nil {
+			return "", "", r.errorf("want a merge, \"a b\" or [\"a\", \"b\"]")
+		}
+		a, b, ok := cutSpace(s)
+		if !ok {
+			r.i = start
+			return "", "", r.errorf("merge %q: want two tokens separated by one space", s)
+		}
+		return a, b, nil
+	}
+	r.i++
+	const pair = "a pair of tokens [\"a\", \"b\"]"
+	if a, err = r.str(); err != nil {
+		return "", "", err
+	}
+	if err := r.expect(',', pair); err != nil {
+		return "", "", err
+	}
+	if b, err = r.str(); err != nil {
+		return "", "", err
+	}
+	if err := r.expect(']', pair); err != nil {
+		return "", "", err
+	}
+	return a, b, nil
 }
 
 // cutSpace splits "a b" at its one space.

@@ -162,13 +162,19 @@ func parseStep(data []byte, what string, raw json.RawMessage) (*step, error) {
 	return &s, nil
 }
 
+// requiredStep decodes raw, a part of data, as the step what, which must
+// not be null; want says what is supported.
+func requiredStep(data []byte, what string, raw json.RawMessage, want string) (*step, error) {
+	if isNull(raw) {
+		return nil, fmt.Errorf("unsupported %s null: want %s", what, want)
+	}
+	return parseStep(data, what, raw)
+}
+
 // checkPreTokenizer accepts exactly the Llama-3 pre-tokenizer:
 // Sequence[Split(Llama3Pattern, Isolated), ByteLevel(use_regex false)].
 func checkPreTokenizer(data []byte, raw json.RawMessage) error {
-	if isNull(raw) {
-		return errors.New("unsupported pre_tokenizer null: want Sequence[Split, ByteLevel] (Llama 3)")
-	}
-	s, err := parseStep(data, "pre_tokenizer", raw)
+	s, err := requiredStep(data, "pre_tokenizer", raw, "Sequence[Split, ByteLevel] (Llama 3)")
 	if err != nil {
 		return err
 	}
@@ -204,10 +210,7 @@ func checkPreTokenizer(data []byte, raw json.RawMessage) error {
 }
 
 func checkDecoder(data []byte, raw json.RawMessage) error {
-	if isNull(raw) {
-		return errors.New("unsupported decoder null: want ByteLevel")
-	}
-	s, err := parseStep(data, "decoder", raw)
+	s, err := requiredStep(data, "decoder", raw, "ByteLevel")
 	if err != nil {
 		return err
 	}
@@ -238,66 +241,21 @@ func checkModel(m *modelJSON) error {
 // buildVocab fills the token tables from the model's vocab and the added
 // tokens.
 func (t *Tokenizer) buildVocab(data []byte, m *modelJSON, added []addedTokenJSON) error {
-	type entry struct {
-		name string
-		id   int
-	}
-	var entries []entry
-	size := 0
-	err := newJSONReader(data, m.Vocab).object(func(name string, id int) error {
-		entries = append(entries, entry{name, id})
-		size = max(size, id+1)
-		return nil
-	})
+	entries, size, err := readVocab(data, m)
 	if err != nil {
-		return fmt.Errorf("model.vocab: %w", err)
+		return err
 	}
-	if len(entries) == 0 {
-		return errors.New("model.vocab is empty")
+	if size, err = checkAdded(added, size); err != nil {
+		return err
 	}
-	for i, a := range added {
-		switch {
-		case a.ID == nil:
-			return fmt.Errorf("added_tokens[%d] %q: no id", i, a.Content)
-		case *a.ID < 0 || *a.ID > maxID:
-			return fmt.Errorf("added_tokens[%d] %q: id %d out of range [0, %d]", i, a.Content, *a.ID, maxID)
-		case a.Content == "":
-			return fmt.Errorf("added_tokens[%d] (id %d): empty content", i, *a.ID)
-		case a.LStrip || a.RStrip || a.SingleWord:
-			return fmt.Errorf("added_tokens[%d] %q: unsupported lstrip, rstrip or single_word", i, a.Content)
-		}
-		size = max(size, *a.ID+1)
-	}
-
 	t.tokens = make([][]byte, size)
 	t.names = make([]string, size)
 	t.kind = make([]uint8, size)
 	t.vocab = make(map[string]int32, len(entries))
 	for _, e := range entries {
-		if t.kind[e.id] != 0 {
-			return fmt.Errorf("model.vocab: tokens %q and %q have the same id %d", t.names[e.id], e.name, e.id)
+		if err := t.addModelToken(e.name, e.id); err != nil {
+			return fmt.Errorf("model.vocab: %w", err)
 		}
-		t.kind[e.id] = kindModel
-		t.names[e.id] = e.name
-		b, err := ByteLevelDecode(e.name)
-		if err != nil {
-			// HF's ByteLevel decoder gives such a token's text as it is;
-			// encoding never produces it, merges may name it.
-			t.tokens[e.id] = []byte(e.name)
-			if t.oddNames == nil {
-				t.oddNames = make(map[string]int32)
-			}
-			if _, dup := t.oddNames[e.name]; dup {
-				return fmt.Errorf("model.vocab: token %q appears twice", e.name)
-			}
-			t.oddNames[e.name] = int32(e.id)
-			continue
-		}
-		if _, dup := t.vocab[string(b)]; dup {
-			return fmt.Errorf("model.vocab: token %q appears twice", e.name)
-		}
-		t.tokens[e.id] = b
-		t.vocab[string(b)] = int32(e.id)
 	}
 	for b := range 256 {
 		id, ok := t.vocab[string([]byte{byte(b)})]
@@ -306,31 +264,108 @@ func (t *Tokenizer) buildVocab(data []byte, m *modelJSON, added []addedTokenJSON
 		}
 		t.byteIDs[b] = id
 	}
-
 	t.addedIDs = make(map[string]int, len(added))
 	for _, a := range added {
-		id := *a.ID
-		k := uint8(kindAdded)
-		if a.Special {
-			k |= kindSpecial
-		}
-		t.kind[id] = t.kind[id]&kindModel | k
-		t.names[id] = a.Content
-		// As HF's ByteLevel decoder: the bytes the content stands for in the
-		// byte-level alphabet if it is written in it, else the content.
-		if b, err := ByteLevelDecode(a.Content); err == nil {
-			t.tokens[id] = b
-		} else {
-			t.tokens[id] = []byte(a.Content)
-		}
-		t.addedIDs[a.Content] = id
-		if a.Normalized && !a.Special {
-			t.addedNorm.add(a.Content, id, a.Special)
-		} else {
-			t.addedRaw.add(a.Content, id, a.Special)
-		}
+		t.addAddedToken(a)
 	}
 	return nil
+}
+
+// A vocabEntry is one token of model.vocab: its name in tokenizer.json and
+// its id.
+type vocabEntry struct {
+	name string
+	id   int
+}
+
+// readVocab returns the entries of model.vocab, in the file's order, and the
+// size of the id range they need.
+func readVocab(data []byte, m *modelJSON) (entries []vocabEntry, size int, err error) {
+	err = newJSONReader(data, m.Vocab).object(func(name string, id int) error {
+		entries = append(entries, vocabEntry{name, id})
+		size = max(size, id+1)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("model.vocab: %w", err)
+	}
+	if len(entries) == 0 {
+		return nil, 0, errors.New("model.vocab is empty")
+	}
+	return entries, size, nil
+}
+
+// checkAdded checks the added tokens and returns the size of the id range
+// that they and a vocab of size ids need.
+func checkAdded(added []addedTokenJSON, size int) (int, error) {
+	for i, a := range added {
+		switch {
+		case a.ID == nil:
+			return 0, fmt.Errorf("added_tokens[%d] %q: no id", i, a.Content)
+		case *a.ID < 0 || *a.ID > maxID:
+			return 0, fmt.Errorf("added_tokens[%d] %q: id %d out of range [0, %d]", i, a.Content, *a.ID, maxID)
+		case a.Content == "":
+			return 0, fmt.Errorf("added_tokens[%d] (id %d): empty content", i, *a.ID)
+		case a.LStrip || a.RStrip || a.SingleWord:
+			return 0, fmt.Errorf("added_tokens[%d] %q: unsupported lstrip, rstrip or single_word", i, a.Content)
+		}
+		size = max(size, *a.ID+1)
+	}
+	return size, nil
+}
+
+// addModelToken records the model token name (as tokenizer.json writes it)
+// with the given id.
+func (t *Tokenizer) addModelToken(name string, id int) error {
+	if t.kind[id] != 0 {
+		return fmt.Errorf("tokens %q and %q have the same id %d", t.names[id], name, id)
+	}
+	t.kind[id] = kindModel
+	t.names[id] = name
+	b, err := ByteLevelDecode(name)
+	if err != nil {
+		// HF's ByteLevel decoder gives such a token's text as it is;
+		// encoding never produces it, merges may name it.
+		t.tokens[id] = []byte(name)
+		if t.oddNames == nil {
+			t.oddNames = make(map[string]int32)
+		}
+		if _, dup := t.oddNames[name]; dup {
+			return fmt.Errorf("token %q appears twice", name)
+		}
+		t.oddNames[name] = int32(id)
+		return nil
+	}
+	if _, dup := t.vocab[string(b)]; dup {
+		return fmt.Errorf("token %q appears twice", name)
+	}
+	t.tokens[id] = b
+	t.vocab[string(b)] = int32(id)
+	return nil
+}
+
+// addAddedToken records an added token, checked by checkAdded.
+func (t *Tokenizer) addAddedToken(a addedTokenJSON) {
+	id := *a.ID
+	k := uint8(kindAdded)
+	if a.Special {
+		k |= kindSpecial
+	}
+	t.kind[id] = t.kind[id]&kindModel | k
+	t.names[id] = a.Content
+	// As HF's ByteLevel decoder: the bytes the content stands for in the
+	// byte-level alphabet if it is written in it, else the content.
+	if b, err := ByteLevelDecode(a.Content); err == nil {
+		t.tokens[id] = b
+	} else {
+		t.tokens[id] = []byte(a.Content)
+	}
+	t.addedIDs[a.Content] = id
+	if a.Normalized && !a.Special {
+		t.addedNorm.add(a.Content, id, a.Special)
+	} else {
+		t.addedRaw.add(a.Content, id, a.Special)
+	}
 }
 
 // modelID returns the id of the model token that tokenizer.json writes as

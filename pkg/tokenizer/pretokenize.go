@@ -173,11 +173,12 @@ func llama3Match(s string, i int) int {
 	return last
 }
 
-// letters returns the end of the run of letters that starts at s[j:].
-func letters(s string, j int) int {
+// runOf returns the end of the run of characters of class cl that starts
+// at s[j:].
+func runOf(s string, j int, cl uint8) int {
 	for j < len(s) {
 		c, n := charAt(s, j)
-		if c != clLetter {
+		if c != cl {
 			break
 		}
 		j += n
@@ -185,15 +186,14 @@ func letters(s string, j int) int {
 	return j
 }
 
+// letters returns the end of the run of letters that starts at s[j:].
+func letters(s string, j int) int {
+	return runOf(s, j, clLetter)
+}
+
 // others returns the end of [^\s\p{L}\p{N}]*[\r\n]* at s[j:].
 func others(s string, j int) int {
-	for j < len(s) {
-		c, n := charAt(s, j)
-		if c != clOther {
-			break
-		}
-		j += n
-	}
+	j = runOf(s, j, clOther)
 	for j < len(s) && (s[j] == '\r' || s[j] == '\n') {
 		j++
 	}
