@@ -53,10 +53,8 @@ func cpuTime() time.Duration {
 
 // benchLMFlagError says what is wrong with the flags of "gasp bench lm"
 // ("" if nothing).
-func benchLMFlagError(pos []string, batches []int, batchErr error, promptLen, steps, threads, maxSeq int) string {
+func benchLMFlagError(batches []int, batchErr error, promptLen, steps, threads, maxSeq int) string {
 	switch {
-	case len(pos) > 0:
-		return fmt.Sprintf("unexpected arguments %q", pos)
 	case batchErr != nil:
 		return fmt.Sprintf("--batch: %v", batchErr)
 	case len(batches) == 0:
@@ -93,7 +91,7 @@ process's user + system time: robust to a machine busy with other work).
 --dtype chooses the weights' and caches' dtype (auto: the checkpoint's on XLA,
 f32 on the pure-Go backend). The backend is $GOMLX_BACKEND's, or with
 --threads the pure-Go one. Model loading and graph compilation are not timed.`, stdout, stderr)
-	modelDir := cl.String("model", "", "model directory (default: data/models/tiny of the repository)")
+	modelDir := cl.modelFlag()
 	batchList := cl.String("batch", "1,16,64", "comma-separated batch sizes")
 	promptLen := cl.Int("prompt-len", 128, "prompt length in tokens")
 	steps := cl.Int("steps", 64, "decode steps per batch size")
@@ -102,8 +100,7 @@ f32 on the pure-Go backend). The backend is $GOMLX_BACKEND's, or with
 	asJSON := cl.Bool("json", false, "print one JSON object")
 	cpuProfile := cl.String("cpuprofile", "", "write a CPU profile of the timed decode steps to this file")
 	dtype := cl.String("dtype", "auto", "weights and cache dtype: f32, bf16 or auto")
-	pos, done, code := cl.parse(args)
-	if done {
+	if done, code := cl.parseNoArgs(args); done {
 		return code
 	}
 	batches, err := parseInts(*batchList)
@@ -111,7 +108,7 @@ f32 on the pure-Go backend). The backend is $GOMLX_BACKEND's, or with
 		err = fmt.Errorf("--dtype: %v", derr)
 		batches = []int{1}
 	}
-	if bad := benchLMFlagError(pos, batches, err, *promptLen, *steps, *threads, *maxSeq); bad != "" {
+	if bad := benchLMFlagError(batches, err, *promptLen, *steps, *threads, *maxSeq); bad != "" {
 		return cl.usageError("%s", bad)
 	}
 	if *modelDir == "" {

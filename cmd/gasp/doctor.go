@@ -27,16 +27,14 @@ GOMLX_BACKEND=xla:/path/to/plugin.so, else go-xla's search path) or why none
 is found, and jax's CUDA plugin if python3 can find it; the backend's devices
 and their memory; the model's dtype; and the memory a session of B rows of S
 positions needs (llama.EstimateMemory). Exits 1 naming what is missing.`, stdout, stderr)
-	model := cl.String("model", "", "model directory (default: data/models/tiny of the repository)")
+	model := cl.modelFlag()
 	batch := cl.Int("batch", 64, "rows of the session to size")
 	seq := cl.Int("seq", 1024, "positions per row of the session to size")
 	dtype := cl.String("dtype", "auto", "weights and cache dtype: f32, bf16 or auto")
-	pos, done, code := cl.parse(args)
-	if done {
+	if done, code := cl.parseNoArgs(args); done {
 		return code
 	}
 	if bad := firstBad(
-		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
 		flagCheck{*batch < 1, fmt.Sprintf("--batch must be at least 1, got %d", *batch)},
 		flagCheck{*seq < 1, fmt.Sprintf("--seq must be at least 1, got %d", *seq)},
 	); bad != "" {

@@ -67,7 +67,7 @@ func newFlagSet(name, synopsis, description string) *flag.FlagSet {
 //		cl := newCmdLine("gasp foo", "gasp foo [--n N] FILE", `
 //	Does foo to FILE.`, stdout, stderr)
 //		n := cl.Int("n", 1, "how many")
-//		pos, done, code := cl.parse(args)
+//		pos, done, code := cl.parse(args) // or parseNoArgs, for flags only
 //		if done {
 //			return code // -h (0) or a flag the flag package rejects (2)
 //		}
@@ -100,6 +100,22 @@ func newCmdLine(name, synopsis, description string, stdout, stderr io.Writer) *c
 // arguments; when done, the command returns code.
 func (c *cmdLine) parse(args []string) (pos []string, done bool, code int) {
 	return parseFlags(c.FlagSet, args, c.stdout, c.stderr)
+}
+
+// parseNoArgs parses args of a command that takes flags only: a
+// positional argument is a usage error ("unexpected arguments").
+func (c *cmdLine) parseNoArgs(args []string) (done bool, code int) {
+	pos, done, code := c.parse(args)
+	if !done && len(pos) > 0 {
+		return true, c.usageError("unexpected arguments %q", pos)
+	}
+	return done, code
+}
+
+// modelFlag defines --model, the model directory, whose default "" stands
+// for the embedded model (findDefaultModel).
+func (c *cmdLine) modelFlag() *string {
+	return c.String("model", "", "model directory (default: data/models/tiny of the repository)")
 }
 
 // usageError writes "NAME: MSG" and the usage to stderr and returns 2, the

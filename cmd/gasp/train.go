@@ -32,12 +32,10 @@ early (the result then depends on the machine's speed).`, stdout, stderr)
 	steps := cl.Int("steps", d.Steps, "training steps")
 	minutes := cl.Float64("minutes", 0, "stop training after this many minutes (0: no limit)")
 	root := cl.String("root", ".", "repository root (holding data/gad and data/fuzz/tasks)")
-	pos, done, code := cl.parse(args)
-	if done {
+	if done, code := cl.parseNoArgs(args); done {
 		return code
 	}
 	if bad := firstBad(
-		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
 		flagCheck{*steps < 1 || *steps > maxTrainSteps, fmt.Sprintf("--steps must be in [1, %d], got %d", maxTrainSteps, *steps)},
 		flagCheck{!(*minutes >= 0) || math.IsInf(*minutes, 0) || *minutes > 1e6, fmt.Sprintf("--minutes must be a number in [0, 1e6] (0: no limit), got %v", *minutes)},
 	); bad != "" {
@@ -93,18 +91,16 @@ to T tokens, or --fuzz-max-tokens for xml and sql): how many are in the task's
 grammar, the mean fraction of each sample's bytes that form a viable prefix
 of the grammar (how close the invalid ones come), and how many equal the
 reference solution. Deterministic from the seed.`, stdout, stderr)
-	model := cl.String("model", "", "model directory (default: data/models/tiny of the repository)")
+	model := cl.modelFlag()
 	n := cl.Int("n", 8, "samples per task")
 	maxTokens := cl.Int("max-tokens", 96, "token cap of a sample")
 	fuzzMaxTokens := cl.Int("fuzz-max-tokens", 256, "token cap of a sample of the fuzzing tasks")
 	seed := cl.Uint64("seed", d.Seed, "seed of the corpus (must be the model's training seed) and of the samples")
 	root := cl.String("root", ".", "repository root (holding data/gad and data/fuzz/tasks)")
-	pos, done, code := cl.parse(args)
-	if done {
+	if done, code := cl.parseNoArgs(args); done {
 		return code
 	}
 	if bad := firstBad(
-		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
 		flagCheck{*n < 1 || *n > 100_000, fmt.Sprintf("--n must be in [1, 100000], got %d", *n)},
 		flagCheck{*maxTokens < 1 || *maxTokens > 16384, fmt.Sprintf("--max-tokens must be in [1, 16384], got %d", *maxTokens)},
 		flagCheck{*fuzzMaxTokens < 1 || *fuzzMaxTokens > 16384, fmt.Sprintf("--fuzz-max-tokens must be in [1, 16384], got %d", *fuzzMaxTokens)},

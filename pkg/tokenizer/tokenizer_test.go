@@ -1,6 +1,8 @@
 package tokenizer
 
 import (
+	"errors"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -21,10 +23,10 @@ var llama3 = sync.OnceValues(func() (*Tokenizer, error) { return Load(llama3Path
 // not been fetched.
 func loadLlama3(tb testing.TB) *Tokenizer {
 	tb.Helper()
-	if _, err := os.Stat(llama3Path); err != nil {
+	tok, err := llama3()
+	if errors.Is(err, fs.ErrNotExist) {
 		tb.Skipf("no Llama-3 tokenizer at %s (run scripts/fetch-tokenizer.sh): %v", llama3Path, err)
 	}
-	tok, err := llama3()
 	if err != nil {
 		tb.Fatal(err)
 	}
