@@ -167,8 +167,11 @@ func safetensorsBytes(t *testing.T, tensors ...Tensor) []byte {
 //   - test-org/tiny: a single-file model, whose branch main is at commit2 and tag v1 at commit1 (another config);
 //   - test-org/sharded: a checkpoint in two shards, without the optional files;
 //   - test-org/gated: a single-file model that needs the token "hf_secret".
+//
+// It isolates the test from the user's Hugging Face environment first (isolate).
 func newFakeHub(t *testing.T) (*fakeHub, *httptest.Server) {
 	t.Helper()
+	isolate(t)
 	weights := safetensorsBytes(t, Float32Tensor("embed", []int{2, 2}, []float32{1, 2, 3, 4}))
 	tiny := func(config string) map[string][]byte {
 		return map[string][]byte{
@@ -238,6 +241,16 @@ func isolate(t *testing.T) string {
 	return home
 }
 
+// mustResolve returns Resolve(ref, opts), failing the test on an error.
+func mustResolve(t *testing.T, ref string, opts Options) string {
+	t.Helper()
+	dir, err := Resolve(context.Background(), ref, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func readString(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -248,14 +261,10 @@ func readString(t *testing.T, path string) string {
 }
 
 func TestResolveDownload(t *testing.T) {
-	isolate(t)
 	h, srv := newFakeHub(t)
 	cache := t.TempDir()
 	ctx := context.Background()
-	dir, err := Resolve(ctx, "test-org/tiny", Options{Endpoint: srv.URL, CacheDir: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := mustResolve(t, "test-org/tiny", Options{Endpoint: srv.URL, CacheDir: cache})
 	repoDir := filepath.Join(cache, "models--test-org--tiny")
 	if want := filepath.Join(repoDir, "snapshots", commit2); dir != want {
 		t.Fatalf("Resolve = %s, want %s", dir, want)
@@ -300,10 +309,7 @@ func TestResolveDownload(t *testing.T) {
 	cache2 := t.TempDir()
 	t.Setenv("HF_ENDPOINT", srv.URL+"/")
 	t.Setenv("HF_HUB_CACHE", cache2)
-	dir3, err := Resolve(ctx, "test-org/tiny", Options{Files: []string{"README.md", "original/consolidated"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir3 := mustResolve(t, "test-org/tiny", Options{Files: []string{"README.md", "original/consolidated"}})
 	if want := filepath.Join(cache2, "models--test-org--tiny", "snapshots", commit2); dir3 != want {
 		t.Errorf("Resolve = %s, want %s", dir3, want)
 	}
@@ -322,23 +328,15 @@ func TestResolveDownload(t *testing.T) {
 }
 
 func TestResolveSharded(t *testing.T) {
-	isolate(t)
 	_, srv := newFakeHub(t)
 	cache := t.TempDir()
-	dir, err := Resolve(context.Background(), "test-org/sharded", Options{Endpoint: srv.URL, CacheDir: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := mustResolve(t, "test-org/sharded", Options{Endpoint: srv.URL, CacheDir: cache})
 	for _, f := range []string{SafetensorsIndexFile, "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("%s not downloaded: %v", f, err)
 		}
 	}
-	c, err := OpenCheckpoint(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := mustOpen(t, OpenCheckpoint, dir)
 	if v, err := c.Float32("head.w"); err != nil || !slices.Equal(v, []float32{1, -1}) {
 		t.Errorf("head.w = %v, %v", v, err)
 	}
@@ -358,7 +356,6 @@ func TestResolveSharded(t *testing.T) {
 }
 
 func TestResolveRevision(t *testing.T) {
-	isolate(t)
 	_, srv := newFakeHub(t)
 	cache := t.TempDir()
 	ctx := context.Background()
@@ -392,7 +389,6 @@ func TestResolveRevision(t *testing.T) {
 }
 
 func TestResolveToken(t *testing.T) {
-	isolate(t)
 	h, srv := newFakeHub(t)
 	ctx := context.Background()
 
@@ -442,18 +438,11 @@ func TestResolveToken(t *testing.T) {
 }
 
 func TestResolveOffline(t *testing.T) {
-	isolate(t)
 	_, srv := newFakeHub(t)
 	cache := t.TempDir()
 	ctx := context.Background()
-	online, err := Resolve(ctx, "test-org/tiny", Options{Endpoint: srv.URL, CacheDir: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pinned, err := Resolve(ctx, "test-org/tiny", Options{Endpoint: srv.URL, CacheDir: cache, Revision: "v1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	online := mustResolve(t, "test-org/tiny", Options{Endpoint: srv.URL, CacheDir: cache})
+	pinned := mustResolve(t, "test-org/tiny", Options{Endpoint: srv.URL, CacheDir: cache, Revision: "v1"})
 	srv.Close()
 
 	t.Setenv("HF_HUB_OFFLINE", "1")
@@ -518,7 +507,6 @@ func mkdir(t *testing.T, dir string) string {
 }
 
 func TestResolveNotFound(t *testing.T) {
-	isolate(t)
 	_, srv := newFakeHub(t)
 	ctx := context.Background()
 	opts := Options{Endpoint: srv.URL, CacheDir: t.TempDir()}
@@ -539,7 +527,6 @@ func TestResolveNotFound(t *testing.T) {
 
 // TestResolveDownloadFailure makes the hub list a file that it then fails to serve.
 func TestResolveDownloadFailure(t *testing.T) {
-	isolate(t)
 	h, _ := newFakeHub(t)
 	broken := http.NewServeMux()
 	broken.Handle("/", h.handler())
@@ -558,21 +545,17 @@ func TestResolveDownloadFailure(t *testing.T) {
 // TestResolveWithoutFileList resolves against a hub whose revision info lists no files, so that Resolve
 // probes each file.
 func TestResolveWithoutFileList(t *testing.T) {
-	isolate(t)
 	h, srv := newFakeHub(t)
 	h.noSiblings = true
 	h.repos["test-org/sharded"].commits[commit3]["generation_config.json"] = []byte(`{}`)
 	cache := t.TempDir()
-	dir, err := Resolve(context.Background(), "test-org/sharded", Options{Endpoint: srv.URL, CacheDir: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := mustResolve(t, "test-org/sharded", Options{Endpoint: srv.URL, CacheDir: cache})
 	for f, want := range map[string]bool{"generation_config.json": true, "tokenizer_config.json": false, "model-00002-of-00002.safetensors": true} {
 		if _, err := os.Stat(filepath.Join(dir, f)); (err == nil) != want {
 			t.Errorf("%s downloaded: %v, want %v", f, err == nil, want)
 		}
 	}
-	_, err = Resolve(context.Background(), "test-org/sharded", Options{Endpoint: srv.URL, CacheDir: cache, Files: []string{"nope.txt"}})
+	_, err := Resolve(context.Background(), "test-org/sharded", Options{Endpoint: srv.URL, CacheDir: cache, Files: []string{"nope.txt"}})
 	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "nope.txt") {
 		t.Errorf("missing file: %v", err)
 	}

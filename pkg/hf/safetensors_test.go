@@ -103,11 +103,7 @@ func TestReferenceLayout(t *testing.T) {
 			if !bytes.Equal(got, tt.want) {
 				t.Fatalf("wrote\n%q\nwant\n%q", got, tt.want)
 			}
-			c, err := OpenSafetensors(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
+			c := mustOpen(t, OpenSafetensors, p)
 			if len(c.Tensors()) != len(tt.tensors) {
 				t.Errorf("read %d tensors, wrote %d", len(c.Tensors()), len(tt.tensors))
 			}
@@ -135,17 +131,9 @@ func TestCraftedFile(t *testing.T) {
 		`"w":{"dtype":"F32","shape":[3],"data_offsets":[0,12]},` +
 		`"b":{"dtype":"BF16","shape":[2],"data_offsets":[12,16]}}   `
 	p := writeFile(t, dir, "crafted.safetensors", rawFile(header, data))
-	c, err := OpenSafetensors(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := mustOpen(t, OpenSafetensors, p)
 
-	var names []string
-	for _, ti := range c.Tensors() {
-		names = append(names, ti.Name)
-	}
-	if want := []string{"b", "h", "i", "w"}; !slices.Equal(names, want) {
+	if names, want := tensorNames(c), []string{"b", "h", "i", "w"}; !slices.Equal(names, want) {
 		t.Errorf("Tensors() names = %v, want %v", names, want)
 	}
 	ti, ok := c.Info("h")
@@ -252,11 +240,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("temporary files left behind: %v", entries)
 	}
 
-	c, err := OpenCheckpoint(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := mustOpen(t, OpenCheckpoint, dir)
 	if !maps(c.Metadata(), md) {
 		t.Errorf("Metadata() = %v, want %v", c.Metadata(), md)
 	}
@@ -314,11 +298,7 @@ func TestLargeTensorChunks(t *testing.T) {
 	if err := WriteSafetensors(p, []Tensor{BFloat16Tensor("x", []int{n}, vals)}, nil); err != nil {
 		t.Fatal(err)
 	}
-	c, err := OpenSafetensors(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := mustOpen(t, OpenSafetensors, p)
 	got, err := c.Float32("x")
 	if err != nil || !slices.Equal(got, vals) {
 		t.Fatalf("Float32 mismatch (err %v)", err)
@@ -426,11 +406,7 @@ func TestFloat16Exhaustive(t *testing.T) {
 	if err := WriteSafetensors(p, []Tensor{Float16Tensor("h", []int{len(vals)}, vals)}, nil); err != nil {
 		t.Fatal(err)
 	}
-	c, err := OpenSafetensors(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := mustOpen(t, OpenSafetensors, p)
 	got, err := c.Float32("h")
 	if err != nil {
 		t.Fatal(err)
@@ -544,6 +520,26 @@ func writeSharded(t *testing.T, dir string, index string) {
 	writeFile(t, dir, SafetensorsIndexFile, []byte(index))
 }
 
+// mustOpen returns open(path), closed when the test ends; it fails the test on an error.
+func mustOpen(t *testing.T, open func(string) (*Checkpoint, error), path string) *Checkpoint {
+	t.Helper()
+	c, err := open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// tensorNames returns the names of c's tensors, in the order of Tensors.
+func tensorNames(c *Checkpoint) []string {
+	var names []string
+	for _, ti := range c.Tensors() {
+		names = append(names, ti.Name)
+	}
+	return names
+}
+
 const goodIndex = `{
   "metadata": {"total_size": 26, "format": "pt"},
   "weight_map": {
@@ -556,16 +552,8 @@ const goodIndex = `{
 func TestSharded(t *testing.T) {
 	dir := t.TempDir()
 	writeSharded(t, dir, goodIndex)
-	c, err := OpenCheckpoint(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	var names []string
-	for _, ti := range c.Tensors() {
-		names = append(names, ti.Name)
-	}
-	if want := []string{"embed", "layers.0.w", "layers.1.w"}; !slices.Equal(names, want) {
+	c := mustOpen(t, OpenCheckpoint, dir)
+	if names, want := tensorNames(c), []string{"embed", "layers.0.w", "layers.1.w"}; !slices.Equal(names, want) {
 		t.Errorf("names %v, want %v", names, want)
 	}
 	if ti, _ := c.Info("layers.1.w"); ti.File != filepath.Join(dir, "model-00002-of-00002.safetensors") {
