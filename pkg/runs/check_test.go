@@ -20,13 +20,7 @@ func TestBadLastLine(t *testing.T) {
 		"user text, no nl":   "notes",
 	} {
 		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			st := mustOpen(t, dir, Options{})
-			if err := st.Append(rec("t", "m", 0, 0)); err != nil {
-				t.Fatal(err)
-			}
-			st.Close()
-			path := st.Path("t", "m")
+			dir, path := oneRecordStore(t)
 			appendRaw(t, path, tail)
 			before, _ := os.ReadFile(path)
 			var ce *CorruptError
@@ -34,7 +28,7 @@ func TestBadLastLine(t *testing.T) {
 			if _, err := ro.Records("t", "m"); !errors.As(err, &ce) || ce.Line != 2 {
 				t.Errorf("read-only: %v, want a CorruptError on line 2", err)
 			}
-			st = mustOpen(t, dir, Options{})
+			st := mustOpen(t, dir, Options{})
 			if err := st.Append(rec("t", "m", 0, 1)); !errors.As(err, &ce) {
 				t.Errorf("Append: %v, want a CorruptError", err)
 			}
@@ -65,13 +59,8 @@ func TestRecordsNoWriterAppends(t *testing.T) {
 		"negative k":            {line(negK), "k = -2 < 0"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			st := mustOpen(t, dir, Options{})
-			if err := st.Append(rec("t", "m", 0, 0)); err != nil {
-				t.Fatal(err)
-			}
-			st.Close()
-			appendRaw(t, st.Path("t", "m"), tc.tail)
+			dir, path := oneRecordStore(t)
+			appendRaw(t, path, tc.tail)
 			ro := mustOpen(t, dir, Options{ReadOnly: true})
 			err := ro.Each(func(Record) error { return nil })
 			var ce *CorruptError
@@ -87,12 +76,7 @@ func TestRecordsNoWriterAppends(t *testing.T) {
 func TestUnreadableNames(t *testing.T) {
 	for _, bad := range []string{"CP%2fx", "bad%ZZ", ".hidden", "a b", "x%"} {
 		for _, asFile := range []bool{false, true} {
-			dir := t.TempDir()
-			st := mustOpen(t, dir, Options{})
-			if err := st.Append(rec("t", "m", 0, 0)); err != nil {
-				t.Fatal(err)
-			}
-			st.Close()
+			dir, _ := oneRecordStore(t)
 			p := filepath.Join(dir, bad)
 			if asFile {
 				p = filepath.Join(dir, "t", bad+ext)

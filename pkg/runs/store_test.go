@@ -223,6 +223,19 @@ func TestResume(t *testing.T) {
 
 // appendRaw appends bytes to a series' file behind the store's back, as a
 // killed writer would have.
+// oneRecordStore returns a new store directory whose series t/m holds one
+// record (k 0, run 0), and that series' file.
+func oneRecordStore(t *testing.T) (dir, path string) {
+	t.Helper()
+	dir = t.TempDir()
+	st := mustOpen(t, dir, Options{})
+	if err := st.Append(rec("t", "m", 0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	return dir, st.Path("t", "m")
+}
+
 func appendRaw(t *testing.T, path, s string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
@@ -306,13 +319,7 @@ func TestCorruptMiddleLine(t *testing.T) {
 		"newer schema": strings.Replace(string(must(json.Marshal(rec("t", "m", 0, 9)))), fmt.Sprintf(`"schema":%d`, Schema), `"schema":99`, 1) + "\n",
 	} {
 		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			st := mustOpen(t, dir, Options{})
-			if err := st.Append(rec("t", "m", 0, 0)); err != nil {
-				t.Fatal(err)
-			}
-			st.Close()
-			path := st.Path("t", "m")
+			dir, path := oneRecordStore(t)
 			appendRaw(t, path, line)
 			appendRaw(t, path, string(must(json.Marshal(rec("t", "m", 0, 1))))+"\n")
 
@@ -325,7 +332,7 @@ func TestCorruptMiddleLine(t *testing.T) {
 			if err := ro.Each(func(Record) error { return nil }); !errors.As(err, &ce) {
 				t.Fatalf("Each: %v", err)
 			}
-			st = mustOpen(t, dir, Options{})
+			st := mustOpen(t, dir, Options{})
 			if err := st.Append(rec("t", "m", 0, 2)); !errors.As(err, &ce) {
 				t.Fatalf("Append to a corrupt series: %v", err)
 			}
