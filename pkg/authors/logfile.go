@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/gasplab/gasp/pkg/jsontext"
 )
 
 // sample is one sample S of a log file.
@@ -45,27 +47,18 @@ var errPython = errors.New("NaN or Infinity (only -Infinity, a zero probability,
 // reports NaN and Infinity with their offset.
 func standardJSON(b []byte) ([]byte, error) {
 	var out bytes.Buffer
-	inString, escaped := false, false
+	var s jsontext.Strings
 	for i := 0; i < len(b); i++ {
 		c := b[i]
-		switch {
-		case inString:
+		if s.Outside(c) {
 			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
+			case bytes.HasPrefix(b[i:], []byte("-Infinity")):
+				out.WriteString("null     ")
+				i += len("-Infinity") - 1
+				continue
+			case bytes.HasPrefix(b[i:], []byte("Infinity")), bytes.HasPrefix(b[i:], []byte("NaN")):
+				return nil, &syntaxError{offset: int64(i), err: errPython}
 			}
-		case c == '"':
-			inString = true
-		case bytes.HasPrefix(b[i:], []byte("-Infinity")):
-			out.WriteString("null     ")
-			i += len("-Infinity") - 1
-			continue
-		case bytes.HasPrefix(b[i:], []byte("Infinity")), bytes.HasPrefix(b[i:], []byte("NaN")):
-			return nil, &syntaxError{offset: int64(i), err: errPython}
 		}
 		out.WriteByte(c)
 	}

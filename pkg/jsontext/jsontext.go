@@ -1,0 +1,55 @@
+// Package jsontext rewrites JSON text byte by byte where encoding/json
+// cannot: blanking the // comments of a configuration file, replacing the
+// -Infinity that Python writes. The rewrites keep every byte offset, so
+// that encoding/json's errors on the result point into the text the user
+// wrote.
+//
+// Strings tells, byte by byte, whether the text is inside a string
+// literal, where such a rewrite must not look:
+//
+//	var s jsontext.Strings
+//	for i, c := range text {
+//		if s.Outside(c) && c == '#' {
+//			text[i] = ' ' // a '#' outside strings
+//		}
+//	}
+package jsontext
+
+import "slices"
+
+// A Strings tracks whether JSON text, read byte by byte, is inside a string
+// literal. The zero value is at the start of a text.
+type Strings struct {
+	in, esc bool
+}
+
+// Outside reads c, the next byte of the text, and reports whether it lies
+// outside string literals. A string's quotes lie inside it.
+func (s *Strings) Outside(c byte) bool {
+	switch {
+	case s.esc:
+		s.esc = false
+	case s.in && c == '\\':
+		s.esc = true
+	case c == '"':
+		s.in = !s.in
+	case !s.in:
+		return true
+	}
+	return false
+}
+
+// StripComments returns data with its // comments outside strings blanked
+// (each byte to the end of the line becomes a space).
+func StripComments(data []byte) []byte {
+	out := slices.Clone(data)
+	var s Strings
+	for i := 0; i < len(out); i++ {
+		if s.Outside(out[i]) && out[i] == '/' && i+1 < len(out) && out[i+1] == '/' {
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				out[i] = ' '
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,53 @@
+package jsontext_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/gasplab/gasp/pkg/jsontext"
+)
+
+func TestStripComments(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"{\"a\\\"//\": 1} // x\n", "{\"a\\\"//\": 1}     \n"},
+		{"// all\n{}", "      \n{}"},
+		{`{"u": "http://x"} //`, `{"u": "http://x"}   `},
+		{`{"e": "\\"} // c`, `{"e": "\\"}     `},
+		{"/", "/"},
+		{`"unterminated //`, `"unterminated //`},
+	} {
+		if got := string(jsontext.StripComments([]byte(tt.in))); got != tt.want {
+			t.Errorf("StripComments(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestStringsOutside(t *testing.T) {
+	text := `a"b\"c\\"d`
+	want := "+--------+" // the quotes and everything between them lie inside
+	var s jsontext.Strings
+	got := ""
+	for i := range len(text) {
+		if s.Outside(text[i]) {
+			got += "+"
+		} else {
+			got += "-"
+		}
+	}
+	if got != want {
+		t.Errorf("Outside over %q = %s, want %s", text, got, want)
+	}
+}
+
+func ExampleStripComments() {
+	config := []byte(`{
+  "name": "quick", // the paper's quick grid
+  "url": "http://example.com"
+}`)
+	out := jsontext.StripComments(config)
+	var c struct{ Name, URL string }
+	err := json.Unmarshal(out, &c)
+	fmt.Println(c.Name, c.URL, err, len(out) == len(config))
+	// Output: quick http://example.com <nil> true
+}
