@@ -141,3 +141,28 @@ func (g *Grammar) String() string {
 	}
 	return b.String()
 }
+
+// Nullable reports, per rule, whether the rule derives the empty string.
+func (g *Grammar) Nullable() []bool {
+	null := make([]bool, len(g.Rules))
+	for changed := true; changed; {
+		changed = false
+		for _, p := range g.Prods {
+			if !null[p.LHS] && allNullable(p.RHS, null) {
+				null[p.LHS] = true
+				changed = true
+			}
+		}
+	}
+	return null
+}
+
+// allNullable reports whether every symbol of rhs is a rule marked in null.
+func allNullable(rhs []Symbol, null []bool) bool {
+	for _, s := range rhs {
+		if s.IsTerminal() || !null[s.Rule()] {
+			return false
+		}
+	}
+	return true
+}

@@ -490,3 +490,16 @@ a ::= ""
 		t.Errorf("printed:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+func TestNullable(t *testing.T) {
+	g, _ := mustCompile(t, "root ::= a b | \"x\" d\na ::= \"\" | \"a\"\nb ::= a a\nd ::= \"d\" a", Options{})
+	got := map[string]bool{}
+	for i, null := range g.Nullable() {
+		got[g.Rules[i].Name] = null
+	}
+	for name, want := range map[string]bool{"root": true, "a": true, "b": true, "d": false} {
+		if got[name] != want {
+			t.Errorf("Nullable[%s] = %v, want %v (all: %v)", name, got[name], want, got)
+		}
+	}
+}
