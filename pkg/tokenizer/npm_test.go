@@ -80,11 +80,7 @@ func TestNPMReference(t *testing.T) {
 	for range n {
 		texts = append(texts, randomString(r, genOptions{}))
 	}
-	inp, err := os.ReadFile("testdata/llama-bpe.inp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	texts = append(texts, strings.Split(string(inp), "\n__ggml_vocab_test__\n")...)
+	texts = append(texts, strings.Split(readTestdata(t, "llama-bpe.inp"), "\n__ggml_vocab_test__\n")...)
 	texts = append(texts, ChatText("What is 2+2?", ChatOptions{}), ChatText(" Hi!\n", ChatOptions{System: "Be brief.", Date: "01 Jan 2025"}))
 	texts = append(texts, strings.Repeat("a", 5000), strings.Repeat(" ", 3000)+"x", strings.Repeat("1", 1000))
 

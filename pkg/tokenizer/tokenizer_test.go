@@ -33,26 +33,29 @@ func loadLlama3(tb testing.TB) *Tokenizer {
 	return tok
 }
 
+// readTestdata returns the contents of testdata/name.
+func readTestdata(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // TestLlamaBPEVectors checks llama.cpp's test vectors for the Llama-3
 // vocabulary (testdata/README.md).
 func TestLlamaBPEVectors(t *testing.T) {
 	tok := loadLlama3(t)
-	inp, err := os.ReadFile("testdata/llama-bpe.inp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.ReadFile("testdata/llama-bpe.out")
-	if err != nil {
-		t.Fatal(err)
-	}
+	inp, out := readTestdata(t, "llama-bpe.inp"), readTestdata(t, "llama-bpe.out")
 	// Each input ends with the separator; so each expected line with "\n".
 	const sep = "\n__ggml_vocab_test__\n"
-	inputs := strings.Split(string(inp), sep)
+	inputs := strings.Split(inp, sep)
 	if last := inputs[len(inputs)-1]; last != "" {
 		t.Fatalf("llama-bpe.inp does not end with the separator: %q", last)
 	}
 	inputs = inputs[:len(inputs)-1]
-	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if len(inputs) != len(lines) || len(inputs) != 46 {
 		t.Fatalf("%d inputs and %d expected lines, want 46 of each", len(inputs), len(lines))
 	}
