@@ -23,9 +23,15 @@ var grammarCommands = []subcommand{
 	{"sample", "print random sentences of a grammar", runGrammarSample},
 }
 
-func runGrammar(args []string, stdout, stderr io.Writer) int {
-	return runGroup("grammar", "Grammar files use the GBNF dialect (start rule \"root\"); examples are in grammar/.",
-		grammarCommands, args, stdout, stderr)
+// grammarAbout introduces the subcommands of "gasp grammar".
+const grammarAbout = "Grammar files use the GBNF dialect (start rule \"root\"); examples are in grammar/."
+
+// group returns the run function of a command group, which runs its
+// subcommands: "gasp NAME SUB args..." (see runGroup).
+func group(name, about string, subs []subcommand) func(args []string, stdout, stderr io.Writer) int {
+	return func(args []string, stdout, stderr io.Writer) int {
+		return runGroup(name, about, subs, args, stdout, stderr)
+	}
 }
 
 // runGroup dispatches a command group: "gasp NAME SUB args...".

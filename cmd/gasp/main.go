@@ -49,7 +49,7 @@ var commands []command
 func init() {
 	// Set in init: runHelp refers to commands.
 	commands = []command{
-		{"grammar", "check grammar files and sample sentences from them", runGrammar},
+		{"grammar", "check grammar files and sample sentences from them", group("grammar", grammarAbout, grammarCommands)},
 
 		{"bench", "benchmarks (token masks on data/bench/masks, tokenizer)", runBench},
 		{"demo", "the main job: GCD, ASAp and MCMC on a SyGuS task, KL per k, plots", runDemo},

@@ -69,38 +69,71 @@ func writeSafetensors(w io.Writer, header []byte, tensors []Tensor, order []int)
 // safetensorsHeader validates the tensors and returns the padded header and the order in which their data
 // follows it.
 func safetensorsHeader(tensors []Tensor, metadata map[string]string, path string) ([]byte, []int, error) {
+	if err := checkTensors(tensors, metadata, path); err != nil {
+		return nil, nil, err
+	}
+	order := dataOrder(tensors)
+	var b bytes.Buffer
+	b.WriteByte('{')
+	if len(metadata) > 0 {
+		writeMetadata(&b, metadata)
+	}
+	offset := 0
+	for _, i := range order {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		writeTensorEntry(&b, &tensors[i], offset)
+		offset += len(tensors[i].Data)
+	}
+	b.WriteByte('}')
+	if pad := (8 - b.Len()%8) % 8; pad > 0 {
+		b.WriteString(strings.Repeat(" ", pad))
+	}
+	if b.Len() > MaxHeaderSize {
+		return nil, nil, formatErrorf(path, "", "header of %d bytes exceeds the limit of %d", b.Len(), MaxHeaderSize)
+	}
+	return b.Bytes(), order, nil
+}
+
+// checkTensors fails on a tensor that cannot be written (reserved, invalid or repeated name, unknown dtype,
+// data that does not match the shape) and on metadata that is not valid UTF-8.
+func checkTensors(tensors []Tensor, metadata map[string]string, path string) error {
 	seen := make(map[string]bool, len(tensors))
 	for _, t := range tensors {
 		switch {
 		case t.Name == "__metadata__":
-			return nil, nil, formatErrorf(path, t.Name, "reserved name")
+			return formatErrorf(path, t.Name, "reserved name")
 		case !utf8.ValidString(t.Name):
-			return nil, nil, formatErrorf(path, t.Name, "name is not valid UTF-8")
+			return formatErrorf(path, t.Name, "name is not valid UTF-8")
 		case seen[t.Name]:
-			return nil, nil, formatErrorf(path, t.Name, "given twice")
+			return formatErrorf(path, t.Name, "given twice")
 		case !t.DType.Valid():
-			return nil, nil, formatErrorf(path, t.Name, "unknown dtype %q", string(t.DType))
+			return formatErrorf(path, t.Name, "unknown dtype %q", string(t.DType))
 		}
 		seen[t.Name] = true
 		n, err := numElements(t.Shape)
 		if err != nil {
-			return nil, nil, formatErrorf(path, t.Name, "%v", err)
+			return formatErrorf(path, t.Name, "%v", err)
 		}
 		size, err := byteSize(t.DType, n)
 		if err != nil {
-			return nil, nil, formatErrorf(path, t.Name, "%v", err)
+			return formatErrorf(path, t.Name, "%v", err)
 		}
 		if size != int64(len(t.Data)) {
-			return nil, nil, formatErrorf(path, t.Name, "shape %v of %s needs %d bytes, data has %d",
-				t.Shape, t.DType, size, len(t.Data))
+			return formatErrorf(path, t.Name, "shape %v of %s needs %d bytes, data has %d", t.Shape, t.DType, size, len(t.Data))
 		}
 	}
 	for k, v := range metadata {
 		if !utf8.ValidString(k) || !utf8.ValidString(v) {
-			return nil, nil, formatErrorf(path, "", "metadata %q is not valid UTF-8", k)
+			return formatErrorf(path, "", "metadata %q is not valid UTF-8", k)
 		}
 	}
+	return nil
+}
 
+// dataOrder returns the order of the tensors' data in the file: by decreasing dtype alignment, then by name.
+func dataOrder(tensors []Tensor) []int {
 	order := make([]int, len(tensors))
 	for i := range order {
 		order[i] = i
@@ -114,56 +147,41 @@ func safetensorsHeader(tensors []Tensor, metadata map[string]string, path string
 		}
 		return ta.Name < tb.Name
 	})
+	return order
+}
 
-	var b bytes.Buffer
-	b.WriteByte('{')
-	first := true
-	if len(metadata) > 0 {
-		b.WriteString(`"__metadata__":{`)
-		keys := make([]string, 0, len(metadata))
-		for k := range metadata {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeJSONString(&b, k)
-			b.WriteByte(':')
-			writeJSONString(&b, metadata[k])
-		}
-		b.WriteByte('}')
-		first = false
+// writeMetadata writes the header's "__metadata__" entry, its keys sorted.
+func writeMetadata(b *bytes.Buffer, metadata map[string]string) {
+	b.WriteString(`"__metadata__":{`)
+	keys := make([]string, 0, len(metadata))
+	for k := range metadata {
+		keys = append(keys, k)
 	}
-	offset := 0
-	for _, i := range order {
-		t := &tensors[i]
-		if !first {
+	slices.Sort(keys)
+	for i, k := range keys {
+		if i > 0 {
 			b.WriteByte(',')
 		}
-		first = false
-		writeJSONString(&b, t.Name)
-		b.WriteString(`:{"dtype":`)
-		writeJSONString(&b, string(t.DType))
-		b.WriteString(`,"shape":[`)
-		for j, d := range t.Shape {
-			if j > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(d))
-		}
-		fmt.Fprintf(&b, `],"data_offsets":[%d,%d]}`, offset, offset+len(t.Data))
-		offset += len(t.Data)
+		writeJSONString(b, k)
+		b.WriteByte(':')
+		writeJSONString(b, metadata[k])
 	}
 	b.WriteByte('}')
-	if pad := (8 - b.Len()%8) % 8; pad > 0 {
-		b.WriteString(strings.Repeat(" ", pad))
+}
+
+// writeTensorEntry writes the header's entry of t, whose data starts offset bytes after the header.
+func writeTensorEntry(b *bytes.Buffer, t *Tensor, offset int) {
+	writeJSONString(b, t.Name)
+	b.WriteString(`:{"dtype":`)
+	writeJSONString(b, string(t.DType))
+	b.WriteString(`,"shape":[`)
+	for j, d := range t.Shape {
+		if j > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(d))
 	}
-	if b.Len() > MaxHeaderSize {
-		return nil, nil, formatErrorf(path, "", "header of %d bytes exceeds the limit of %d", b.Len(), MaxHeaderSize)
-	}
-	return b.Bytes(), order, nil
+	fmt.Fprintf(b, `],"data_offsets":[%d,%d]}`, offset, offset+len(t.Data))
 }
 
 // writeJSONString writes s as a JSON string without HTML escaping, as serde_json does.
