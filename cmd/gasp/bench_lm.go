@@ -105,7 +105,7 @@ f32 on the pure-Go backend). The backend is $GOMLX_BACKEND's, or with
 	}
 	batches, err := parseInts(*batchList)
 	if _, derr := llama.ResolveDType(*dtype, "", ""); derr != nil && err == nil {
-		err = fmt.Errorf("--dtype: %v", derr)
+		err = fmt.Errorf("--dtype: %w", derr)
 		batches = []int{1}
 	}
 	if bad := benchLMFlagError(batches, err, *promptLen, *steps, *threads, *maxSeq); bad != "" {

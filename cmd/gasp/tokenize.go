@@ -102,7 +102,7 @@ func tokenizeLines(tok *tokenizer.Tokenizer, opts tokenizer.EncodeOptions, r io.
 		}
 		var text string
 		if jerr := json.Unmarshal(line, &text); jerr != nil {
-			return fmt.Errorf("line %d: want a JSON string: %v", n, jerr)
+			return fmt.Errorf("line %d: want a JSON string: %w", n, jerr)
 		}
 		ids = tok.AppendEncode(ids[:0], text, opts)
 		out = append(appendIDs(append(out[:0], '['), ids, ','), "]\n"...)

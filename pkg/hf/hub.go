@@ -74,7 +74,7 @@ func (h *hubClient) info(ctx context.Context, id, rev string) (*revisionInfo, er
 	}
 	var info revisionInfo
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&info); err != nil {
-		return nil, fmt.Errorf("hf: %s@%s: malformed revision info from %s: %v", id, rev, h.endpoint, err)
+		return nil, fmt.Errorf("hf: %s@%s: malformed revision info from %s: %w", id, rev, h.endpoint, err)
 	}
 	if !validCommitDir(info.SHA) {
 		return nil, fmt.Errorf("hf: %s@%s: revision info from %s has no valid commit (sha %q)", id, rev, h.endpoint, info.SHA)

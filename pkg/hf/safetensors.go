@@ -48,7 +48,11 @@ type FormatError struct {
 	File   string // the file at fault
 	Tensor string // the tensor at fault, if any
 	Msg    string
+	Err    error // the error behind Msg, if any (a JSON syntax error, a missing shard's *fs.PathError)
 }
+
+// Unwrap returns e.Err, for errors.Is and errors.As.
+func (e *FormatError) Unwrap() error { return e.Err }
 
 func (e *FormatError) Error() string {
 	if e.Tensor != "" {
@@ -57,8 +61,10 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("hf: %s: %s", e.File, e.Msg)
 }
 
+// formatErrorf returns a FormatError whose Msg is format applied to args; an error given with %w becomes Err.
 func formatErrorf(file, tensor, format string, args ...any) *FormatError {
-	return &FormatError{File: file, Tensor: tensor, Msg: fmt.Sprintf(format, args...)}
+	err := fmt.Errorf(format, args...)
+	return &FormatError{File: file, Tensor: tensor, Msg: err.Error(), Err: errors.Unwrap(err)}
 }
 
 // Checkpoint is an open safetensors checkpoint: a single file or a sharded set described by
@@ -346,19 +352,19 @@ func parseHeader(header []byte, dataSize int64, path string) (*stFile, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(header))
 	if _, err := dec.Token(); err != nil {
-		return nil, formatErrorf(path, "", "malformed header JSON: %v", err)
+		return nil, formatErrorf(path, "", "malformed header JSON: %w", err)
 	}
 	sf := &stFile{path: path}
 	seen := make(map[string]bool)
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, formatErrorf(path, "", "malformed header JSON: %v", err)
+			return nil, formatErrorf(path, "", "malformed header JSON: %w", err)
 		}
 		key, _ := tok.(string) // object keys are always strings
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return nil, formatErrorf(path, "", "malformed header JSON: %v", err)
+			return nil, formatErrorf(path, "", "malformed header JSON: %w", err)
 		}
 		if seen[key] {
 			return nil, formatErrorf(path, key, "listed twice in the header")
@@ -380,7 +386,7 @@ func parseHeader(header []byte, dataSize int64, path string) (*stFile, error) {
 		sf.tensors = append(sf.tensors, ti)
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, formatErrorf(path, "", "malformed header JSON: %v", err)
+		return nil, formatErrorf(path, "", "malformed header JSON: %w", err)
 	}
 	if rest := header[dec.InputOffset():]; len(bytes.TrimLeft(rest, " \t\r\n")) != 0 {
 		return nil, formatErrorf(path, "", "malformed header JSON: data after the header object")
@@ -436,11 +442,11 @@ func parseTensorEntry(raw json.RawMessage, name, path string) (TensorInfo, error
 	}
 	n, err := numElements(ti.Shape)
 	if err != nil {
-		return TensorInfo{}, formatErrorf(path, name, "%v", err)
+		return TensorInfo{}, formatErrorf(path, name, "%w", err)
 	}
 	want, err := byteSize(ti.DType, n)
 	if err != nil {
-		return TensorInfo{}, formatErrorf(path, name, "%v", err)
+		return TensorInfo{}, formatErrorf(path, name, "%w", err)
 	}
 	if want != end-begin {
 		return TensorInfo{}, formatErrorf(path, name, "shape %v of %s needs %d bytes but data_offsets [%d, %d] hold %d",
@@ -536,7 +542,7 @@ func openIndex(path string) (_ *Checkpoint, err error) {
 	for _, s := range shards {
 		p := filepath.Join(dir, filepath.FromSlash(s))
 		if _, err := os.Stat(p); err != nil {
-			return nil, formatErrorf(path, "", "index references missing shard %s: %v", s, err)
+			return nil, formatErrorf(path, "", "index references missing shard %s: %w", s, err)
 		}
 		sf, err := openSTFile(p)
 		if err != nil {

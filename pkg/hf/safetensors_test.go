@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io/fs"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -657,5 +658,17 @@ func TestReadJSON(t *testing.T) {
 	}
 	if err := ReadJSON(dir, "missing.json", &c); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestFormatErrorUnwraps checks that a FormatError keeps the error behind it: a missing shard is fs.ErrNotExist.
+func TestFormatErrorUnwraps(t *testing.T) {
+	dir := t.TempDir()
+	writeSharded(t, dir, goodIndex)
+	os.Remove(filepath.Join(dir, "model-00002-of-00002.safetensors"))
+	_, err := OpenCheckpoint(dir)
+	var fe *FormatError
+	if !errors.As(err, &fe) || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenCheckpoint with a shard missing: %v (%T); want a FormatError wrapping fs.ErrNotExist", err, err)
 	}
 }

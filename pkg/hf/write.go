@@ -114,11 +114,11 @@ func checkTensors(tensors []Tensor, metadata map[string]string, path string) err
 		seen[t.Name] = true
 		n, err := numElements(t.Shape)
 		if err != nil {
-			return formatErrorf(path, t.Name, "%v", err)
+			return formatErrorf(path, t.Name, "%w", err)
 		}
 		size, err := byteSize(t.DType, n)
 		if err != nil {
-			return formatErrorf(path, t.Name, "%v", err)
+			return formatErrorf(path, t.Name, "%w", err)
 		}
 		if size != int64(len(t.Data)) {
 			return formatErrorf(path, t.Name, "shape %v of %s needs %d bytes, data has %d", t.Shape, t.DType, size, len(t.Data))

@@ -160,7 +160,7 @@ func ReadManifest(dir string) ([]string, error) {
 	var names []string
 	for line := 2; sc.Scan(); line++ {
 		if err := checkName(sc.Text()); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", p, line, err)
+			return nil, fmt.Errorf("%s:%d: %w", p, line, err)
 		}
 		names = append(names, sc.Text())
 	}

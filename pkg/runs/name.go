@@ -56,7 +56,7 @@ func entryName(path, elem string) (string, error) {
 		err = fmt.Errorf("%q is not how a name is escaped (%q would be)", elem, escape(name))
 	}
 	if err != nil {
-		return "", fmt.Errorf("runs: %s: not a task or method name of a run store: %v", path, err)
+		return "", fmt.Errorf("runs: %s: not a task or method name of a run store: %w", path, err)
 	}
 	return name, nil
 }

@@ -295,7 +295,7 @@ func (s *Store) Append(r Record) error {
 		// records; if that fails too, refuse further appends.
 		if n > 0 {
 			if terr := sr.f.Truncate(sr.good); terr != nil {
-				sr.broken = fmt.Errorf("runs: %s: write failed (%v) and its partial line could not be removed: %w", sr.path, err, terr)
+				sr.broken = fmt.Errorf("runs: %s: write failed (%w) and its partial line could not be removed: %w", sr.path, err, terr)
 			}
 		}
 		return fmt.Errorf("runs: %w", err)
