@@ -84,7 +84,12 @@ func newFlagSet(name, synopsis, description string) *flag.FlagSet {
 //	}
 //
 // Exit codes: 0 success or -h, 1 the command failed, 2 the command line is
-// wrong.
+// wrong. cmdLine replaces the per-command closures usageErr and fail and
+// the "unexpected arguments" check (parseNoArgs); flags that several
+// commands share with the same meaning are defined by a method (modelFlag),
+// so that their help reads the same everywhere. The commands not moved yet
+// call newFlagSet and parseFlags directly; once none does, those two are
+// cmdLine's internals.
 type cmdLine struct {
 	*flag.FlagSet
 	stdout, stderr io.Writer
