@@ -126,7 +126,6 @@ func TestParseConfigDefaults(t *testing.T) {
 	}
 }
 
-
 // TestParseConfigTransformers5 checks that both forms of config.json give the same configuration, and that
 // a file holding both forms, agreeing, does too.
 func TestParseConfigTransformers5(t *testing.T) {
