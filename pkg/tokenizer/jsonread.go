@@ -244,12 +244,12 @@ func (r *jsonReader) merges(f func(a, b string) error) error {
 }
 
 // list reads the elements of an array or object, delimited by open and
-// close (what names it in errors), calling elem to read each.
-func (r *jsonReader) list(open, close byte, what string, elem func() error) error {
+// end (what names it in errors), calling elem to read each.
+func (r *jsonReader) list(open, end byte, what string, elem func() error) error {
 	if err := r.expect(open, what); err != nil {
 		return err
 	}
-	if r.peek() == close {
+	if r.peek() == end {
 		r.i++
 		return nil
 	}
@@ -260,11 +260,11 @@ func (r *jsonReader) list(open, close byte, what string, elem func() error) erro
 		switch r.peek() {
 		case ',':
 			r.i++
-		case close:
+		case end:
 			r.i++
 			return nil
 		default:
-			return r.errorf("want ',' or '%c'", close)
+			return r.errorf("want ',' or '%c'", end)
 		}
 	}
 }
