@@ -1,17 +1,15 @@
 package fuzz
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
 	"strings"
 
+	"github.com/gasplab/gasp/pkg/figure"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // methodColor is the line colour of a method in the plots (Okabe–Ito
@@ -80,9 +78,9 @@ func PlotOverTime(rs []Result, metric string) ([]byte, error) {
 		return nil, err
 	}
 	r0 := chosen[0]
-	p.Title.Text = fmt.Sprintf("%s %s: %s coverage, mean and 95 %% CI over %s", r0.Library, r0.Version, metric, trialsText(chosen))
+	p.Title.Text = fmt.Sprintf("%s %s: %s coverage over AFL++ time\nmean and 95 %% CI over %s", r0.Library, r0.Version, metric, trialsText(chosen))
 	p.Y.Label.Text = metric + " coverage (%)"
-	return svgOf(7*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{{p}})
+	return figure.SVG(7*vg.Inch, 4.2*vg.Inch, p)
 }
 
 // PlotAblation draws, as an SVG, the paper's ablation figures (Figs. 7–12):
@@ -123,7 +121,7 @@ func PlotAblation(rs []Result, metric string) ([]byte, error) {
 	if len(row) == 0 {
 		return nil, nil
 	}
-	return svgOf(vg.Length(len(row))*3.6*vg.Inch, 3.2*vg.Inch, [][]*plot.Plot{row})
+	return figure.SVG(vg.Length(len(row))*3.6*vg.Inch, 3.2*vg.Inch, row...)
 }
 
 // largestK returns the largest k of each base method.
@@ -136,15 +134,13 @@ func largestK(rs []Result) map[string]int {
 }
 
 // coveragePlot draws the results' curves with their bands, a colour per
-// base method and a dash per k, the legend at the top left above the data.
+// base method and a dash per k; the y axis spans the data and its bands.
 func coveragePlot(rs []Result, get func(Point) (float64, float64, float64), largest map[string]int,
 	name func(Result) string) (*plot.Plot, error) {
 	p := plot.New()
 	p.X.Label.Text = "AFL++ time (s)"
-	p.Legend.Top, p.Legend.Left = true, true
 	p.Add(plotter.NewGrid())
 	lo, hi := math.Inf(1), math.Inf(-1)
-	rows := 0
 	for _, r := range rs {
 		line := make(plotter.XYs, len(r.OverTime))
 		band := make(plotter.XYs, 2*len(r.OverTime))
@@ -178,39 +174,10 @@ func coveragePlot(rs []Result, get func(Point) (float64, float64, float64), larg
 		}
 		p.Add(poly, l)
 		p.Legend.Add(name(r), l)
-		rows++
 	}
 	if !math.IsInf(lo, 0) {
-		// Legend rows take ~7 % of the height each: leave that much room above the data.
-		room := 0.07 * float64(rows+1)
 		span := max(hi-lo, 0.01)
-		p.Y.Min, p.Y.Max = lo-0.05*span, hi+span*room/(1-room)
+		p.Y.Min, p.Y.Max = lo-0.05*span, hi+0.05*span
 	}
 	return p, nil
-}
-
-// svgOf draws the plots, aligned in rows, on one SVG canvas.
-func svgOf(w, h vg.Length, plots [][]*plot.Plot) ([]byte, error) {
-	c := vgsvg.New(w, h)
-	dc := draw.New(c)
-	tiles := draw.Tiles{Rows: len(plots), Cols: len(plots[0]), PadX: vg.Points(8), PadY: vg.Points(8)}
-	canvases := plot.Align(plots, tiles, dc)
-	for i := range plots {
-		for j, p := range plots[i] {
-			p.Draw(canvases[i][j])
-		}
-	}
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return nil, err
-	}
-	return fontFallback(buf.Bytes()), nil
-}
-
-// fontFallback gives the SVG's font, Liberation Serif (the metrics gonum/plot
-// lays the text out with), metric-compatible fallbacks for a reader without
-// it: Times New Roman, then any serif font.
-func fontFallback(svg []byte) []byte {
-	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Serif;"),
-		[]byte("font-family:'Liberation Serif','Times New Roman',Times,serif;"))
 }
