@@ -9,8 +9,8 @@ import (
 )
 
 // LoadDirs reads every record of the run stores in dirs, opened read-only,
-// as one Data: the notebooks' way to read mcmc/quick or several stores
-// together (mcmc/quick and mcmc/quick-smc).
+// as one Data: mcmc/quick, or several stores together (mcmc/quick and
+// mcmc/quick-smc). A store without records is an error.
 func LoadDirs(dirs ...string) (*Data, error) {
 	var all []runs.Record
 	for _, dir := range dirs {
@@ -18,13 +18,17 @@ func LoadDirs(dirs ...string) (*Data, error) {
 		if err != nil {
 			return nil, err
 		}
+		n := len(all)
 		err = st.Each(func(r runs.Record) error {
 			all = append(all, r)
 			return nil
 		})
 		st.Close()
+		if err == nil && len(all) == n {
+			err = fmt.Errorf("%s holds no records", dir)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", dir, err)
+			return nil, err
 		}
 	}
 	return Group(all), nil

@@ -3,6 +3,7 @@ package analysis
 import (
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/runs"
@@ -69,5 +70,14 @@ func TestLoadDirsAndSubset(t *testing.T) {
 	}
 	if _, err := LoadDirs(filepath.Join(t.TempDir(), "none")); err == nil {
 		t.Error("a missing store: no error")
+	}
+	empty := filepath.Join(t.TempDir(), "empty")
+	st, err := runs.Open(empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if _, err := LoadDirs(dirs[0], empty); err == nil || !strings.Contains(err.Error(), "holds no records") {
+		t.Errorf("an empty store: %v", err)
 	}
 }
