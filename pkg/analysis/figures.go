@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -129,7 +131,7 @@ func (r *Report) subsets() []string {
 			seen[s] = true
 		}
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // sygusTasks returns the indices of the tasks in subset s, or of every

@@ -13,41 +13,12 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// palette gives each method a fixed colour (Okabe–Ito), by name, so that a
-// method looks the same in every figure.
-var palette = map[string]color.RGBA{
-	GCD:             {0, 0, 0, 255},
-	ASAp:            {230, 159, 0, 255},
-	"mcmc-uniform":  {0, 114, 178, 255},
-	"mcmc-priority": {0, 158, 115, 255},
-	"mcmc-restart":  {204, 121, 167, 255},
-	Rejection:       {128, 128, 128, 255},
-}
-
-var extra = []color.RGBA{{213, 94, 0, 255}, {86, 180, 233, 255}, {240, 228, 66, 255}, {100, 100, 100, 255}}
-
-// colors assigns colours to methods: the palette's, then the extra ones in
-// order of the sorted names.
-func colors(methods []string) map[string]color.RGBA {
-	out := map[string]color.RGBA{}
-	i := 0
-	for _, m := range methods {
-		if c, ok := palette[m]; ok {
-			out[m] = c
-		} else {
-			out[m] = extra[i%len(extra)]
-			i++
-		}
-	}
-	return out
-}
-
 func (r *Report) figures() (map[string][]byte, error) {
 	if err := r.checkNames(); err != nil {
 		return nil, err
 	}
 	out := map[string][]byte{}
-	col := colors(r.Methods)
+	col := figure.Colors(r.Methods)
 	add := func(name string) func([]byte, error) error {
 		return func(svg []byte, err error) error {
 			if svg != nil {
@@ -202,30 +173,24 @@ func addSeries(p *plot.Plot, s Series, c color.RGBA, kmin, kmax float64) error {
 		p.Legend.Add(methodName(s.Method), l)
 		return nil
 	}
-	band := make(plotter.XYs, 0, 2*len(pts))
-	line := make(plotter.XYs, 0, len(pts))
-	for _, pt := range pts {
-		band = append(band, plotter.XY{X: float64(pt.K), Y: pt.Lo})
-		line = append(line, plotter.XY{X: float64(pt.K), Y: pt.KL})
+	band := make([]figure.BandPoint, len(pts))
+	line := make(plotter.XYs, len(pts))
+	for i, pt := range pts {
+		band[i] = figure.BandPoint{X: float64(pt.K), Y: pt.KL, Lo: pt.Lo, Hi: pt.Hi}
+		line[i] = plotter.XY{X: float64(pt.K), Y: pt.KL}
 	}
-	for i := len(pts) - 1; i >= 0; i-- {
-		band = append(band, plotter.XY{X: float64(pts[i].K), Y: pts[i].Hi})
-	}
-	poly, err := plotter.NewPolygon(band)
+	l, err := figure.AddBand(p, band, c)
 	if err != nil {
 		return err
 	}
-	poly.Color = color.NRGBA{c.R, c.G, c.B, 40} // not premultiplied
-	poly.LineStyle.Width = 0
-	l, sc, err := plotter.NewLinePoints(line)
+	sc, err := plotter.NewScatter(line)
 	if err != nil {
 		return err
 	}
-	l.Color = c
 	sc.Color = c
 	sc.Shape = draw.CircleGlyph{}
 	sc.Radius = vg.Points(1.5)
-	p.Add(poly, l, sc)
+	p.Add(sc)
 	p.Legend.Add(methodName(s.Method), l, sc)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/gasplab/gasp/pkg/figure"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -146,8 +147,8 @@ func (r *TrueReport) figure() (*plot.Plot, error) {
 	p.X.Label.Text = "LM token evaluations per run (log scale)"
 	p.Y.Label.Text = "TV(p̂, exact samples)"
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	col := colors(r.Methods)
+	p.X.Tick.Marker = figure.LogTicks{}
+	col := figure.Colors(r.Methods)
 	lines := 0
 	var ys []float64
 	for _, m := range r.Methods {

@@ -28,6 +28,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -135,7 +136,7 @@ func Axis(a *plot.Axis, ys []float64) (log bool) {
 		lo, hi = 0, 1
 	}
 	if LogRange(lo, hi) {
-		a.Scale, a.Tick.Marker = plot.LogScale{}, logTicks{}
+		a.Scale, a.Tick.Marker = plot.LogScale{}, LogTicks{}
 		m := math.Pow(hi/lo, 0.05)
 		a.Min, a.Max = lo/m, hi*m
 		a.Label.Text += " (log scale)"
@@ -148,20 +149,29 @@ func Axis(a *plot.Axis, ys []float64) (log bool) {
 	return false
 }
 
-// logTicks are plot.LogTicks within the axis' range: gonum/plot makes
-// room for the labels of ticks past the range, which leaves a band of
-// white between the title and the data.
-type logTicks struct{}
+// LogTicks are the ticks of a log axis: those of plot.LogTicks within the
+// axis' range (gonum/plot makes room for the labels of ticks past it,
+// which leaves a band of white between the title and the data), with the
+// 2s and 5s of each decade labelled too where the range spans less than
+// two decades, so that a short axis has more than one label.
+type LogTicks struct{}
 
-func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+func (LogTicks) Ticks(lo, hi float64) []plot.Tick {
+	few := hi/lo < 100
 	var out []plot.Tick
 	for _, t := range (plot.LogTicks{Prec: -1}).Ticks(lo, hi) {
-		if lo <= t.Value && t.Value <= hi {
-			out = append(out, t)
+		if t.Value < lo || t.Value > hi {
+			continue
 		}
+		if m := t.Value / math.Pow(10, math.Floor(math.Log10(t.Value)+1e-9)); few && t.Label == "" && (isNear(m, 2) || isNear(m, 5)) {
+			t.Label = strconv.FormatFloat(t.Value, 'g', -1, 64)
+		}
+		out = append(out, t)
 	}
 	return out
 }
+
+func isNear(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
 
 // fontFallback gives the SVG's font, Liberation Serif (the metrics gonum/plot
 // lays the text out with), metric-compatible fallbacks for a reader without

@@ -3,6 +3,7 @@ package figure
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"testing"
 
 	"gonum.org/v1/plot"
@@ -108,4 +109,53 @@ func Example() {
 	svg, err := SVG(6*vg.Inch, 3.5*vg.Inch, p)
 	fmt.Println(log, p.Y.Label.Text, err, len(svg) > 0)
 	// Output: true KL (log scale) <nil> true
+}
+
+func TestColors(t *testing.T) {
+	c := Colors([]string{"gcd", "smc", "mcmc-uniform", "cars", "smc"})
+	if c["gcd"] != palette["gcd"] || c["mcmc-uniform"] != palette["mcmc-uniform"] {
+		t.Errorf("palette methods: %v", c)
+	}
+	if c["smc"] != extra[0] || c["cars"] != extra[1] {
+		t.Errorf("other methods take the extra colours in turn: %v", c)
+	}
+}
+
+func TestAddBand(t *testing.T) {
+	p := plot.New()
+	l, err := AddBand(p, []BandPoint{{X: 1, Y: 2, Lo: 1, Hi: 3}, {X: 2, Y: 1, Lo: 0.5, Hi: 1.5}}, palette["asap"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Color != palette["asap"] || len(l.XYs) != 2 || l.XYs[1].Y != 1 {
+		t.Errorf("line %+v", l)
+	}
+	xmin, xmax, ymin, ymax := plotter.XYRange(l)
+	if xmin != 1 || xmax != 2 || ymin != 1 || ymax != 2 {
+		t.Errorf("line range %g..%g × %g..%g", xmin, xmax, ymin, ymax)
+	}
+	if _, err := AddBand(p, []BandPoint{{X: 1, Y: math.NaN()}}, palette["gcd"]); err == nil {
+		t.Error("a NaN point: no error")
+	}
+}
+
+func TestLogTicks(t *testing.T) {
+	labels := func(lo, hi float64) []string {
+		var out []string
+		for _, tk := range (LogTicks{}).Ticks(lo, hi) {
+			if tk.Value < lo || tk.Value > hi {
+				t.Errorf("[%g, %g]: tick %g outside", lo, hi, tk.Value)
+			}
+			if tk.Label != "" {
+				out = append(out, tk.Label)
+			}
+		}
+		return out
+	}
+	if got := fmt.Sprint(labels(15, 250)); got != "[20 50 100 200]" {
+		t.Errorf("less than two decades: labels %s", got)
+	}
+	if got := fmt.Sprint(labels(0.5, 2000)); got != "[1 10 100 1000]" {
+		t.Errorf("three decades: labels %s", got)
+	}
 }

@@ -2,7 +2,6 @@ package fuzz
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"strings"
 
@@ -11,17 +10,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
-
-// methodColor is the line colour of a method in the plots (Okabe–Ito
-// colours, distinguishable with colour-blindness).
-var methodColor = map[string]color.RGBA{
-	"gcd":           {0, 0, 0, 255},
-	"asap":          {230, 159, 0, 255},
-	"grammarinator": {153, 153, 153, 255},
-	"mcmc-uniform":  {0, 114, 178, 255},
-	"mcmc-priority": {0, 158, 115, 255},
-	"mcmc-restart":  {213, 94, 0, 255},
-}
 
 // kDashes is the dash pattern of an MCMC line by k, as in the paper's
 // figures: k = 2 dotted, 5 dashed, the largest solid.
@@ -141,38 +129,29 @@ func coveragePlot(rs []Result, get func(Point) (float64, float64, float64), larg
 	p.X.Label.Text = "AFL++ time (s)"
 	p.Add(plotter.NewGrid())
 	lo, hi := math.Inf(1), math.Inf(-1)
+	var bases []string
 	for _, r := range rs {
-		line := make(plotter.XYs, len(r.OverTime))
-		band := make(plotter.XYs, 2*len(r.OverTime))
-		for i, pt := range r.OverTime {
-			v, l, h := get(pt)
-			line[i] = plotter.XY{X: pt.Seconds, Y: v}
-			band[i] = plotter.XY{X: pt.Seconds, Y: min(l, v)}
-			band[len(band)-1-i] = plotter.XY{X: pt.Seconds, Y: max(h, v)}
-			lo, hi = min(lo, l, v), max(hi, h, v)
-		}
-		if len(line) == 0 {
+		bases = append(bases, r.Base)
+	}
+	col := figure.Colors(bases)
+	for _, r := range rs {
+		if len(r.OverTime) == 0 {
 			continue
 		}
-		c, ok := methodColor[r.Base]
-		if !ok {
-			c = color.RGBA{86, 180, 233, 255}
+		band := make([]figure.BandPoint, len(r.OverTime))
+		for i, pt := range r.OverTime {
+			v, l, h := get(pt)
+			band[i] = figure.BandPoint{X: pt.Seconds, Y: v, Lo: min(l, v), Hi: max(h, v)}
+			lo, hi = min(lo, l, v), max(hi, h, v)
 		}
-		poly, err := plotter.NewPolygon(band)
+		l, err := figure.AddBand(p, band, col[r.Base])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", r.Method, err)
 		}
-		poly.Color = color.NRGBA{c.R, c.G, c.B, 45}
-		poly.LineStyle.Width = 0
-		l, err := plotter.NewLine(line)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", r.Method, err)
-		}
-		l.Color, l.Width = c, vg.Points(1.5)
+		l.Width = vg.Points(1.5)
 		if strings.HasPrefix(r.Base, "mcmc-") {
 			l.Dashes = kDashes(r.K, largest[r.Base])
 		}
-		p.Add(poly, l)
 		p.Legend.Add(name(r), l)
 	}
 	if !math.IsInf(lo, 0) {

@@ -215,22 +215,14 @@ func (tc *Toolchain) trial(ctx context.Context, t *Target, seeds []string, opts 
 // copySeeds copies the seed files into dir as seed-NNNN<ext> and returns
 // their paths.
 func copySeeds(seeds []string, dir, ext string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	var local []string
+	data := make([][]byte, len(seeds))
 	for k, s := range seeds {
-		data, err := os.ReadFile(s)
-		if err != nil {
+		var err error
+		if data[k], err = os.ReadFile(s); err != nil {
 			return nil, err
 		}
-		p := filepath.Join(dir, fmt.Sprintf("seed-%04d%s", k, ext))
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return nil, err
-		}
-		local = append(local, p)
 	}
-	return local, nil
+	return writeSeeds(dir, ext, data)
 }
 
 // A queued input is an entry of AFL++'s queue and when it was found, in

@@ -2,7 +2,6 @@ package notebook
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,11 +42,4 @@ func TestPath(t *testing.T) {
 	if got := r.Path("/abs/store"); got != "/abs/store" {
 		t.Errorf("Path(/abs/store) = %q", got)
 	}
-}
-
-func Example() {
-	// In a notebook, GoNB sets GONB_DIR to the notebook's directory.
-	repo, err := FromDir("../../notebooks")
-	fmt.Println(err, filepath.Base(repo.Path("mcmc/quick")))
-	// Output: <nil> quick
 }
