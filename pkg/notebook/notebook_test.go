@@ -1,10 +1,10 @@
 package notebook
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -14,7 +14,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got Repo
-	var b strings.Builder
+	var b bytes.Buffer
 	if code := run(&b, nbDir, func(r Repo) error { got = r; return nil }); code != 0 || b.Len() > 0 {
 		t.Fatalf("passing cell: exit %d, output %q", code, b.String())
 	}
@@ -26,7 +26,8 @@ func TestRun(t *testing.T) {
 	}
 	b.Reset()
 	called := false
-	if code := run(&b, "", func(Repo) error { called = true; return nil }); code != 1 || called || !strings.Contains(b.String(), "GONB_DIR is not set") {
+	_, noDir := FromDir("")
+	if code := run(&b, "", func(Repo) error { called = true; return nil }); code != 1 || called || b.String() != "error: "+noDir.Error()+"\n" {
 		t.Errorf("no GONB_DIR: exit %d, called %v, output %q", code, called, b.String())
 	}
 	if _, err := FromDir(t.TempDir()); err == nil {
