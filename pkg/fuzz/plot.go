@@ -102,7 +102,7 @@ func PlotAblation(rs []Result, metric string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.Title.Text = label(Result{Base: base})
+		p.Title.Text = fmt.Sprintf("%s, by k\n%s %s coverage, %s", label(Result{Base: base}), chosen[0].Library, metric, trialsText(chosen))
 		p.Y.Label.Text = metric + " coverage (%)"
 		row = append(row, p)
 	}
