@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/gasplab/gasp/pkg/analysis"
-	"github.com/gasplab/gasp/pkg/runs"
 )
 
 func runAnalyzeTrue(args []string, stdout, stderr io.Writer) int {
@@ -56,11 +55,11 @@ analysis/quick-true), byte for byte the same for the same stores and flags.`)
 			*p = filepath.Join(root, filepath.FromSlash(def))
 		}
 	}
-	data, err := loadData(*store)
+	data, err := analysis.LoadDirs(strings.Split(*store, ",")...)
 	if err != nil {
 		return fail(err)
 	}
-	exact, err := loadData(*exactStore)
+	exact, err := analysis.LoadDirs(strings.Split(*exactStore, ",")...)
 	if err != nil {
 		return fail(err)
 	}
@@ -78,28 +77,4 @@ analysis/quick-true), byte for byte the same for the same stores and flags.`)
 	}
 	fmt.Fprintf(stderr, "gasp analyze-true: %d tasks: wrote %s\n", len(rep.Tasks), *out)
 	return 0
-}
-
-// loadData reads whole run stores, comma-separated, as one.
-func loadData(dirs string) (*analysis.Data, error) {
-	var all []runs.Record
-	for _, dir := range strings.Split(dirs, ",") {
-		st, err := runs.OpenReadOnly(dir)
-		if err != nil {
-			return nil, err
-		}
-		n := len(all)
-		err = st.Each(func(r runs.Record) error {
-			all = append(all, r)
-			return nil
-		})
-		st.Close()
-		if err == nil && len(all) == n {
-			err = fmt.Errorf("%s holds no records", dir)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	return analysis.Group(all), nil
 }

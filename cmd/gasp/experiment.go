@@ -178,46 +178,67 @@ their geomean ratios side by side (protocols.csv).`)
 		return usageErr("--protocol must be gasp or authors, not %q", *protocol)
 	}
 	name := pos[0]
-	if *store == "" || *out == "" {
-		root, err := experimentRoot()
-		if err != nil {
-			return fail(err)
-		}
-		if *store == "" {
-			*store = filepath.Join(root, "mcmc", name)
-		}
-		if *out == "" {
-			*out = filepath.Join(root, "analysis", name)
-		}
-	}
-	st, err := runs.OpenReadOnly(*store)
-	if err != nil {
+	if err := experimentDirs(name, store, out); err != nil {
 		return fail(err)
 	}
-	defer st.Close()
-	data, err := analysis.Load(st)
-	if err != nil {
-		return fail(err)
-	}
-	if len(data.Tasks()) == 0 {
-		return fail(fmt.Errorf("%s holds no records", *store))
-	}
-	cfg := storedConfig(*store)
-	if err := checkStoredGrid(st, data, cfg, *k); err != nil {
-		return fail(err)
-	}
-	rep, err := analysis.AnalyzeBoth(data, analysis.Options{Resamples: *resamples, Seed: *seed, K: *k, Protocol: proto})
+	rep, cfg, warnings, err := analyzeStore(*store, analysis.Options{Resamples: *resamples, Seed: *seed, K: *k, Protocol: proto})
 	if err != nil {
 		return fail(err)
 	}
 	if err := rep.WriteDir(*out, analysisTitle(name, cfg)); err != nil {
 		return fail(err)
 	}
-	for _, w := range st.Warnings() {
+	for _, w := range warnings {
 		fmt.Fprintf(stderr, "gasp analyze: warning: %v\n", w)
 	}
 	fmt.Fprintf(stderr, "gasp analyze: %d tasks, %d methods: wrote %s\n", len(rep.Tasks), len(rep.Methods), *out)
 	return 0
+}
+
+// experimentDirs sets *store and *out, where empty, to mcmc/NAME and
+// analysis/NAME of the repository.
+func experimentDirs(name string, store, out *string) error {
+	if *store != "" && *out != "" {
+		return nil
+	}
+	root, err := experimentRoot()
+	if err != nil {
+		return err
+	}
+	if *store == "" {
+		*store = filepath.Join(root, "mcmc", name)
+	}
+	if *out == "" {
+		*out = filepath.Join(root, "analysis", name)
+	}
+	return nil
+}
+
+// analyzeStore reads a run store, checks it against its experiment.json
+// (nil if it has none) and analyzes it under opt.Protocol and the other
+// protocol; it returns the configuration and the store's warnings too.
+func analyzeStore(store string, opt analysis.Options) (*analysis.Report, *experiment.Config, []runs.Warning, error) {
+	st, err := runs.OpenReadOnly(store)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer st.Close()
+	data, err := analysis.Load(st)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(data.Tasks()) == 0 {
+		return nil, nil, nil, fmt.Errorf("%s holds no records", store)
+	}
+	cfg := storedConfig(store)
+	if err := checkStoredGrid(st, data, cfg, opt.K); err != nil {
+		return nil, nil, nil, err
+	}
+	rep, err := analysis.AnalyzeBoth(data, opt)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return rep, cfg, st.Warnings(), nil
 }
 
 // storedConfig returns the experiment.json of a run store, nil if it has

@@ -290,76 +290,30 @@ branch_pct, line_pct and function_pct (final, mean over trials, with
 bootstrap 95% CIs) and over_time. --time 0 measures the seeds alone.
 --protocol sets the defaults of --time and --trials: quick (20s, 1 trial)
 or paper (1h, 5 trials).`)
-	target := fset.String("target", "", "fuzz target: xml or sql")
-	seeds := fset.String("seeds", "", "directory of seed files")
-	protocol := fset.String("protocol", "quick", "quick or paper")
-	timeF := fset.String("time", "", "AFL++ time per trial (Go duration; 0: seeds only)")
-	trials := fset.Int("trials", 0, "number of trials")
-	snaps := fset.Int("snapshots", 10, "points of the coverage-over-time curve")
-	grammarDict := fset.Bool("grammar-dict", false, "give afl-fuzz a dictionary of the target grammar's literals (-x; the paper uses none)")
-	root := fset.String("root", ".", "repository root (where grammar/ is), for --grammar-dict")
-	execTimeout := fset.Duration("exec-timeout", 0, "afl-fuzz's fixed per-execution timeout (default: per target, xml 1s, sql 1s); seeds slower than half of it are not fuzzed")
-	out := fset.String("out", "", "output directory")
+	f := fuzzRunFlags{}
+	fset.StringVar(&f.target, "target", "", "fuzz target: xml or sql")
+	fset.StringVar(&f.seeds, "seeds", "", "directory of seed files")
+	fset.StringVar(&f.protocol, "protocol", "quick", "quick or paper")
+	fset.StringVar(&f.time, "time", "", "AFL++ time per trial (Go duration; 0: seeds only)")
+	fset.IntVar(&f.trials, "trials", 0, "number of trials")
+	fset.IntVar(&f.snaps, "snapshots", 10, "points of the coverage-over-time curve")
+	fset.BoolVar(&f.grammarDict, "grammar-dict", false, "give afl-fuzz a dictionary of the target grammar's literals (-x; the paper uses none)")
+	fset.StringVar(&f.root, "root", ".", "repository root (where grammar/ is), for --grammar-dict")
+	fset.DurationVar(&f.execTimeout, "exec-timeout", 0, "afl-fuzz's fixed per-execution timeout (default: per target, xml 1s, sql 1s); seeds slower than half of it are not fuzzed")
+	fset.StringVar(&f.out, "out", "", "output directory")
 	tcDir := fset.String("toolchain", ".cache/fuzz", "toolchain directory (scripts/fuzz-setup.sh)")
 	quiet := fset.Bool("q", false, "no progress lines on standard error")
 	pos, done, code := parseFlags(fset, args, stdout, stderr)
 	if done {
 		return code
 	}
-	if bad := firstBad(
-		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
-		flagCheck{*target == "" || *seeds == "" || *out == "", "--target, --seeds and --out are required"},
-		flagCheck{*trials < 0 || *trials > 1000, fmt.Sprintf("--trials must be in [1, 1000] (0: the protocol's), got %d", *trials)},
-		flagCheck{*snaps < 1 || *snaps > 10000, fmt.Sprintf("--snapshots must be in [1, 10000], got %d", *snaps)},
-		flagCheck{*execTimeout < 0, fmt.Sprintf("--exec-timeout must not be negative, got %v", *execTimeout)},
-	); bad != "" {
-		fmt.Fprintf(stderr, "gasp fuzz run: %s\n", bad)
-		return 2
-	}
-	if err := checkRunOut(*out); err != nil {
+	opts, code, err := f.options(pos)
+	if err != nil {
 		fmt.Fprintf(stderr, "gasp fuzz run: %v\n", err)
-		return 1
-	}
-	p, ok := fuzz.Protocols[*protocol]
-	if !ok {
-		fmt.Fprintf(stderr, "gasp fuzz run: unknown protocol %q\n", *protocol)
-		return 2
-	}
-	opts := fuzz.Options{Target: *target, Seeds: *seeds, Out: *out, Time: p.Time, Trials: p.Trials, Snapshots: *snaps, ExecTimeout: *execTimeout}
-	if *timeF != "" {
-		d, err := time.ParseDuration(*timeF)
-		if *timeF == "0" {
-			d, err = 0, nil
-		}
-		if err != nil || d < 0 {
-			fmt.Fprintf(stderr, "gasp fuzz run: bad --time %q\n", *timeF)
-			return 2
-		}
-		opts.Time = d
-	}
-	if *trials > 0 {
-		opts.Trials = *trials
+		return code
 	}
 	if !*quiet {
 		opts.Log = stderr
-	}
-	if *grammarDict {
-		rel, err := fuzz.GrammarFile(*target)
-		if err != nil {
-			fmt.Fprintf(stderr, "gasp fuzz run: %v\n", err)
-			return 2
-		}
-		src, err := os.ReadFile(filepath.Join(*root, rel))
-		if err != nil {
-			fmt.Fprintf(stderr, "gasp fuzz run: %v\n", err)
-			return 1
-		}
-		f, errs := grammar.Parse(rel, src)
-		if len(errs) > 0 {
-			fmt.Fprintf(stderr, "gasp fuzz run: %v\n", errs)
-			return 1
-		}
-		opts.Dict = fuzz.Dictionary(f)
 	}
 	tc := openToolchain(*tcDir, stderr, "gasp fuzz run")
 	if tc == nil {
@@ -377,6 +331,65 @@ or paper (1h, 5 trials).`)
 		rep.BranchPct, rep.BranchCI[0], rep.BranchCI[1], rep.LinePct, rep.LineCI[0], rep.LineCI[1],
 		rep.FunctionPct, rep.FunctionCI[0], rep.FunctionCI[1])
 	return 0
+}
+
+// fuzzRunFlags are the flags of gasp fuzz run that make its fuzz.Options.
+type fuzzRunFlags struct {
+	target, seeds, protocol, time, root, out string
+	trials, snaps                            int
+	grammarDict                              bool
+	execTimeout                              time.Duration
+}
+
+// options checks the flags and returns the options of the run; on error,
+// also the exit code: 2 for a usage error, 1 for a failure.
+func (f *fuzzRunFlags) options(pos []string) (fuzz.Options, int, error) {
+	if bad := firstBad(
+		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
+		flagCheck{f.target == "" || f.seeds == "" || f.out == "", "--target, --seeds and --out are required"},
+		flagCheck{f.trials < 0 || f.trials > 1000, fmt.Sprintf("--trials must be in [1, 1000] (0: the protocol's), got %d", f.trials)},
+		flagCheck{f.snaps < 1 || f.snaps > 10000, fmt.Sprintf("--snapshots must be in [1, 10000], got %d", f.snaps)},
+		flagCheck{f.execTimeout < 0, fmt.Sprintf("--exec-timeout must not be negative, got %v", f.execTimeout)},
+	); bad != "" {
+		return fuzz.Options{}, 2, errors.New(bad)
+	}
+	if err := checkRunOut(f.out); err != nil {
+		return fuzz.Options{}, 1, err
+	}
+	p, ok := fuzz.Protocols[f.protocol]
+	if !ok {
+		return fuzz.Options{}, 2, fmt.Errorf("unknown protocol %q", f.protocol)
+	}
+	opts := fuzz.Options{Target: f.target, Seeds: f.seeds, Out: f.out, Time: p.Time, Trials: p.Trials, Snapshots: f.snaps, ExecTimeout: f.execTimeout}
+	if f.time != "" {
+		d, err := time.ParseDuration(f.time)
+		if f.time == "0" {
+			d, err = 0, nil
+		}
+		if err != nil || d < 0 {
+			return fuzz.Options{}, 2, fmt.Errorf("bad --time %q", f.time)
+		}
+		opts.Time = d
+	}
+	if f.trials > 0 {
+		opts.Trials = f.trials
+	}
+	if f.grammarDict {
+		rel, err := fuzz.GrammarFile(f.target)
+		if err != nil {
+			return fuzz.Options{}, 2, err
+		}
+		src, err := os.ReadFile(filepath.Join(f.root, rel))
+		if err != nil {
+			return fuzz.Options{}, 1, err
+		}
+		file, errs := grammar.Parse(rel, src)
+		if len(errs) > 0 {
+			return fuzz.Options{}, 1, fmt.Errorf("%v", errs)
+		}
+		opts.Dict = fuzz.Dictionary(file)
+	}
+	return opts, 0, nil
 }
 
 func runFuzzTable(args []string, stdout, stderr io.Writer) int {

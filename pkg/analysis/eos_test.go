@@ -88,12 +88,7 @@ func TestLegacyRounding(t *testing.T) {
 // testdata/store hold the same runs of the single-EOS toys.
 func TestSchema2StoreSameAnalysis(t *testing.T) {
 	load := func(dir string) *Report {
-		st, err := runs.OpenReadOnly(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		d, err := Load(st)
+		d, err := LoadDirs(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

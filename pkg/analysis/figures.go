@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -22,12 +24,29 @@ import (
 //	kl_mean.svg                   KL vs k, the mean over tasks, where they are not all SyGuS tasks
 //	scatter_gcd.svg               GCD vs MCMC(K) over the tasks of no SyGuS subset
 //	scatter_asap.svg              ASAp(K) vs MCMC(K), the same
+//
+// Every figure is laid out by pkg/figure: the legend beside the data area,
+// never over it; a log y axis where the KL values shown span a factor of
+// 10 or more (scatters: both axes), linear from 0 otherwise; a title
+// naming the figure, the quantity and the task, and a second line with the
+// protocol and the runs per point (the experiment's scale).
+//
+// The notebooks find the figures of Files by these names.
 const (
-	figSygusRepr    = "fig2a-sygus-repr.svg"
-	figSygusScatter = "fig2b-sygus-scatter.svg"
-	figGCDScatters  = "fig13-gcd_scatters/"
-	figASApScatters = "fig14-asap_scatters/"
+	FigSygusRepr    = "fig2a-sygus-repr.svg"    // Fig. 2a
+	FigSygusScatter = "fig2b-sygus-scatter.svg" // Fig. 2b
 )
+
+// GCDScatterFigure returns the file, in Files, of Fig. 13's panel of a
+// SyGuS subset ("SLIA", "BV4", "CP").
+func GCDScatterFigure(subset string) string { return "fig13-gcd_scatters/" + subset + ".svg" }
+
+// ASApScatterFigure returns the file, in Files, of Fig. 14's panel of a
+// SyGuS subset.
+func ASApScatterFigure(subset string) string { return "fig14-asap_scatters/" + subset + ".svg" }
+
+// SygusSubsets returns the SyGuS subsets the paper has, in its order.
+func SygusSubsets() []string { return []string{"SLIA", "BV4", "CP"} }
 
 // sygusKL maps a SyGuS subset to the directory of its per-task figures.
 var sygusKL = map[string]string{"SLIA": "fig15-slia_kl/", "BV4": "fig16-bv4_kl/", "CP": "fig17-cp_kl/"}
@@ -63,15 +82,15 @@ func TaskFigure(task string) string {
 func figureTitle(task string) string {
 	switch task {
 	case "sql":
-		return "Fig. 3a (SQL): KL vs k"
+		return "Fig. 3a: KL(p̂ ‖ ref) vs k, SQL fuzzing task"
 	case "xml":
-		return "Fig. 6a (XML): KL vs k"
+		return "Fig. 6a: KL(p̂ ‖ ref) vs k, XML fuzzing task"
 	}
 	num := map[string]string{"SLIA": "Fig. 15", "BV4": "Fig. 16", "CP": "Fig. 17"}
 	if s := subset(task); s != "" {
-		return num[s] + ": KL vs k, " + task
+		return num[s] + ": KL(p̂ ‖ ref) vs k, " + task
 	}
-	return "KL vs k: " + task
+	return "KL(p̂ ‖ ref) vs k, " + task
 }
 
 // methodName is a method as the paper writes it: "MCMC-Priority", "GCD".
@@ -112,7 +131,7 @@ func (r *Report) subsets() []string {
 			seen[s] = true
 		}
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // sygusTasks returns the indices of the tasks in subset s, or of every

@@ -1,100 +1,97 @@
 package analysis
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
 	"strings"
 
+	"github.com/gasplab/gasp/pkg/figure"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// palette gives each method a fixed colour (Okabe–Ito), by name, so that a
-// method looks the same in every figure.
-var palette = map[string]color.RGBA{
-	GCD:             {0, 0, 0, 255},
-	ASAp:            {230, 159, 0, 255},
-	"mcmc-uniform":  {0, 114, 178, 255},
-	"mcmc-priority": {0, 158, 115, 255},
-	"mcmc-restart":  {204, 121, 167, 255},
-	Rejection:       {128, 128, 128, 255},
-}
-
-var extra = []color.RGBA{{213, 94, 0, 255}, {86, 180, 233, 255}, {240, 228, 66, 255}, {100, 100, 100, 255}}
-
-// colors assigns colours to methods: the palette's, then the extra ones in
-// order of the sorted names.
-func colors(methods []string) map[string]color.RGBA {
-	out := map[string]color.RGBA{}
-	i := 0
-	for _, m := range methods {
-		if c, ok := palette[m]; ok {
-			out[m] = c
-		} else {
-			out[m] = extra[i%len(extra)]
-			i++
-		}
-	}
-	return out
-}
-
 func (r *Report) figures() (map[string][]byte, error) {
 	if err := r.checkNames(); err != nil {
 		return nil, err
 	}
 	out := map[string][]byte{}
-	col := colors(r.Methods)
-	add := func(name string) func(*plot.Plot, error) error {
-		return func(p *plot.Plot, err error) error {
-			if err != nil || p == nil {
-				return err
+	col := figure.Colors(r.Methods)
+	add := func(name string) func([]byte, error) error {
+		return func(svg []byte, err error) error {
+			if svg != nil {
+				out[name] = svg
 			}
-			b, err := render(p, nil)
-			out[name] = b
 			return err
 		}
 	}
-	all := r.sygusTasks("")
-	if len(all) > 0 && len(all) == len(r.Tasks) {
-		title := fmt.Sprintf("Fig. 2a: KL vs k, mean over %d SyGuS tasks", len(r.Tasks))
-		if err := add(figSygusRepr)(klPlot(title, r.Mean, col)); err != nil {
-			return nil, err
-		}
-	} else if err := add("kl_mean.svg")(klPlot(fmt.Sprintf("KL vs k, mean over %d tasks", len(r.Tasks)), r.Mean, col)); err != nil {
+	line, scatter := render(lineW, lineH), render(scatterW, scatterH)
+	sub := r.caption()
+	bands := sub + ", 95 % bootstrap bands"
+	name, title := "kl_mean.svg", fmt.Sprintf("KL(p̂ ‖ ref) vs k, mean over %d tasks", len(r.Tasks))
+	if all := r.sygusTasks(""); len(all) > 0 && len(all) == len(r.Tasks) {
+		name, title = FigSygusRepr, fmt.Sprintf("Fig. 2a: KL(p̂ ‖ ref) vs k, mean over %d SyGuS tasks", len(r.Tasks))
+	}
+	if err := add(name)(line(klPlot(title+bands, r.Mean, col))); err != nil {
 		return nil, err
 	}
 	for _, t := range r.Tasks {
-		if err := add(TaskFigure(t.Task))(klPlot(figureTitle(t.Task), t.Series, col)); err != nil {
+		if err := add(TaskFigure(t.Task))(line(klPlot(figureTitle(t.Task)+bands, t.Series, col))); err != nil {
 			return nil, err
 		}
 	}
-	if bv := r.sygusTasks("BV4"); len(bv) > 0 {
-		if err := add(figSygusScatter)(r.scatter(ASAp, bv, "Fig. 2b: BV4, ASAp(k) vs MCMC(k)", col)); err != nil {
-			return nil, err
-		}
-	}
-	if other := r.otherTasks(); len(other) > 0 {
-		if err := add("scatter_gcd.svg")(r.scatter(GCD, other, "KL per task: GCD vs MCMC(k)", col)); err != nil {
-			return nil, err
-		}
-		if err := add("scatter_asap.svg")(r.scatter(ASAp, other, "KL per task: ASAp(k) vs MCMC(k)", col)); err != nil {
-			return nil, err
-		}
-	}
-	for _, s := range r.subsets() {
-		idx := r.sygusTasks(s)
-		if err := add(figGCDScatters + s + ".svg")(r.scatter(GCD, idx, "Fig. 13: "+s+", GCD vs MCMC(k)", col)); err != nil {
-			return nil, err
-		}
-		if err := add(figASApScatters + s + ".svg")(r.scatter(ASAp, idx, "Fig. 14: "+s+", ASAp(k) vs MCMC(k)", col)); err != nil {
+	for _, f := range r.scatters() {
+		if err := add(f.name)(scatter(r.scatter(f.base, f.tasks, f.title+sub, col))); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// A scatterFig is one scatter figure of a report: KL of base against
+// MCMC(K)'s on tasks.
+type scatterFig struct {
+	name, title, base string
+	tasks             []int
+}
+
+// scatters lists the report's scatter figures: Fig. 2b on BV4, Figs. 13
+// and 14 per SyGuS subset, and both against the tasks of no subset.
+func (r *Report) scatters() []scatterFig {
+	var out []scatterFig
+	if bv := r.sygusTasks("BV4"); len(bv) > 0 {
+		out = append(out, scatterFig{FigSygusScatter, "Fig. 2b: BV4, KL of ASAp(k) vs MCMC(k) per task", ASAp, bv})
+	}
+	if other := r.otherTasks(); len(other) > 0 {
+		out = append(out, scatterFig{"scatter_gcd.svg", "KL per task: GCD vs MCMC(k)", GCD, other},
+			scatterFig{"scatter_asap.svg", "KL per task: ASAp(k) vs MCMC(k)", ASAp, other})
+	}
+	for _, s := range r.subsets() {
+		idx := r.sygusTasks(s)
+		out = append(out, scatterFig{GCDScatterFigure(s), "Fig. 13: " + s + ", KL of GCD vs MCMC(k) per task", GCD, idx},
+			scatterFig{ASApScatterFigure(s), "Fig. 14: " + s + ", KL of ASAp(k) vs MCMC(k) per task", ASAp, idx})
+	}
+	return out
+}
+
+// caption is the second line of every title: the protocol and the runs
+// the estimates rest on (the scale of the experiment).
+func (r *Report) caption() string {
+	runs := 0
+	for _, t := range r.Tasks {
+		for _, s := range t.Series {
+			for _, pt := range s.Points {
+				runs = max(runs, pt.Runs)
+			}
+		}
+	}
+	proto := r.Options.Protocol
+	if proto == "" {
+		proto = Gasp
+	}
+	return fmt.Sprintf("\n%s protocol, %d runs per method and k", proto, runs)
 }
 
 // fileName maps a task name to a file name: bytes other than
@@ -116,14 +113,13 @@ func fileName(task string) string {
 // klPlot draws KL against k for every series with points at k ≥ 1 (a line
 // and its bootstrap band), and series with only k = 0 (GCD, rejection) as
 // dashed horizontal lines; it returns nil when no series has a point at
-// k ≥ 1. The y axis is logarithmic where KL spans an order
-// of magnitude, and leaves room above the data for the legend.
+// k ≥ 1. The y axis is logarithmic where KL spans a factor of 10
+// (figure.Axis).
 func klPlot(title string, series []Series, col map[string]color.RGBA) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "k (MCMC steps)"
 	p.Y.Label.Text = "KL(p̂ ‖ ref)"
-	p.Legend.Top = true
 	kmin, kmax := math.Inf(1), math.Inf(-1)
 	var ys []float64
 	for _, s := range series {
@@ -144,49 +140,13 @@ func klPlot(title string, series []Series, col map[string]color.RGBA) (*plot.Plo
 	}
 	p.X.Min, p.X.Max = kmin, kmax
 	p.X.Tick.Marker = intTicks{}
-	yAxis(&p.Y, ys, legendRows(series))
+	figure.Axis(&p.Y, ys)
 	for _, s := range series {
 		if err := addSeries(p, s, col[s.Method], kmin, kmax); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
-}
-
-// legendRows counts the series klPlot draws.
-func legendRows(series []Series) int {
-	n := 0
-	for _, s := range series {
-		if len(s.Points) > 0 {
-			n++
-		}
-	}
-	return n
-}
-
-// yAxis sets a from the values it shows: logarithmic when they are all
-// positive and span a factor of 10 or more, from 0 otherwise, with room at
-// the top for a legend of rows lines.
-func yAxis(a *plot.Axis, ys []float64, rows int) {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, y := range ys {
-		if !math.IsNaN(y) {
-			lo, hi = min(lo, y), max(hi, y)
-		}
-	}
-	if math.IsInf(lo, 0) {
-		lo, hi = 0, 1
-	}
-	room := 0.08 * float64(rows+1) / (1 - 0.08*float64(rows+1)) // legend rows take ~8 % of the height each
-	if lo > 0 && hi/lo >= 10 {
-		a.Scale, a.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-		a.Min, a.Max = lo/1.2, hi*math.Pow(hi/lo*1.2, room)
-		return
-	}
-	if hi <= 0 {
-		hi = 1
-	}
-	a.Min, a.Max = 0, hi*(1+room)
 }
 
 // addSeries draws one series of klPlot: a line with its band, or a dashed
@@ -213,30 +173,24 @@ func addSeries(p *plot.Plot, s Series, c color.RGBA, kmin, kmax float64) error {
 		p.Legend.Add(methodName(s.Method), l)
 		return nil
 	}
-	band := make(plotter.XYs, 0, 2*len(pts))
-	line := make(plotter.XYs, 0, len(pts))
-	for _, pt := range pts {
-		band = append(band, plotter.XY{X: float64(pt.K), Y: pt.Lo})
-		line = append(line, plotter.XY{X: float64(pt.K), Y: pt.KL})
+	band := make([]figure.BandPoint, len(pts))
+	line := make(plotter.XYs, len(pts))
+	for i, pt := range pts {
+		band[i] = figure.BandPoint{X: float64(pt.K), Y: pt.KL, Lo: pt.Lo, Hi: pt.Hi}
+		line[i] = plotter.XY{X: float64(pt.K), Y: pt.KL}
 	}
-	for i := len(pts) - 1; i >= 0; i-- {
-		band = append(band, plotter.XY{X: float64(pts[i].K), Y: pts[i].Hi})
-	}
-	poly, err := plotter.NewPolygon(band)
+	l, err := figure.AddBand(p, band, c)
 	if err != nil {
 		return err
 	}
-	poly.Color = color.NRGBA{c.R, c.G, c.B, 40} // not premultiplied
-	poly.LineStyle.Width = 0
-	l, sc, err := plotter.NewLinePoints(line)
+	sc, err := plotter.NewScatter(line)
 	if err != nil {
 		return err
 	}
-	l.Color = c
 	sc.Color = c
 	sc.Shape = draw.CircleGlyph{}
 	sc.Radius = vg.Points(1.5)
-	p.Add(poly, l, sc)
+	p.Add(sc)
 	p.Legend.Add(methodName(s.Method), l, sc)
 	return nil
 }
@@ -254,8 +208,6 @@ func (r *Report) scatter(base string, idx []int, title string, col map[string]co
 	p.Title.Text = title
 	p.X.Label.Text = "KL of " + label
 	p.Y.Label.Text = "KL of MCMC(k)"
-	p.Legend.Top = true
-	p.Legend.Left = true
 	var all []float64
 	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
 	i := 0
@@ -284,9 +236,8 @@ func (r *Report) scatter(base string, idx []int, title string, col map[string]co
 	if len(all) == 0 {
 		return nil, nil
 	}
-	yAxis(&p.Y, all, i)
-	yAxis(&p.X, all, 0)
-	p.X.Max = p.Y.Max // square, the diagonal at 45°
+	figure.Axis(&p.Y, all)
+	figure.Axis(&p.X, all) // the same range: the diagonal at 45°
 	diag, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: p.X.Min}, {X: p.X.Max, Y: p.X.Max}})
 	if err != nil {
 		return nil, err
@@ -294,6 +245,7 @@ func (r *Report) scatter(base string, idx []int, title string, col map[string]co
 	diag.Color = color.RGBA{150, 150, 150, 255}
 	diag.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
 	p.Add(diag)
+	p.Legend.Add("equal KL", diag)
 	return p, nil
 }
 
@@ -338,26 +290,23 @@ func (intTicks) Ticks(lo, hi float64) []plot.Tick {
 	return out
 }
 
-// render draws p as SVG; err is klPlot's or scatter's, passed through.
-func render(p *plot.Plot, err error) ([]byte, error) {
-	if err != nil {
-		return nil, err
-	}
-	w, err := p.WriterTo(5*vg.Inch, 3.5*vg.Inch, "svg")
-	if err != nil {
-		return nil, fmt.Errorf("analysis: plot: %w", err)
-	}
-	var b bytes.Buffer
-	if _, err := w.WriteTo(&b); err != nil {
-		return nil, fmt.Errorf("analysis: plot: %w", err)
-	}
-	return fontFallback(b.Bytes()), nil
-}
+// Figure sizes: a KL-vs-k plot, a scatter (its data area about square).
+const (
+	lineW, lineH       = 6.5 * vg.Inch, 3.8 * vg.Inch
+	scatterW, scatterH = 5.8 * vg.Inch, 4 * vg.Inch
+)
 
-// fontFallback gives the SVG's font, Liberation Serif (the metrics gonum/plot
-// lays the text out with), metric-compatible fallbacks for a reader without
-// it: Times New Roman, then any serif font.
-func fontFallback(svg []byte) []byte {
-	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Serif;"),
-		[]byte("font-family:'Liberation Serif','Times New Roman',Times,serif;"))
+// render draws p as an SVG of w × h, its legend beside the data
+// (pkg/figure); err is klPlot's or scatter's, passed through.
+func render(w, h vg.Length) func(*plot.Plot, error) ([]byte, error) {
+	return func(p *plot.Plot, err error) ([]byte, error) {
+		if err != nil || p == nil {
+			return nil, err
+		}
+		b, err := figure.SVG(w, h, p)
+		if err != nil {
+			return nil, fmt.Errorf("analysis: plot: %w", err)
+		}
+		return b, nil
+	}
 }

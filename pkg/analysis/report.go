@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -66,7 +67,7 @@ func Group(recs []runs.Record) *Data {
 }
 
 // Tasks returns the tasks, sorted.
-func (d *Data) Tasks() []string { return sortedKeys(d.series) }
+func (d *Data) Tasks() []string { return slices.Sorted(maps.Keys(d.series)) }
 
 // Methods returns the methods of a task, sorted (of every task when task is "").
 func (d *Data) Methods(task string) []string {
@@ -79,7 +80,7 @@ func (d *Data) Methods(task string) []string {
 			set[m] = true
 		}
 	}
-	return sortedKeys(set)
+	return slices.Sorted(maps.Keys(set))
 }
 
 // Ks returns the k values of (task, method), ascending.
@@ -100,7 +101,7 @@ func (d *Data) Records(task, method string, k int) []runs.Record {
 // TaskRecords returns every record of a task.
 func (d *Data) TaskRecords(task string) []runs.Record {
 	var out []runs.Record
-	for _, m := range sortedKeys(d.series[task]) {
+	for _, m := range slices.Sorted(maps.Keys(d.series[task])) {
 		for _, k := range d.Ks(task, m) {
 			out = append(out, d.series[task][m][k]...)
 		}
@@ -291,9 +292,9 @@ func analyzeTask(d *Data, task string, opt Options, point func(m string, k int, 
 	ref := newReference(d.TaskRecords(task), p)
 	view, from := d.view(task, p)
 	tr := TaskResult{Task: task, Size: ref.Size(), Proposals: ref.props, GCDFrom: from}
-	for _, m := range sortedKeys(view) {
+	for _, m := range slices.Sorted(maps.Keys(view)) {
 		s := Series{Method: m}
-		for _, k := range sortedInts(view[m]) {
+		for _, k := range slices.Sorted(maps.Keys(view[m])) {
 			recs := view[m][k]
 			c := p.counts(recs)
 			if c.Valid == 0 {
@@ -316,15 +317,6 @@ func analyzeTask(d *Data, task string, opt Options, point func(m string, k int, 
 		tr.Series = append(tr.Series, s)
 	}
 	return tr, nil
-}
-
-func sortedInts[V any](m map[int]V) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Ints(out)
-	return out
 }
 
 func mean(xs []float64) float64 {
@@ -522,14 +514,5 @@ func acceptance(d *Data) []Acceptance {
 			out = append(out, a)
 		}
 	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

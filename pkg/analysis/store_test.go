@@ -119,12 +119,7 @@ func TestUpdateStore(t *testing.T) {
 
 func loadStore(t *testing.T) *Data {
 	t.Helper()
-	st, err := runs.OpenReadOnly(storeDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	d, err := Load(st)
+	d, err := LoadDirs(storeDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/gasplab/gasp/pkg/figure"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -25,7 +26,7 @@ import (
 //	                 mean LM evaluations per run, every method and k, CARS
 //	                 at the floor of an exact sampler
 func (r *TrueReport) Files(title string) (map[string][]byte, error) {
-	fig, err := render(r.figure())
+	fig, err := render(lineW, lineH)(r.figure())
 	if err != nil {
 		return nil, err
 	}
@@ -136,13 +137,18 @@ func (r *TrueReport) markdown(title string) []byte {
 // evaluations per run, one line per method over its k.
 func (r *TrueReport) figure() (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = "true TV to P^G vs LM evaluations"
-	p.X.Label.Text = "LM token evaluations per run (log)"
-	p.Y.Label.Text = "TV(p̂, exact)"
+	n := 0
+	for _, t := range r.Tasks {
+		if r.common(&t) {
+			n++
+		}
+	}
+	p.Title.Text = fmt.Sprintf("True TV(p̂, P^G) vs LM evaluations per run\nmean over the %d tasks with enough exact (CARS) samples", n)
+	p.X.Label.Text = "LM token evaluations per run (log scale)"
+	p.Y.Label.Text = "TV(p̂, exact samples)"
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Legend.Top = true
-	col := colors(r.Methods)
+	p.X.Tick.Marker = figure.LogTicks{}
+	col := figure.Colors(r.Methods)
 	lines := 0
 	var ys []float64
 	for _, m := range r.Methods {
@@ -170,9 +176,8 @@ func (r *TrueReport) figure() (*plot.Plot, error) {
 	x, y, ok := r.carsPoint()
 	if ok {
 		ys = append(ys, y)
-		lines++
 	}
-	tvAxis(&p.Y, ys, lines)
+	tvAxis(&p.Y, ys)
 	if ok {
 		sc, err := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
 		if err != nil {
@@ -241,10 +246,10 @@ func (r *TrueReport) carsPoint() (x, y float64, ok bool) {
 	return x / n, y / n, true
 }
 
-// tvAxis fits a to the values ys with room at the top for a legend of
-// rows lines (each ~8 % of the height), as yAxis does for KL, but not from
-// 0: the methods' TVs lie close together.
-func tvAxis(a *plot.Axis, ys []float64, rows int) {
+// tvAxis fits a to the values ys with a margin of 5 % of their span at
+// both ends; not from 0, as figure.Axis does for KL: the methods' TVs lie
+// close together.
+func tvAxis(a *plot.Axis, ys []float64) {
 	if len(ys) == 0 {
 		a.Min, a.Max = 0, 1
 		return
@@ -252,5 +257,5 @@ func tvAxis(a *plot.Axis, ys []float64, rows int) {
 	lo, hi := slices.Min(ys), slices.Max(ys)
 	span := max(hi-lo, 0.01)
 	a.Min = lo - 0.05*span
-	a.Max = a.Min + (hi+0.05*span-a.Min)/(1-0.08*float64(rows+1))
+	a.Max = hi + 0.05*span
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -104,7 +106,7 @@ func (r *Report) protocolText() string {
 		from[t.GCDFrom]++
 	}
 	var src []string
-	for _, f := range sortedKeys(from) {
+	for _, f := range slices.Sorted(maps.Keys(from)) {
 		name := f
 		if name == "" {
 			name = "none"
@@ -260,7 +262,7 @@ func (r *Report) monoSummary() [][]string {
 	for _, m := range r.Mono {
 		by[m.Method] = append(by[m.Method], m)
 	}
-	for _, method := range sortedKeys(by) {
+	for _, method := range slices.Sorted(maps.Keys(by)) {
 		ms := by[method]
 		dec, inc := 0, 0
 		var taus []float64

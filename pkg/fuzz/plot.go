@@ -1,29 +1,15 @@
 package fuzz
 
 import (
-	"bytes"
 	"fmt"
-	"image/color"
 	"math"
 	"strings"
 
+	"github.com/gasplab/gasp/pkg/figure"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
-
-// methodColor is the line colour of a method in the plots (Okabe–Ito
-// colours, distinguishable with colour-blindness).
-var methodColor = map[string]color.RGBA{
-	"gcd":           {0, 0, 0, 255},
-	"asap":          {230, 159, 0, 255},
-	"grammarinator": {153, 153, 153, 255},
-	"mcmc-uniform":  {0, 114, 178, 255},
-	"mcmc-priority": {0, 158, 115, 255},
-	"mcmc-restart":  {213, 94, 0, 255},
-}
 
 // kDashes is the dash pattern of an MCMC line by k, as in the paper's
 // figures: k = 2 dotted, 5 dashed, the largest solid.
@@ -80,9 +66,9 @@ func PlotOverTime(rs []Result, metric string) ([]byte, error) {
 		return nil, err
 	}
 	r0 := chosen[0]
-	p.Title.Text = fmt.Sprintf("%s %s: %s coverage, mean and 95 %% CI over %s", r0.Library, r0.Version, metric, trialsText(chosen))
+	p.Title.Text = fmt.Sprintf("%s %s: %s coverage over AFL++ time\nmean and 95 %% CI over %s", r0.Library, r0.Version, metric, trialsText(chosen))
 	p.Y.Label.Text = metric + " coverage (%)"
-	return svgOf(7*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{{p}})
+	return figure.SVG(7*vg.Inch, 4.2*vg.Inch, p)
 }
 
 // PlotAblation draws, as an SVG, the paper's ablation figures (Figs. 7–12):
@@ -116,14 +102,14 @@ func PlotAblation(rs []Result, metric string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.Title.Text = label(Result{Base: base})
+		p.Title.Text = fmt.Sprintf("%s, by k\n%s %s coverage, %s", label(Result{Base: base}), chosen[0].Library, metric, trialsText(chosen))
 		p.Y.Label.Text = metric + " coverage (%)"
 		row = append(row, p)
 	}
 	if len(row) == 0 {
 		return nil, nil
 	}
-	return svgOf(vg.Length(len(row))*3.6*vg.Inch, 3.2*vg.Inch, [][]*plot.Plot{row})
+	return figure.SVG(vg.Length(len(row))*3.6*vg.Inch, 3.2*vg.Inch, row...)
 }
 
 // largestK returns the largest k of each base method.
@@ -136,81 +122,41 @@ func largestK(rs []Result) map[string]int {
 }
 
 // coveragePlot draws the results' curves with their bands, a colour per
-// base method and a dash per k, the legend at the top left above the data.
+// base method and a dash per k; the y axis spans the data and its bands.
 func coveragePlot(rs []Result, get func(Point) (float64, float64, float64), largest map[string]int,
 	name func(Result) string) (*plot.Plot, error) {
 	p := plot.New()
 	p.X.Label.Text = "AFL++ time (s)"
-	p.Legend.Top, p.Legend.Left = true, true
 	p.Add(plotter.NewGrid())
 	lo, hi := math.Inf(1), math.Inf(-1)
-	rows := 0
+	var bases []string
 	for _, r := range rs {
-		line := make(plotter.XYs, len(r.OverTime))
-		band := make(plotter.XYs, 2*len(r.OverTime))
-		for i, pt := range r.OverTime {
-			v, l, h := get(pt)
-			line[i] = plotter.XY{X: pt.Seconds, Y: v}
-			band[i] = plotter.XY{X: pt.Seconds, Y: min(l, v)}
-			band[len(band)-1-i] = plotter.XY{X: pt.Seconds, Y: max(h, v)}
-			lo, hi = min(lo, l, v), max(hi, h, v)
-		}
-		if len(line) == 0 {
+		bases = append(bases, r.Base)
+	}
+	col := figure.Colors(bases)
+	for _, r := range rs {
+		if len(r.OverTime) == 0 {
 			continue
 		}
-		c, ok := methodColor[r.Base]
-		if !ok {
-			c = color.RGBA{86, 180, 233, 255}
+		band := make([]figure.BandPoint, len(r.OverTime))
+		for i, pt := range r.OverTime {
+			v, l, h := get(pt)
+			band[i] = figure.BandPoint{X: pt.Seconds, Y: v, Lo: min(l, v), Hi: max(h, v)}
+			lo, hi = min(lo, l, v), max(hi, h, v)
 		}
-		poly, err := plotter.NewPolygon(band)
+		l, err := figure.AddBand(p, band, col[r.Base])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", r.Method, err)
 		}
-		poly.Color = color.NRGBA{c.R, c.G, c.B, 45}
-		poly.LineStyle.Width = 0
-		l, err := plotter.NewLine(line)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", r.Method, err)
-		}
-		l.Color, l.Width = c, vg.Points(1.5)
+		l.Width = vg.Points(1.5)
 		if strings.HasPrefix(r.Base, "mcmc-") {
 			l.Dashes = kDashes(r.K, largest[r.Base])
 		}
-		p.Add(poly, l)
 		p.Legend.Add(name(r), l)
-		rows++
 	}
 	if !math.IsInf(lo, 0) {
-		// Legend rows take ~7 % of the height each: leave that much room above the data.
-		room := 0.07 * float64(rows+1)
 		span := max(hi-lo, 0.01)
-		p.Y.Min, p.Y.Max = lo-0.05*span, hi+span*room/(1-room)
+		p.Y.Min, p.Y.Max = lo-0.05*span, hi+0.05*span
 	}
 	return p, nil
-}
-
-// svgOf draws the plots, aligned in rows, on one SVG canvas.
-func svgOf(w, h vg.Length, plots [][]*plot.Plot) ([]byte, error) {
-	c := vgsvg.New(w, h)
-	dc := draw.New(c)
-	tiles := draw.Tiles{Rows: len(plots), Cols: len(plots[0]), PadX: vg.Points(8), PadY: vg.Points(8)}
-	canvases := plot.Align(plots, tiles, dc)
-	for i := range plots {
-		for j, p := range plots[i] {
-			p.Draw(canvases[i][j])
-		}
-	}
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return nil, err
-	}
-	return fontFallback(buf.Bytes()), nil
-}
-
-// fontFallback gives the SVG's font, Liberation Serif (the metrics gonum/plot
-// lays the text out with), metric-compatible fallbacks for a reader without
-// it: Times New Roman, then any serif font.
-func fontFallback(svg []byte) []byte {
-	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Serif;"),
-		[]byte("font-family:'Liberation Serif','Times New Roman',Times,serif;"))
 }

@@ -169,117 +169,20 @@ func (tc *Toolchain) trial(ctx context.Context, t *Target, seeds []string, opts 
 		return nil, err
 	}
 	work := filepath.Join(dir, "work")
-	seedDir := filepath.Join(work, "seeds")
-	if err := os.MkdirAll(seedDir, 0o755); err != nil {
+	local, err := copySeeds(seeds, filepath.Join(work, "seeds"), t.Ext)
+	if err != nil {
 		return nil, err
-	}
-	var local []string
-	for k, s := range seeds {
-		data, err := os.ReadFile(s)
-		if err != nil {
-			return nil, err
-		}
-		p := filepath.Join(seedDir, fmt.Sprintf("seed-%04d%s", k, t.Ext))
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return nil, err
-		}
-		local = append(local, p)
 	}
 	if err := t.prepare(work); err != nil {
 		return nil, err
 	}
 	tr := &Trial{Trial: i, AFLSeed: 42 + i + 1}
-	type entry struct {
-		path string
-		ms   int64
-	}
-	var found []entry
+	var found []queued
 	if opts.Time > 0 {
-		tr.ExecTimeoutMs = t.Timeout
-		if opts.ExecTimeout > 0 {
-			tr.ExecTimeoutMs = int(opts.ExecTimeout.Milliseconds())
-		}
-		aflIn, slow, err := tc.fastSeeds(ctx, t, work, local, time.Duration(tr.ExecTimeoutMs)*time.Millisecond/2)
-		if err != nil {
+		run := &aflRun{tc: tc, t: t, opts: opts, tr: tr, dir: dir, work: work, logf: logf}
+		if found, err = run.fuzz(ctx, local); err != nil {
 			return nil, err
 		}
-		tr.SlowSeeds = slow
-		logf("fuzz: %s trial %d: afl-fuzz for %v (AFL_RANDOM_SEED=%d, -t %d, %d of %d seeds: %d slow)",
-			t.Name, i, opts.Time, tr.AFLSeed, tr.ExecTimeoutMs, len(local)-len(slow), len(local), len(slow))
-		aflOut := filepath.Join(work, "afl")
-		// A fixed -t: with "-t N+" afl-fuzz 4.04c calibrates its own
-		// timeout from the seeds (40 ms for SQLite), under which a mutant
-		// running a longer test script counts as a hang.
-		args := []string{"-i", aflIn, "-o", aflOut, "-s", strconv.Itoa(tr.AFLSeed),
-			"-V", strconv.Itoa(int(math.Ceil(opts.Time.Seconds()))),
-			"-t", strconv.Itoa(tr.ExecTimeoutMs), "-e", strings.TrimPrefix(t.Ext, "."), "--"}
-		if opts.Dict != nil {
-			dict := filepath.Join(work, "afl.dict")
-			if err := os.WriteFile(dict, opts.Dict, 0o644); err != nil {
-				return nil, err
-			}
-			args = append(args[:len(args)-1], "-x", dict, "--")
-		}
-		args = append(args, t.args(t.AFLBin, "@@", work)...)
-		sb := tc.sandbox(work,
-			"AFL_NO_UI=1", "AFL_SKIP_CPUFREQ=1", "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1",
-			"AFL_NO_AFFINITY=1", "AFL_SKIP_CRASHES=1", "AFL_RANDOM_SEED="+strconv.Itoa(tr.AFLSeed),
-			"AFL_TRY_AFFINITY=0", "AFL_NO_WARN_INSTABILITY=1")
-		scratch := filepath.Join(work, "afl-cwd")
-		if err := os.MkdirAll(scratch, 0o755); err != nil {
-			return nil, err
-		}
-		logPath := filepath.Join(dir, "afl.log")
-		runAFL := func() error {
-			if err := os.RemoveAll(aflOut); err != nil {
-				return err
-			}
-			actx, cancel := context.WithTimeout(ctx, opts.Time+5*time.Minute)
-			defer cancel()
-			cmd := sb.Command(actx, "sh", "-c", `cd "$1" && shift && exec afl-fuzz "$@"`, "sh", scratch)
-			cmd.Args = append(cmd.Args, args...)
-			logOut, err := os.Create(logPath)
-			if err != nil {
-				return err
-			}
-			defer logOut.Close()
-			cmd.Stdout, cmd.Stderr = logOut, logOut
-			return cmd.Run()
-		}
-		for attempt := 1; ; attempt++ {
-			err := runAFL()
-			if err == nil {
-				break
-			}
-			tail, _ := os.ReadFile(logPath)
-			// A seed that ran well within the timeout can still time out in
-			// afl-fuzz's dry run on a loaded machine; with every seed out,
-			// afl-fuzz gives up. Such a run is tried again.
-			if attempt < aflAttempts && ctx.Err() == nil && bytes.Contains(tail, []byte("All test cases time out or crash")) {
-				tr.Retries++
-				logf("fuzz: %s trial %d: every seed timed out or crashed in afl-fuzz's dry run; trying again", t.Name, i)
-				select {
-				case <-ctx.Done():
-				case <-time.After(5 * time.Second):
-				}
-				continue
-			}
-			if len(tail) > 2000 {
-				tail = tail[len(tail)-2000:]
-			}
-			return nil, fmt.Errorf("afl-fuzz: %v\n%s", err, tail)
-		}
-		queue, _ := filepath.Glob(filepath.Join(aflOut, "default", "queue", "id:*"))
-		tr.Queue = len(queue)
-		for _, q := range queue {
-			base := filepath.Base(q)
-			if strings.Contains(base, ",orig:") {
-				continue // the seeds are replayed at time 0
-			}
-			found = append(found, entry{q, queueTime(base)})
-		}
-		tr.Execs = aflStat(filepath.Join(aflOut, "default", "fuzzer_stats"), "execs_done")
-		sort.Slice(found, func(a, b int) bool { return found[a].ms < found[b].ms })
 	}
 	prof := &profiler{tc: tc, t: t, work: work}
 	next := 0
@@ -307,6 +210,148 @@ func (tc *Toolchain) trial(ctx context.Context, t *Target, seeds []string, opts 
 	}
 	tr.Coverage = tr.OverTime[len(tr.OverTime)-1].Coverage
 	return tr, nil
+}
+
+// copySeeds copies the seed files into dir as seed-NNNN<ext> and returns
+// their paths.
+func copySeeds(seeds []string, dir, ext string) ([]string, error) {
+	data := make([][]byte, len(seeds))
+	for k, s := range seeds {
+		var err error
+		if data[k], err = os.ReadFile(s); err != nil {
+			return nil, err
+		}
+	}
+	return writeSeeds(dir, ext, data)
+}
+
+// A queued input is an entry of AFL++'s queue and when it was found, in
+// milliseconds since the start of the run.
+type queued struct {
+	path string
+	ms   int64
+}
+
+// An aflRun is the AFL++ run of one trial, filling in tr.
+type aflRun struct {
+	tc        *Toolchain
+	t         *Target
+	opts      Options
+	tr        *Trial
+	dir, work string // the trial's directory, and its work directory
+	logf      func(string, ...any)
+}
+
+// fuzz runs afl-fuzz for opts.Time from the seeds that run fast enough and
+// returns the entries it queued, oldest first (the seeds are not among
+// them: they are replayed at time 0).
+func (a *aflRun) fuzz(ctx context.Context, seeds []string) ([]queued, error) {
+	t, tr := a.t, a.tr
+	tr.ExecTimeoutMs = t.Timeout
+	if a.opts.ExecTimeout > 0 {
+		tr.ExecTimeoutMs = int(a.opts.ExecTimeout.Milliseconds())
+	}
+	aflIn, slow, err := a.tc.fastSeeds(ctx, t, a.work, seeds, time.Duration(tr.ExecTimeoutMs)*time.Millisecond/2)
+	if err != nil {
+		return nil, err
+	}
+	tr.SlowSeeds = slow
+	a.logf("fuzz: %s trial %d: afl-fuzz for %v (AFL_RANDOM_SEED=%d, -t %d, %d of %d seeds: %d slow)",
+		t.Name, tr.Trial, a.opts.Time, tr.AFLSeed, tr.ExecTimeoutMs, len(seeds)-len(slow), len(seeds), len(slow))
+	aflOut := filepath.Join(a.work, "afl")
+	args, err := a.args(aflIn, aflOut)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.runWithRetries(ctx, aflOut, args); err != nil {
+		return nil, err
+	}
+	queue, _ := filepath.Glob(filepath.Join(aflOut, "default", "queue", "id:*"))
+	tr.Queue = len(queue)
+	var found []queued
+	for _, q := range queue {
+		base := filepath.Base(q)
+		if strings.Contains(base, ",orig:") {
+			continue // the seeds are replayed at time 0
+		}
+		found = append(found, queued{q, queueTime(base)})
+	}
+	tr.Execs = aflStat(filepath.Join(aflOut, "default", "fuzzer_stats"), "execs_done")
+	sort.Slice(found, func(i, j int) bool { return found[i].ms < found[j].ms })
+	return found, nil
+}
+
+// args returns afl-fuzz's command line, writing the dictionary, if any,
+// into the work directory.
+func (a *aflRun) args(aflIn, aflOut string) ([]string, error) {
+	// A fixed -t: with "-t N+" afl-fuzz 4.04c calibrates its own
+	// timeout from the seeds (40 ms for SQLite), under which a mutant
+	// running a longer test script counts as a hang.
+	args := []string{"-i", aflIn, "-o", aflOut, "-s", strconv.Itoa(a.tr.AFLSeed),
+		"-V", strconv.Itoa(int(math.Ceil(a.opts.Time.Seconds()))),
+		"-t", strconv.Itoa(a.tr.ExecTimeoutMs), "-e", strings.TrimPrefix(a.t.Ext, "."), "--"}
+	if a.opts.Dict != nil {
+		dict := filepath.Join(a.work, "afl.dict")
+		if err := os.WriteFile(dict, a.opts.Dict, 0o644); err != nil {
+			return nil, err
+		}
+		args = append(args[:len(args)-1], "-x", dict, "--")
+	}
+	return append(args, a.t.args(a.t.AFLBin, "@@", a.work)...), nil
+}
+
+// runWithRetries runs afl-fuzz in the sandbox, logging to afl.log, and
+// runs it again (up to aflAttempts in all) when every seed timed out in
+// its dry run.
+func (a *aflRun) runWithRetries(ctx context.Context, aflOut string, args []string) error {
+	sb := a.tc.sandbox(a.work,
+		"AFL_NO_UI=1", "AFL_SKIP_CPUFREQ=1", "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1",
+		"AFL_NO_AFFINITY=1", "AFL_SKIP_CRASHES=1", "AFL_RANDOM_SEED="+strconv.Itoa(a.tr.AFLSeed),
+		"AFL_TRY_AFFINITY=0", "AFL_NO_WARN_INSTABILITY=1")
+	scratch := filepath.Join(a.work, "afl-cwd")
+	if err := os.MkdirAll(scratch, 0o755); err != nil {
+		return err
+	}
+	logPath := filepath.Join(a.dir, "afl.log")
+	runAFL := func() error {
+		if err := os.RemoveAll(aflOut); err != nil {
+			return err
+		}
+		actx, cancel := context.WithTimeout(ctx, a.opts.Time+5*time.Minute)
+		defer cancel()
+		cmd := sb.Command(actx, "sh", "-c", `cd "$1" && shift && exec afl-fuzz "$@"`, "sh", scratch)
+		cmd.Args = append(cmd.Args, args...)
+		logOut, err := os.Create(logPath)
+		if err != nil {
+			return err
+		}
+		defer logOut.Close()
+		cmd.Stdout, cmd.Stderr = logOut, logOut
+		return cmd.Run()
+	}
+	for attempt := 1; ; attempt++ {
+		err := runAFL()
+		if err == nil {
+			return nil
+		}
+		tail, _ := os.ReadFile(logPath)
+		// A seed that ran well within the timeout can still time out in
+		// afl-fuzz's dry run on a loaded machine; with every seed out,
+		// afl-fuzz gives up. Such a run is tried again.
+		if attempt < aflAttempts && ctx.Err() == nil && bytes.Contains(tail, []byte("All test cases time out or crash")) {
+			a.tr.Retries++
+			a.logf("fuzz: %s trial %d: every seed timed out or crashed in afl-fuzz's dry run; trying again", a.t.Name, a.tr.Trial)
+			select {
+			case <-ctx.Done():
+			case <-time.After(5 * time.Second):
+			}
+			continue
+		}
+		if len(tail) > 2000 {
+			tail = tail[len(tail)-2000:]
+		}
+		return fmt.Errorf("afl-fuzz: %v\n%s", err, tail)
+	}
 }
 
 // fastSeeds times each seed on the target's AFL++ build in the sandbox and

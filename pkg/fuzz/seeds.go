@@ -32,15 +32,23 @@ func GrammarSeeds(g *grammar.Grammar, n int, seed uint64, depth int) [][]byte {
 
 // WriteSeeds writes samples to dir as seed-NNNN.EXT files.
 func WriteSeeds(dir, ext string, samples [][]byte) error {
+	_, err := writeSeeds(dir, ext, samples)
+	return err
+}
+
+// writeSeeds is WriteSeeds, returning the paths of the files.
+func writeSeeds(dir, ext string, samples [][]byte) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return nil, err
 	}
+	paths := make([]string, len(samples))
 	for i, s := range samples {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed-%04d%s", i, ext)), s, 0o644); err != nil {
-			return err
+		paths[i] = filepath.Join(dir, fmt.Sprintf("seed-%04d%s", i, ext))
+		if err := os.WriteFile(paths[i], s, 0o644); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return paths, nil
 }
 
 // ValidityResult counts how many samples the library accepts.

@@ -1,0 +1,85 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gasplab/gasp/pkg/runs"
+)
+
+// LoadDirs reads every record of the run stores in dirs, opened read-only,
+// as one Data: mcmc/quick, or several stores together (mcmc/quick and
+// mcmc/quick-smc). A store without records is an error.
+func LoadDirs(dirs ...string) (*Data, error) {
+	var all []runs.Record
+	for _, dir := range dirs {
+		st, err := runs.OpenReadOnly(dir)
+		if err != nil {
+			return nil, err
+		}
+		n := len(all)
+		err = st.Each(func(r runs.Record) error {
+			all = append(all, r)
+			return nil
+		})
+		st.Close()
+		if err == nil && len(all) == n {
+			err = fmt.Errorf("%s holds no records", dir)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return Group(all), nil
+}
+
+// Subset returns the records of the tasks of SyGuS subset s ("SLIA" for
+// "SLIA/lastname"), or of every task when s is "", as a Data of its own.
+func (d *Data) Subset(s string) *Data {
+	var recs []runs.Record
+	for _, t := range d.Tasks() {
+		if s == "" || strings.HasPrefix(t, s+"/") {
+			recs = append(recs, d.TaskRecords(t)...)
+		}
+	}
+	return Group(recs)
+}
+
+// Wilson returns the 95 % Wilson score interval of a proportion of k
+// successes in n trials; [0, 1] when n is 0.
+func Wilson(k, n int) (lo, hi float64) {
+	if n == 0 {
+		return 0, 1
+	}
+	const z = 1.959964
+	p, nf := float64(k)/float64(n), float64(n)
+	c := (p + z*z/(2*nf)) / (1 + z*z/nf)
+	h := z / (1 + z*z/nf) * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf))
+	return max(0, c-h), min(1, c+h)
+}
+
+// LogImportance returns the log of the importance-sampling estimate of
+// Z = P(L(G)) from GCD records, the mean over the records of
+// 1[valid]·exp(log P − log P_GCD), and the number of valid records. It
+// works in log space, as Z may lie far below the smallest float64; it is
+// −Inf when no record is valid.
+func LogImportance(recs []runs.Record) (logZ float64, valid int) {
+	m := math.Inf(-1)
+	for _, r := range recs {
+		if r.Valid {
+			m = max(m, r.LogP-r.LogPGCD)
+			valid++
+		}
+	}
+	if valid == 0 {
+		return m, 0
+	}
+	sum := 0.0
+	for _, r := range recs {
+		if r.Valid {
+			sum += math.Exp(r.LogP - r.LogPGCD - m)
+		}
+	}
+	return m + math.Log(sum/float64(len(recs))), valid
+}
