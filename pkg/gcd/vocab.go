@@ -162,7 +162,14 @@ func ParseVocab(data []byte) (*Vocab, error) {
 		}
 	}
 
-	v.index = make(map[string]int, size)
+	v.finish(seen)
+	return v, nil
+}
+
+// finish indexes the names of the ids seen and sets EOS to the special
+// tokens named in DefaultEOSNames.
+func (v *Vocab) finish(seen []bool) {
+	v.index = make(map[string]int, len(v.Names))
 	for id, name := range v.Names {
 		if _, dup := v.index[name]; !dup && seen[id] {
 			v.index[name] = id
@@ -174,7 +181,27 @@ func ParseVocab(data []byte) (*Vocab, error) {
 		}
 	}
 	slices.Sort(v.EOS)
-	return v, nil
+}
+
+// VocabFrom returns the vocabulary of a loaded tokenizer: the Vocab that
+// ParseVocab gives for its tokenizer.json, without reading it again.
+func VocabFrom(t *tokenizer.Tokenizer) *Vocab {
+	size := t.VocabSize()
+	v := &Vocab{Tokens: make([][]byte, size), Special: make([]bool, size), Names: make([]string, size)}
+	seen := make([]bool, size)
+	for id := range size {
+		seen[id] = t.Valid(id)
+		v.Names[id] = t.Name(id)
+		v.Special[id] = !seen[id] || t.IsSpecial(id)
+		switch {
+		case t.Added(id): // its content as written, as ParseVocab takes it
+			v.Tokens[id] = []byte(t.Name(id))
+		case seen[id]:
+			v.Tokens[id] = bytes.Clone(t.Token(id))
+		}
+	}
+	v.finish(seen)
+	return v
 }
 
 // Size returns the number of token ids, max id + 1.
