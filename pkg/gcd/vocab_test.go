@@ -3,8 +3,8 @@ package gcd
 import (
 	"bytes"
 	"os"
-	"reflect"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
