@@ -10,6 +10,7 @@ import (
 
 	"github.com/gasplab/gasp/pkg/hf"
 	"github.com/gasplab/gasp/pkg/llama"
+	"github.com/gasplab/gasp/pkg/lm"
 )
 
 // logitsReport is what "gasp logits" prints.
@@ -18,15 +19,17 @@ type logitsReport struct {
 	Logits    []float32 `json:"logits"`
 }
 
-func runLogits(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp logits", "gasp logits --model DIR --ids \"ID ID ...\" [--dtype f32|bf16|auto]", `
+const logitsDoc = `
 Runs the Llama model in DIR (config.json and model.safetensors, or a sharded
 checkpoint; DIR may also be a Hugging Face hub id, resolved through the hub
 cache) on the token ids and prints the next-token logits after the last id
 as JSON: {"vocab_size": V, "logits": [V numbers]}. The ids are separated by
 spaces or commas. The GoMLX backend is the one $GOMLX_BACKEND names (default:
 the pure-Go backend "go"); --dtype chooses the weights' dtype (auto: the
-checkpoint's on XLA, f32 on the pure-Go backend); activations are float32.`)
+checkpoint's on XLA, f32 on the pure-Go backend); activations are float32.`
+
+func runLogits(args []string, stdout, stderr io.Writer) int {
+	fset := newFlagSet("gasp logits", "gasp logits --model DIR --ids \"ID ID ...\" [--dtype f32|bf16|auto]", logitsDoc)
 	model := fset.String("model", "", "model directory or hub id (default: data/models/tiny of the repository)")
 	idsFlag := fset.String("ids", "", "token ids, separated by spaces or commas")
 	dtype := fset.String("dtype", "auto", "weights and cache dtype: f32, bf16 or auto")
@@ -81,7 +84,7 @@ checkpoint's on XLA, f32 on the pure-Go backend); activations are float32.`)
 		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
 		return 1
 	}
-	if err := checkLogits(logits[len(logits)-1], "the ids"); err != nil {
+	if err := lm.CheckFinite(logits[len(logits)-1], "the ids"); err != nil {
 		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
 		return 1
 	}

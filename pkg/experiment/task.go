@@ -111,9 +111,6 @@ func (c *TaskConfig) fromDir() error {
 	if c.Name == "" {
 		c.Name = c.Grammar
 	}
-	if c.Transform == (lm.Transform{}) {
-		c.Transform.Temperature = 1
-	}
 	return nil
 }
 
