@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path/filepath"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/gasplab/gasp/pkg/model"
