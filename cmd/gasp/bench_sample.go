@@ -71,22 +71,13 @@ type benchSampleCmd struct {
 }
 
 func runBenchSample(args []string, stdout, stderr io.Writer) int {
-	c, code, done := parseBenchSample(args, stdout, stderr)
-	if done {
-		return code
-	}
-	rep, err := c.run()
-	if err != nil {
-		fmt.Fprintf(stderr, "gasp bench sample: %v\n", err)
-		return 1
-	}
-	rep.write(stdout, c.asJSON)
-	return 0
+	return runConfigured("gasp bench sample", parseBenchSample, args, stdout, stderr)
 }
 
 // parseBenchSample parses and checks the flags; done is true when the
 // command ends with code.
-func parseBenchSample(args []string, stdout, stderr io.Writer) (c benchSampleCmd, code int, done bool) {
+func parseBenchSample(args []string, stdout, stderr io.Writer) (*benchSampleCmd, int, bool) {
+	c := &benchSampleCmd{}
 	fset := newFlagSet("gasp bench sample", benchSampleUsage, benchSampleDoc)
 	t := &c.task
 	fset.StringVar(&c.dir, "task", "", "task directory with grammar.ebnf and prompt.txt (default "+defaultBenchTask+")")
@@ -114,10 +105,7 @@ func parseBenchSample(args []string, stdout, stderr io.Writer) (c benchSampleCmd
 		flagCheck{t.MaxNew < 1 || t.MaxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, t.MaxNew)},
 		flagCheck{(t.Grammar == "") != (t.Prompt == "") || (t.Grammar != "" && c.dir != ""), "give --grammar and --prompt together, or --task"},
 	); bad != "" {
-		fmt.Fprintf(stderr, "gasp bench sample: %s\n", bad)
-		fset.SetOutput(stderr)
-		fset.Usage()
-		return c, 2, true
+		return c, usageError(fset, stderr, bad), true
 	}
 	return c, 0, false
 }
@@ -132,19 +120,29 @@ func (c *benchSampleCmd) resolveTask() error {
 	}
 	t.Name = c.dir
 	if c.dir == "" {
-		root, err := repoRoot()
-		if err != nil {
+		var err error
+		if c.dir, err = defaultTask(defaultBenchTask); err != nil {
 			return err
 		}
-		c.dir, t.Name = filepath.Join(root, defaultBenchTask), defaultBenchTask
+		t.Name = defaultBenchTask
 	}
 	t.Grammar, t.Prompt = filepath.Join(c.dir, "grammar.ebnf"), filepath.Join(c.dir, "prompt.txt")
 	_, err := os.Stat(t.Prompt)
 	return err
 }
 
-// run loads the task and times its chains.
-func (c *benchSampleCmd) run() (*sampleReport, error) {
+// run times the chains and prints the report.
+func (c *benchSampleCmd) run(stdout, _ io.Writer) error {
+	rep, err := c.time()
+	if err != nil {
+		return err
+	}
+	rep.write(stdout, c.asJSON)
+	return nil
+}
+
+// time loads the task and times its chains.
+func (c *benchSampleCmd) time() (*sampleReport, error) {
 	if err := c.resolveTask(); err != nil {
 		return nil, err
 	}

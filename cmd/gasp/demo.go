@@ -61,20 +61,13 @@ type demoCmd struct {
 }
 
 func runDemo(args []string, stdout, stderr io.Writer) int {
-	c, code, done := parseDemo(args, stdout, stderr)
-	if done {
-		return code
-	}
-	if err := c.run(stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "gasp demo: %v\n", err)
-		return 1
-	}
-	return 0
+	return runConfigured("gasp demo", parseDemo, args, stdout, stderr)
 }
 
 // parseDemo parses and checks the flags; done is true when the command
 // ends with code.
-func parseDemo(args []string, stdout, stderr io.Writer) (c demoCmd, code int, done bool) {
+func parseDemo(args []string, stdout, stderr io.Writer) (*demoCmd, int, bool) {
+	c := &demoCmd{}
 	fset := newFlagSet("gasp demo", demoUsage, demoDoc)
 	fset.StringVar(&c.task.Dir, "task", "", "task directory with grammar.ebnf and prompt.txt (default "+defaultDemoTask+" of the repository)")
 	fset.StringVar(&c.task.Model, "model", "", "model directory (default: data/models/tiny of the repository)")
@@ -98,10 +91,7 @@ func parseDemo(args []string, stdout, stderr io.Writer) (c demoCmd, code int, do
 		flagCheck{c.task.MaxNew < 1 || c.task.MaxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, c.task.MaxNew)},
 		flagCheck{c.resamples < 1 || c.resamples > 1_000_000, fmt.Sprintf("--resamples must be in [1, 1000000], got %d", c.resamples)},
 	); bad != "" {
-		fmt.Fprintf(stderr, "gasp demo: %s\n", bad)
-		fset.SetOutput(stderr)
-		fset.Usage()
-		return c, 2, true
+		return c, usageError(fset, stderr, bad), true
 	}
 	return c, 0, false
 }
@@ -134,13 +124,12 @@ func (c *demoCmd) run(stdout, stderr io.Writer) error {
 // settings.
 func (c *demoCmd) resolveTask(stderr io.Writer) error {
 	t := &c.task
+	var err error
 	t.Name = t.Dir
 	if t.Dir == "" {
-		root, err := repoRoot()
-		if err != nil {
+		if t.Dir, err = defaultTask(defaultDemoTask); err != nil {
 			return err
 		}
-		t.Dir = filepath.Join(root, defaultDemoTask)
 		t.Name = strings.TrimPrefix(defaultDemoTask, "data/gad/")
 	} else if i := strings.Index(filepath.ToSlash(t.Dir), "data/gad/"); i >= 0 {
 		t.Name = strings.Trim(filepath.ToSlash(t.Dir)[i+len("data/gad/"):], "/")
@@ -151,7 +140,6 @@ func (c *demoCmd) resolveTask(stderr io.Writer) error {
 		}
 	}
 	t.Grammar, t.Prompt = filepath.Join(t.Dir, "grammar.ebnf"), filepath.Join(t.Dir, "prompt.txt")
-	var err error
 	c.settings, err = sampleSettings(sampleSettingsOf{grammar: t.Grammar, prompt: t.Prompt,
 		model: t.Model, maxNew: t.MaxNew, tf: lm.Transform{Temperature: 1, TopP: 1}}, stderr)
 	return err

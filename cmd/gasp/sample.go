@@ -87,20 +87,13 @@ type sampleCmd struct {
 }
 
 func runSample(args []string, stdout, stderr io.Writer) int {
-	c, code, done := parseSample(args, stdout, stderr)
-	if done {
-		return code
-	}
-	if err := c.run(stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "gasp sample: %v\n", err)
-		return 1
-	}
-	return 0
+	return runConfigured("gasp sample", parseSample, args, stdout, stderr)
 }
 
 // parseSample parses and checks the flags of "gasp sample"; done is true
 // when the command ends with code (help, or a usage error).
-func parseSample(args []string, stdout, stderr io.Writer) (c sampleCmd, code int, done bool) {
+func parseSample(args []string, stdout, stderr io.Writer) (*sampleCmd, int, bool) {
+	c := &sampleCmd{}
 	fset := newFlagSet("gasp sample", sampleUsage, sampleDoc)
 	t := &c.task
 	fset.StringVar(&t.Grammar, "grammar", "", "grammar file (GBNF)")
@@ -128,21 +121,13 @@ func parseSample(args []string, stdout, stderr io.Writer) (c sampleCmd, code int
 	if done {
 		return c, code, true
 	}
-	usageErr := func(format string, a ...any) (sampleCmd, int, bool) {
-		fmt.Fprintf(stderr, "gasp sample: "+format+"\n", a...)
-		fset.SetOutput(stderr)
-		fset.Usage()
-		return c, 2, true
-	}
-	if bad := c.check(pos); bad != "" {
-		return usageErr("%s", bad)
-	}
+	bad := c.check(pos)
 	c.batch = min(c.batch, c.n) // a larger batch would only have idle rows
-	if err := checkTransformFlags(t.Transform.Temperature, t.Transform.TopP, t.Transform.TopK); err != nil {
-		return usageErr("%v", err)
+	if bad == "" && c.trie != "" && !method.Learns(c.meth) {
+		bad = "--trie is for cars and ars only"
 	}
-	if c.trie != "" && !method.Learns(c.meth) {
-		return usageErr("--trie is for cars and ars only")
+	if bad != "" {
+		return c, usageError(fset, stderr, bad), true
 	}
 	return c, 0, false
 }
@@ -167,6 +152,11 @@ func (c *sampleCmd) check(pos []string) string {
 		flagCheck{c.n > math.MaxInt-c.first, fmt.Sprintf("--first %d + --n %d overflows the run numbers", c.first, c.n)},
 		flagCheck{c.resume && c.out == "", "--resume needs --out"},
 	)
+	if bad == "" {
+		if err := checkTransformFlags(c.task.Transform.Temperature, c.task.Transform.TopP, c.task.Transform.TopK); err != nil {
+			bad = err.Error()
+		}
+	}
 	if bad == "" && c.meth.Steps() == method.None {
 		c.k = 0 // --k is ignored
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,4 +36,41 @@ func openTask(c experiment.TaskConfig, warn io.Writer) (*experiment.Task, error)
 	}
 	c.Warn = func(l grammar.ErrorList) { printWarnings(warn, l) }
 	return experiment.OpenTask(context.Background(), c)
+}
+
+// runConfigured runs a command whose flags parse into a configuration c:
+// parse says done, with the exit code, for help and usage errors; an error
+// of c.run exits 1, printed after the command's name.
+func runConfigured[C interface {
+	run(stdout, stderr io.Writer) error
+}](name string, parse func([]string, io.Writer, io.Writer) (C, int, bool),
+	args []string, stdout, stderr io.Writer) int {
+	c, code, done := parse(args, stdout, stderr)
+	if done {
+		return code
+	}
+	if err := c.run(stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 1
+	}
+	return 0
+}
+
+// usageError prints msg after the command's name, and the usage: exit
+// code 2.
+func usageError(fset *flag.FlagSet, stderr io.Writer, msg string) int {
+	fmt.Fprintf(stderr, "%s: %s\n", fset.Name(), msg)
+	fset.SetOutput(stderr)
+	fset.Usage()
+	return 2
+}
+
+// defaultTask returns the directory of a task of the repository: rel
+// relative to its root.
+func defaultTask(rel string) (string, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, rel), nil
 }

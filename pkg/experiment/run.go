@@ -11,10 +11,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/gasplab/gasp/pkg/earley"
-	"github.com/gasplab/gasp/pkg/gcd"
-	"github.com/gasplab/gasp/pkg/grammar"
-	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/mcmc"
 	"github.com/gasplab/gasp/pkg/method"
 	"github.com/gasplab/gasp/pkg/model"
@@ -270,19 +266,6 @@ func (r *runner) load(ctx context.Context) (*gridModel, map[int][]int, error) {
 		return nil, nil, err
 	}
 	return &gridModel{m, w}, prompts, nil
-}
-
-// task returns task i of the grid on the shared model, its sessions sized
-// for its prompt.
-func (r *runner) task(m *gridModel, i int, prompt []int) (*Task, error) {
-	files := r.tasks[i]
-	g, _, err := grammar.CompileFile(files.Grammar, grammar.Options{Lenient: r.cfg.Lenient})
-	if err != nil {
-		return nil, fmt.Errorf("task %s: %w", files.Name, err)
-	}
-	scfg := sample.Config{Masker: gcd.NewMasker(earley.New(g), m.Vocab, m.Trie), Transform: r.cfg.Transform(), MaxNew: r.cfg.MaxNewTokens}
-	sized := m.weights.WithSeq(len(prompt) + r.cfg.MaxNewTokens + 1)
-	return &Task{Name: files.Name, LM: lm.Finite(sized), Sample: scfg, Prompt: prompt, Decode: m.Decode}, nil
 }
 
 // batch samples the runs of u and appends their records, returning how

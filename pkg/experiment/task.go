@@ -65,10 +65,7 @@ func OpenTask(ctx context.Context, c TaskConfig) (*Task, error) {
 	if err := c.fromDir(); err != nil {
 		return nil, err
 	}
-	g, warnings, err := grammar.CompileFile(c.Grammar, grammar.Options{Lenient: c.Lenient})
-	if c.Warn != nil && len(warnings) > 0 {
-		c.Warn(warnings)
-	}
+	compile, err := compiler(c.Grammar, c.Lenient, c.Warn)
 	if err != nil {
 		return nil, err // the errors name the file
 	}
@@ -92,8 +89,34 @@ func OpenTask(ctx context.Context, c TaskConfig) (*Task, error) {
 	if c.Usage != nil {
 		lmodel = lm.Timed(lmodel, c.Usage)
 	}
-	scfg := sample.Config{Masker: gcd.NewMasker(earley.New(g), m.Vocab, m.Trie), Transform: c.Transform, MaxNew: c.MaxNew}
+	scfg := sample.Config{Masker: compile(m), Transform: c.Transform, MaxNew: c.MaxNew}
 	return &Task{Name: c.Name, LM: lm.Finite(lmodel), Sample: scfg, Prompt: prompt, Decode: m.Decode, close: w.Close}, nil
+}
+
+// compiler compiles a grammar file and returns what makes its masker on a
+// model; warnings go to warn when it is not nil.
+func compiler(path string, lenient bool, warn func(grammar.ErrorList)) (func(*model.Model) *gcd.Masker, error) {
+	g, warnings, err := grammar.CompileFile(path, grammar.Options{Lenient: lenient})
+	if warn != nil && len(warnings) > 0 {
+		warn(warnings)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func(m *model.Model) *gcd.Masker { return gcd.NewMasker(earley.New(g), m.Vocab, m.Trie) }, nil
+}
+
+// task returns task i of the grid on the shared model, its sessions sized
+// for its prompt.
+func (r *runner) task(m *gridModel, i int, prompt []int) (*Task, error) {
+	files := r.tasks[i]
+	compile, err := compiler(files.Grammar, r.cfg.Lenient, nil)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %w", files.Name, err)
+	}
+	scfg := sample.Config{Masker: compile(m.Model), Transform: r.cfg.Transform(), MaxNew: r.cfg.MaxNewTokens}
+	sized := m.weights.WithSeq(len(prompt) + r.cfg.MaxNewTokens + 1)
+	return &Task{Name: files.Name, LM: lm.Finite(sized), Sample: scfg, Prompt: prompt, Decode: m.Decode}, nil
 }
 
 // fromDir fills Grammar, Prompt and Name from Dir.

@@ -14,11 +14,7 @@ type GCD struct{}
 func (GCD) Steps() Steps { return None }
 
 func (GCD) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error) {
-	recs, _, err := cfg.GCDEach(m, prompt, rands)
-	if err != nil {
-		return nil, err
-	}
-	return one(recs), nil
+	return one(cfg.GCDEach(m, prompt, rands))
 }
 
 // Rejection is rejection sampling from P: a run's record is its first
@@ -30,11 +26,7 @@ type Rejection struct{}
 func (Rejection) Steps() Steps { return None }
 
 func (Rejection) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error) {
-	recs, _, err := cfg.RejectionEach(m, prompt, max(o.Budget, 1), rands)
-	if err != nil {
-		return nil, err
-	}
-	return one(recs), nil
+	return one(cfg.RejectionEach(m, prompt, max(o.Budget, 1), rands))
 }
 
 // ASAp is adaptive sampling with approximate expected futures: a run draws
@@ -122,7 +114,7 @@ func (e Exact) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rand
 			last[i] = rs[len(rs)-1]
 		}
 	}
-	return one(last), nil
+	return one(last, sample.Stats{}, nil)
 }
 
 // SMC is sequential Monte Carlo with grammar-masked extensions: a run is

@@ -110,13 +110,17 @@ func Learns(m Method) bool {
 	return ok && e.Variant != sample.RSFT
 }
 
-// one returns the Drawn of runs that leave one record each, at k = 0.
-func one(recs []*sample.Record) []Drawn {
+// one returns the Drawn of runs that leave one record each, at k = 0, as
+// a sampler returned them.
+func one(recs []*sample.Record, _ sample.Stats, err error) ([]Drawn, error) {
+	if err != nil {
+		return nil, err
+	}
 	var out []Drawn
 	for i, r := range recs {
 		if r != nil {
 			out = append(out, Drawn{Run: i, Rec: r, Evals: r.Evals, Rejections: r.Rejections})
 		}
 	}
-	return out
+	return out, nil
 }

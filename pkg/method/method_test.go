@@ -1,6 +1,7 @@
 package method
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/mcmc"
@@ -28,27 +29,18 @@ func TestParse(t *testing.T) {
 }
 
 func TestShape(t *testing.T) {
-	cases := []struct {
-		name           string
-		steps          Steps
-		units          int
-		rejects, learn bool
-	}{
-		{"gcd", None, 1, false, false},
-		{"rejection", None, 1, true, false},
-		{"asap", Samples, 5, false, false},
-		{"mcmc-uniform", Chain, 6, false, false},
-		{"cars", None, 1, true, true},
-		{"rsft", None, 1, true, false},
-		{"smc-3", None, 3, false, false},
+	// steps, units at K = 5, rejects, learns
+	want := map[string]string{
+		"gcd": "0 1 false false", "rejection": "0 1 true false", "asap": "2 5 false false",
+		"mcmc-uniform": "1 6 false false", "cars": "0 1 true true", "rsft": "0 1 true false", "smc-3": "0 3 false false",
 	}
-	for _, c := range cases {
-		m, err := Parse(c.name)
+	for name, w := range want {
+		m, err := Parse(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.Steps() != c.steps || Units(m, 5) != c.units || Rejects(m) != c.rejects || Learns(m) != c.learn {
-			t.Errorf("%s: steps %v, units %d, rejects %v, learns %v", c.name, m.Steps(), Units(m, 5), Rejects(m), Learns(m))
+		if got := fmt.Sprint(m.Steps(), Units(m, 5), Rejects(m), Learns(m)); got != w {
+			t.Errorf("%s: %s, want %s", name, got, w)
 		}
 	}
 	user := MCMC{Proposal: mcmc.ProposalFunc(func(x *sample.Record, w []float64) { w[0] = 1 })}
