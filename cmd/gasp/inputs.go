@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/gasplab/gasp/pkg/model"
@@ -132,31 +131,4 @@ func checkFinite(flag string, v float64) error {
 // before the weights are read (model.CheckMemory).
 func checkModelMemory(dir string, rows, seq int, what string) error {
 	return model.CheckMemory(dir, rows, seq, what)
-}
-
-// defaultModelDir is the embedded tiny model, relative to the repository root.
-const defaultModelDir = "data/models/tiny"
-
-// findDefaultModel looks for data/models/tiny in the current directory and
-// its parents, up to the directory holding go.mod.
-func findDefaultModel() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for d := wd; ; {
-		cand := filepath.Join(d, defaultModelDir)
-		if _, err := os.Stat(filepath.Join(cand, "config.json")); err == nil {
-			return cand, nil
-		}
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			break
-		}
-		p := filepath.Dir(d)
-		if p == d {
-			break
-		}
-		d = p
-	}
-	return "", fmt.Errorf("default model %s not found from %s; give --model DIR", defaultModelDir, wd)
 }

@@ -74,3 +74,30 @@ func defaultTask(rel string) (string, error) {
 	}
 	return filepath.Join(root, rel), nil
 }
+
+// defaultModelDir is the embedded tiny model, relative to the repository root.
+const defaultModelDir = "data/models/tiny"
+
+// findDefaultModel looks for data/models/tiny in the current directory and
+// its parents, up to the directory holding go.mod.
+func findDefaultModel() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; {
+		cand := filepath.Join(d, defaultModelDir)
+		if _, err := os.Stat(filepath.Join(cand, "config.json")); err == nil {
+			return cand, nil
+		}
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			break
+		}
+		p := filepath.Dir(d)
+		if p == d {
+			break
+		}
+		d = p
+	}
+	return "", fmt.Errorf("default model %s not found from %s; give --model DIR", defaultModelDir, wd)
+}
