@@ -37,7 +37,8 @@ var DefaultEOSNames = []string{"<|end_of_text|>", "<|eot_id|>", "<|endoftext|>",
 const maxVocabID = 1<<22 - 1
 
 // LoadVocab reads a Hugging Face tokenizer.json of a byte-level BPE
-// tokenizer (GPT-2, Llama 3, ...). See ParseVocab.
+// tokenizer (GPT-2, Llama 3, ...). See ParseVocab; a caller that has
+// loaded the tokenizer already takes VocabFrom instead.
 func LoadVocab(path string) (*Vocab, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
