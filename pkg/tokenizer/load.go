@@ -307,6 +307,12 @@ func (t *Tokenizer) buildVocab(data []byte, m *modelJSON, added []addedTokenJSON
 		t.byteIDs[b] = id
 	}
 
+	t.addAdded(added)
+	return nil
+}
+
+// addAdded adds the added tokens, checked by buildVocab, over the model's.
+func (t *Tokenizer) addAdded(added []addedTokenJSON) {
 	t.addedIDs = make(map[string]int, len(added))
 	for _, a := range added {
 		id := *a.ID
@@ -330,7 +336,6 @@ func (t *Tokenizer) buildVocab(data []byte, m *modelJSON, added []addedTokenJSON
 			t.addedRaw.add(a.Content, id, a.Special)
 		}
 	}
-	return nil
 }
 
 // modelID returns the id of the model token that tokenizer.json writes as
