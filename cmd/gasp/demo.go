@@ -280,7 +280,8 @@ func (c *demoCmd) report(st *runs.Store, stdout io.Writer) error {
 }
 
 // writeDemoTable prints KL [95 % interval] per k (rows) and method
-// (columns). GCD has no k: its one value is repeated on every row.
+// (columns). A method without steps (GCD) has one value, repeated on every
+// row.
 func writeDemoTable(w io.Writer, tr *analysis.TaskResult, k int, title string) {
 	fmt.Fprintf(w, "%s\n", title)
 	fmt.Fprintf(w, "KL(method ‖ reference) in nats, [95 %% bootstrap interval]; reference: P over the %d distinct valid samples\n\n", tr.Size)
@@ -294,7 +295,7 @@ func writeDemoTable(w io.Writer, tr *analysis.TaskResult, k int, title string) {
 		fmt.Fprintf(tw, "%d\t", kk)
 		for _, m := range demoMethods {
 			at := kk
-			if m == "gcd" {
+			if meth, err := method.Parse(m); err == nil && meth.Steps() == method.None {
 				at = 0
 			}
 			s, ok := tr.Method(m)

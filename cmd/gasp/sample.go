@@ -137,6 +137,10 @@ func parseSample(args []string, stdout, stderr io.Writer) (*sampleCmd, int, bool
 func (c *sampleCmd) check(pos []string) string {
 	var err error
 	c.meth, err = method.Parse(c.name)
+	firstK := 0 // the first k a run of the method has a record at
+	if err == nil {
+		firstK, _ = c.meth.Steps().Range(max(c.k, 1))
+	}
 	bad := firstBad(
 		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
 		flagCheck{c.task.Grammar == "", "--grammar is required"},
@@ -144,7 +148,7 @@ func (c *sampleCmd) check(pos []string) string {
 		flagCheck{err != nil, fmt.Sprintf("unknown --method %q: %v", c.name, err)},
 		flagCheck{c.n < 1, fmt.Sprintf("--n must be at least 1, got %d", c.n)},
 		flagCheck{c.first < 0, fmt.Sprintf("--first must not be negative, got %d", c.first)},
-		flagCheck{c.k < 0 || (c.name == "asap" && c.k < 1), fmt.Sprintf("--k %d out of range", c.k)},
+		flagCheck{c.k < firstK, fmt.Sprintf("--k %d out of range", c.k)},
 		flagCheck{c.task.MaxNew < 1 || c.task.MaxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, c.task.MaxNew)},
 		flagCheck{c.task.Template != "" && c.task.Template != "chat" && c.task.Template != "raw", fmt.Sprintf("--template must be chat or raw, got %q", c.task.Template)},
 		flagCheck{c.budget < 1 || c.budget > 1_000_000, fmt.Sprintf("--budget must be in [1, 1000000], got %d", c.budget)},
