@@ -9,6 +9,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gasplab/gasp/pkg/mcmc"
@@ -437,22 +440,31 @@ func appendRecords(ctx context.Context, dir string, recs []runs.Record, limit in
 	return n, st.Close()
 }
 
-// settings are the fields of a Config that determine its samples: a
-// resumed run must not change them. Tasks, methods, K and Runs may grow.
-type settings struct {
-	TaskRoot     string  `json:"task_root"`
-	Model        string  `json:"model"`
-	Template     string  `json:"template"`
-	Temperature  float64 `json:"temperature"`
-	TopP         float64 `json:"top_p"`
-	TopK         int     `json:"top_k"`
-	MaxNewTokens int     `json:"max_new_tokens"`
-	Seed         uint64  `json:"seed"`
-	Lenient      bool    `json:"lenient"`
+// settingsDiff names the sampling settings in which a and b differ ("" if
+// none): every field of a Config but those a resumed run may change
+// (name, protocol, tasks, methods, k, runs, batch, keep_proposals), so
+// that a new field counts as a setting unless said otherwise.
+func settingsDiff(a, b *Config) string {
+	ma, mb := a.settings(), b.settings()
+	var diffs []string
+	for k, v := range mb {
+		if !reflect.DeepEqual(ma[k], v) {
+			diffs = append(diffs, fmt.Sprintf("%s was %v, now %v", k, ma[k], v))
+		}
+	}
+	slices.Sort(diffs)
+	return strings.Join(diffs, ", ")
 }
 
-func (c *Config) settings() settings {
-	return settings{c.TaskRoot, c.Model, c.Template, c.Temperature, c.TopP, c.TopK, c.MaxNewTokens, c.Seed, c.Lenient}
+// settings returns c's sampling settings by JSON key.
+func (c Config) settings() map[string]any {
+	c.Name, c.Protocol, c.Root = "", "", ""
+	c.Tasks, c.Methods = nil, nil
+	c.K, c.Runs, c.Batch, c.KeepProposals = 0, 0, 0, false
+	b, _ := json.Marshal(c) // a Config always marshals
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return m
 }
 
 // checkSettings fails when the store records a configuration whose
@@ -469,9 +481,8 @@ func checkSettings(dir string, cfg *Config) error {
 	if err := json.Unmarshal(b, &old); err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(dir, settingsFile), err)
 	}
-	if old.settings() != cfg.settings() {
-		return fmt.Errorf("experiment: %s was run with other sampling settings (%+v, now %+v); use another name or store",
-			dir, old.settings(), cfg.settings())
+	if d := settingsDiff(&old, cfg); d != "" {
+		return fmt.Errorf("experiment: %s was run with other sampling settings (%s); use another name or store", dir, d)
 	}
 	return nil
 }
