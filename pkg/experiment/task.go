@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -62,6 +63,12 @@ type TaskConfig struct {
 // A grammar's errors come back as a grammar.ErrorList. Close the task when
 // done.
 func OpenTask(ctx context.Context, c TaskConfig) (*Task, error) {
+	switch {
+	case c.Model == "":
+		return nil, errors.New("experiment: TaskConfig.Model is required")
+	case c.MaxNew < 1:
+		return nil, fmt.Errorf("experiment: TaskConfig.MaxNew must be at least 1, got %d", c.MaxNew)
+	}
 	if err := c.fromDir(); err != nil {
 		return nil, err
 	}
@@ -221,6 +228,9 @@ func (t *Task) Draw(name string, m method.Method, b Batch) ([]runs.Record, error
 // rands returns the batch's random sources and seeds by row, setting Runs
 // to all the batch's runs when it is nil.
 func (b *Batch) rands(task, name string) ([]*rand.Rand, []uint64, error) {
+	if b.Size < 1 || b.K < 0 {
+		return nil, nil, fmt.Errorf("experiment: a batch of %d rows and %d steps", b.Size, b.K)
+	}
 	if b.Runs == nil {
 		for i := range b.Size {
 			b.Runs = append(b.Runs, b.First+i)

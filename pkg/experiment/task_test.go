@@ -120,3 +120,26 @@ func TestUserMethod(t *testing.T) {
 		t.Errorf("figures: %v", err)
 	}
 }
+
+// Misused, OpenTask and Draw say what is wrong.
+func TestTaskMisuse(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []TaskConfig{{Dir: "testdata/tasks/toy/bv", MaxNew: 4}, {Dir: "testdata/tasks/toy/bv", Model: "../../data/models/tiny"}} {
+		if _, err := OpenTask(ctx, c); err == nil {
+			t.Errorf("OpenTask(%+v) accepted", c)
+		}
+	}
+	task, err := OpenTask(ctx, TaskConfig{Dir: "testdata/tasks/toy/bv", Model: "../../data/models/tiny", MaxNew: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer task.Close()
+	for _, b := range []Batch{{}, {Size: 2, Runs: []int{2}}, {Size: 2, Runs: []int{0, 0}}, {Size: 1, K: 2, At: []int{0, 3}}} {
+		if _, err := task.Draw("mcmc-uniform", method.MCMC{Proposal: mcmc.Uniform{}}, b); err == nil {
+			t.Errorf("Draw(%+v) accepted", b)
+		}
+	}
+	if _, err := task.Draw("asap", method.ASAp{}, Batch{Size: 1, K: 2, At: []int{0}}); err == nil {
+		t.Error("ASAp at k = 0 accepted")
+	}
+}
