@@ -9,7 +9,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
-	for _, name := range append(Names, "mcmc-mix-0.5", "mcmc-mix-1", "smc-1", "smc-awrs-8") {
+	for _, name := range append(Names(), "mcmc-mix-0.5", "mcmc-mix-1", "smc-1", "smc-awrs-8") {
 		if _, err := Parse(name); err != nil {
 			t.Errorf("Parse(%q): %v", name, err)
 		}

@@ -9,26 +9,39 @@ import (
 	"github.com/gasplab/gasp/pkg/sample"
 )
 
-// Names are the built-in methods with fixed names; the parametrised ones
-// (mcmc-mix-P, smc-N, smc-awrs-N) are in Parse.
-var Names = []string{"gcd", "asap", "mcmc-uniform", "mcmc-priority", "mcmc-restart", "mcmc-priority-pp", "rejection", "cars", "ars", "rsft", "smc"}
+// Names returns the built-in methods with fixed names; the parametrised
+// ones (mcmc-mix-P, smc-N, smc-awrs-N) are in Parse.
+func Names() []string {
+	return []string{"gcd", "asap", "mcmc-uniform", "mcmc-priority", "mcmc-restart", "mcmc-priority-pp", "rejection", "cars", "ars", "rsft", "smc"}
+}
 
 // DefaultParticles is the number of particles of the method "smc".
 const DefaultParticles = 10
 
-// fixed are the built-in methods by name.
-var fixed = map[string]func() Method{
-	"gcd":              func() Method { return GCD{} },
-	"rejection":        func() Method { return Rejection{} },
-	"asap":             func() Method { return ASAp{} },
-	"mcmc-uniform":     func() Method { return MCMC{mcmc.Uniform{}} },
-	"mcmc-priority":    func() Method { return MCMC{mcmc.Priority{}} },
-	"mcmc-restart":     func() Method { return MCMC{mcmc.Restart{}} },
-	"mcmc-priority-pp": func() Method { return MCMC{mcmc.PriorityPP{}} },
-	"cars":             func() Method { return Exact{sample.CARS} },
-	"ars":              func() Method { return Exact{sample.ARS} },
-	"rsft":             func() Method { return Exact{sample.RSFT} },
-	"smc":              func() Method { return SMC{sample.SMCOptions{Particles: DefaultParticles, ESS: 0.5}} },
+// fixed returns the built-in method of a fixed name.
+func fixed(name string) (Method, bool) {
+	switch name {
+	case "gcd":
+		return GCD{}, true
+	case "rejection":
+		return Rejection{}, true
+	case "asap":
+		return ASAp{}, true
+	case "mcmc-uniform":
+		return MCMC{mcmc.Uniform{}}, true
+	case "mcmc-priority":
+		return MCMC{mcmc.Priority{}}, true
+	case "mcmc-restart":
+		return MCMC{mcmc.Restart{}}, true
+	case "mcmc-priority-pp":
+		return MCMC{mcmc.PriorityPP{}}, true
+	case "cars", "ars", "rsft":
+		v, err := sample.ParseVariant(name)
+		return Exact{v}, err == nil
+	case "smc":
+		return SMC{sample.SMCOptions{Particles: DefaultParticles, ESS: 0.5}}, true
+	}
+	return nil, false
 }
 
 // Parse returns the built-in method of a name:
@@ -41,8 +54,8 @@ var fixed = map[string]func() Method{
 //	smc, smc-N       SMC with N particles (10 for "smc"), ESS threshold ½;
 //	smc-awrs-N       the same with AWRS token draws
 func Parse(name string) (Method, error) {
-	if f, ok := fixed[name]; ok {
-		return f(), nil
+	if m, ok := fixed(name); ok {
+		return m, nil
 	}
 	if p, ok := strings.CutPrefix(name, "mcmc-mix-"); ok {
 		f, err := strconv.ParseFloat(p, 64)
