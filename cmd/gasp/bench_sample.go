@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/gasplab/gasp/pkg/experiment"
-
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,7 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gasplab/gasp/pkg/experiment"
 	"github.com/gasplab/gasp/pkg/lm"
+	"github.com/gasplab/gasp/pkg/mcmc"
+	"github.com/gasplab/gasp/pkg/method"
 )
 
 // defaultBenchTask is the SyGuS task "gasp bench sample" and "gasp demo"
@@ -45,141 +46,173 @@ type sampleReport struct {
 	RowsPerStep  float64 `json:"rows_per_step"` // rows listed per Step call, of Chains
 }
 
-func runBenchSample(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp bench sample", "gasp bench sample [--task DIR | --grammar G --prompt P] [--model DIR] [--method M] [--k K] [--chains N] [--max-new-tokens T] [--seed S] [--json] [--cpuprofile F]", `
+const benchSampleUsage = "gasp bench sample [--task DIR | --grammar G --prompt P] [--model DIR] [--method M] [--k K] [--chains N] [--max-new-tokens T] [--seed S] [--json] [--cpuprofile F]"
+
+const benchSampleDoc = `
 Times MCMC on a model: N chains of K Metropolis-Hastings steps, batched
 (one model call per token step for all chains), on one task (default
-`+defaultBenchTask+` and the embedded model data/models/tiny). Reports
+` + defaultBenchTask + ` and the embedded model data/models/tiny). Reports
 samples/s, the share of the sampling wall time spent outside the model's
 calls (Prefill, Step, Truncate, timed in the adapter), and the model's
 token evaluations per MH step against the mean regenerated suffix length
 and against the authors' algorithm (prompt and prefix re-encoded for each
-proposal, and a second pass to score it). Model loading is not timed.`)
-	taskDir := fset.String("task", "", "task directory with grammar.ebnf and prompt.txt (default "+defaultBenchTask+")")
-	grammarPath := fset.String("grammar", "", "grammar file (instead of --task)")
-	promptArg := fset.String("prompt", "", "prompt file or text (instead of --task)")
-	modelDir := fset.String("model", "", "model directory (default: data/models/tiny of the repository)")
-	method := fset.String("method", "mcmc-priority", "mcmc-uniform, mcmc-priority or mcmc-restart")
-	k := fset.Int("k", 10, "MH steps per chain")
-	chains := fset.Int("chains", 100, "chains, drawn together")
-	maxNew := fset.Int("max-new-tokens", 64, "length cap of a completion, EOS included")
-	seed := fset.Uint64("seed", 1, "random seed")
-	asJSON := fset.Bool("json", false, "print one JSON object")
-	cpuProfile := fset.String("cpuprofile", "", "write a CPU profile of the sampling to this file")
+proposal, and a second pass to score it). Model loading is not timed.`
+
+// benchSampleCmd is "gasp bench sample" configured by its flags.
+type benchSampleCmd struct {
+	task       experiment.TaskConfig
+	dir        string // --task
+	name       string // --method
+	meth       method.Method
+	k, chains  int
+	seed       uint64
+	asJSON     bool
+	cpuProfile string
+}
+
+func runBenchSample(args []string, stdout, stderr io.Writer) int {
+	return runConfigured("gasp bench sample", parseBenchSample, args, stdout, stderr)
+}
+
+// parseBenchSample parses and checks the flags; done is true when the
+// command ends with code.
+func parseBenchSample(args []string, stdout, stderr io.Writer) (*benchSampleCmd, int, bool) {
+	c := &benchSampleCmd{}
+	fset := newFlagSet("gasp bench sample", benchSampleUsage, benchSampleDoc)
+	t := &c.task
+	fset.StringVar(&c.dir, "task", "", "task directory with grammar.ebnf and prompt.txt (default "+defaultBenchTask+")")
+	fset.StringVar(&t.Grammar, "grammar", "", "grammar file (instead of --task)")
+	fset.StringVar(&t.Prompt, "prompt", "", "prompt file or text (instead of --task)")
+	fset.StringVar(&t.Model, "model", "", "model directory (default: data/models/tiny of the repository)")
+	fset.StringVar(&c.name, "method", "mcmc-priority", "mcmc-uniform, mcmc-priority or mcmc-restart")
+	fset.IntVar(&c.k, "k", 10, "MH steps per chain")
+	fset.IntVar(&c.chains, "chains", 100, "chains, drawn together")
+	fset.IntVar(&t.MaxNew, "max-new-tokens", 64, "length cap of a completion, EOS included")
+	fset.Uint64Var(&c.seed, "seed", 1, "random seed")
+	fset.BoolVar(&c.asJSON, "json", false, "print one JSON object")
+	fset.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the sampling to this file")
 	pos, done, code := parseFlags(fset, args, stdout, stderr)
 	if done {
-		return code
+		return c, code, true
 	}
-	_, ok := proposal(*method)
+	c.meth, _ = method.Parse(c.name)
+	_, ok := c.meth.(method.MCMC)
 	if bad := firstBad(
-		flagCheck{!ok, fmt.Sprintf("--method %q is not mcmc-uniform, mcmc-priority or mcmc-restart", *method)},
+		flagCheck{!ok, fmt.Sprintf("--method %q is not mcmc-uniform, mcmc-priority or mcmc-restart", c.name)},
 		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
-		flagCheck{*k < 1 || *k > 100_000, fmt.Sprintf("--k must be in [1, 100000], got %d", *k)},
-		flagCheck{*chains < 1, fmt.Sprintf("--chains must be at least 1, got %d", *chains)},
-		flagCheck{*maxNew < 1 || *maxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, *maxNew)},
-		flagCheck{(*grammarPath == "") != (*promptArg == "") || (*grammarPath != "" && *taskDir != ""), "give --grammar and --prompt together, or --task"},
+		flagCheck{c.k < 1 || c.k > 100_000, fmt.Sprintf("--k must be in [1, 100000], got %d", c.k)},
+		flagCheck{c.chains < 1, fmt.Sprintf("--chains must be at least 1, got %d", c.chains)},
+		flagCheck{t.MaxNew < 1 || t.MaxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, t.MaxNew)},
+		flagCheck{(t.Grammar == "") != (t.Prompt == "") || (t.Grammar != "" && c.dir != ""), "give --grammar and --prompt together, or --task"},
 	); bad != "" {
-		fmt.Fprintf(stderr, "gasp bench sample: %s\n", bad)
-		fset.SetOutput(stderr)
-		fset.Usage()
-		return 2
+		return c, usageError(fset, stderr, bad), true
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "gasp bench sample: %v\n", err)
-		return 1
-	}
-	name := *taskDir
-	if *grammarPath == "" {
-		if *taskDir == "" {
-			root, err := repoRoot()
-			if err != nil {
-				return fail(err)
-			}
-			*taskDir = filepath.Join(root, defaultBenchTask)
-			name = defaultBenchTask
-		}
-		*grammarPath = filepath.Join(*taskDir, "grammar.ebnf")
-		*promptArg = filepath.Join(*taskDir, "prompt.txt")
-	} else {
-		name = *grammarPath
-	}
-	if _, err := os.Stat(*promptArg); *taskDir != "" && err != nil {
-		return fail(err)
-	}
+	return c, 0, false
+}
 
-	t0 := time.Now()
-	t, err := loadTask(taskOptions{grammar: *grammarPath, prompt: *promptArg, modelDir: *modelDir,
-		maxNew: *maxNew, tf: lm.Transform{}, timeLM: true, rows: *chains, rowsFlag: fmt.Sprintf("--chains %d", *chains)}, io.Discard)
+// resolveTask sets the task's grammar, prompt and name from --task or its
+// default.
+func (c *benchSampleCmd) resolveTask() error {
+	t := &c.task
+	if t.Grammar != "" {
+		t.Name = t.Grammar
+		return nil
+	}
+	t.Name = c.dir
+	if c.dir == "" {
+		var err error
+		if c.dir, err = defaultTask(defaultBenchTask); err != nil {
+			return err
+		}
+		t.Name = defaultBenchTask
+	}
+	t.Grammar, t.Prompt = filepath.Join(c.dir, "grammar.ebnf"), filepath.Join(c.dir, "prompt.txt")
+	_, err := os.Stat(t.Prompt)
+	return err
+}
+
+// run times the chains and prints the report.
+func (c *benchSampleCmd) run(stdout, _ io.Writer) error {
+	rep, err := c.time()
 	if err != nil {
-		return fail(err)
+		return err
+	}
+	rep.write(stdout, c.asJSON)
+	return nil
+}
+
+// time loads the task and times its chains.
+func (c *benchSampleCmd) time() (*sampleReport, error) {
+	if err := c.resolveTask(); err != nil {
+		return nil, err
+	}
+	var use lm.Usage
+	c.task.Usage, c.task.Rows, c.task.RowsName = &use, c.chains, fmt.Sprintf("--chains %d", c.chains)
+	t0 := time.Now()
+	t, err := openTask(c.task, io.Discard)
+	if err != nil {
+		return nil, err
 	}
 	defer t.Close()
 	load := time.Since(t0)
-
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+	if c.cpuProfile != "" {
+		f, err := os.Create(c.cpuProfile)
 		if err != nil {
-			return fail(err)
+			return nil, err
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
-			return fail(err)
+			return nil, err
 		}
 		defer pprof.StopCPUProfile()
 	}
-	ids := make([]int, *chains)
-	for i := range ids {
-		ids[i] = i
-	}
-	t.use = lmUse{}
+	var st mcmc.Stats
 	start := time.Now()
-	d, err := t.draw(name, *method, []int{*k}, experiment.DrawOptions{}, *seed, *chains, 0, ids, nil)
+	recs, err := t.Draw(c.name, c.meth, experiment.Batch{Seed: c.seed, Size: c.chains, K: c.k, At: []int{c.k}, Stats: &st})
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	wall := time.Since(start)
-	st := d.stats
-	rep := sampleReport{
-		Task: name, Method: *method, K: *k, Chains: *chains, MaxNew: *maxNew,
-		LoadMS:       ms(load),
-		WallMS:       ms(wall),
-		LMMS:         ms(t.use.time),
-		Overhead:     1 - t.use.time.Seconds()/wall.Seconds(),
-		SamplesPerS:  float64(*chains) / wall.Seconds(),
+	rep := &sampleReport{
+		Task: t.Name, Method: c.name, K: c.k, Chains: c.chains, MaxNew: c.task.MaxNew,
+		LoadMS: ms(load), WallMS: ms(wall), LMMS: ms(use.Time),
+		Overhead:     1 - use.Time.Seconds()/wall.Seconds(),
+		SamplesPerS:  float64(c.chains) / wall.Seconds(),
 		StepsPerS:    float64(st.Steps) / wall.Seconds(),
 		Accept:       st.AcceptanceRate(),
 		EvalsPerStep: st.EvalsPerStep(),
 		RegenPerStep: st.RegeneratedPerStep(),
 		Authors:      st.AuthorsEvalsPerStep(),
-		Restored:     st.Restored,
-		RestoredIn:   st.RestoredSteps,
-		AfterReject:  st.AfterRejection,
-		InitEvals:    st.InitEvals,
-		ModelSteps:   t.use.steps,
-		RowsPerStep:  float64(t.use.stepped) / float64(max(1, t.use.steps)),
+		Restored:     st.Restored, RestoredIn: st.RestoredSteps, AfterReject: st.AfterRejection, InitEvals: st.InitEvals,
+		ModelSteps:  use.Steps,
+		RowsPerStep: float64(use.Stepped) / float64(max(1, use.Steps)),
 	}
-	for _, rs := range d.recs {
-		if rs[0].Valid {
+	for _, r := range recs {
+		if r.Valid {
 			rep.Valid++
 		}
 	}
-	if *asJSON {
+	return rep, nil
+}
+
+// write prints the report, as one JSON object or as text.
+func (rep *sampleReport) write(w io.Writer, asJSON bool) {
+	if asJSON {
 		b, _ := json.Marshal(rep)
-		fmt.Fprintf(stdout, "%s\n", b)
-		return 0
+		fmt.Fprintf(w, "%s\n", b)
+		return
 	}
-	fmt.Fprintf(stdout, "task %s, %s, k=%d, %d chains, max %d new tokens (model loaded in %.0f ms)\n",
+	fmt.Fprintf(w, "task %s, %s, k=%d, %d chains, max %d new tokens (model loaded in %.0f ms)\n",
 		rep.Task, rep.Method, rep.K, rep.Chains, rep.MaxNew, rep.LoadMS)
-	fmt.Fprintf(stdout, "wall %.0f ms, in the model %.0f ms: %.1f %% of the wall time outside the model\n",
+	fmt.Fprintf(w, "wall %.0f ms, in the model %.0f ms: %.1f %% of the wall time outside the model\n",
 		rep.WallMS, rep.LMMS, 100*rep.Overhead)
-	fmt.Fprintf(stdout, "%.2f samples/s (%.1f MH steps/s); %d of %d final states valid; acceptance %.3f\n",
+	fmt.Fprintf(w, "%.2f samples/s (%.1f MH steps/s); %d of %d final states valid; acceptance %.3f\n",
 		rep.SamplesPerS, rep.StepsPerS, rep.Valid, rep.Chains, rep.Accept)
-	fmt.Fprintf(stdout, "LM token evaluations per MH step: %.2f; mean regenerated suffix %.2f; authors' algorithm %.2f (%.1f× more)\n",
+	fmt.Fprintf(w, "LM token evaluations per MH step: %.2f; mean regenerated suffix %.2f; authors' algorithm %.2f (%.1f× more)\n",
 		rep.EvalsPerStep, rep.RegenPerStep, rep.Authors, rep.Authors/max(rep.EvalsPerStep, 1e-9))
-	fmt.Fprintf(stdout, "%d batched model steps, %.1f of %d rows busy on average\n", rep.ModelSteps, rep.RowsPerStep, rep.Chains)
-	fmt.Fprintf(stdout, "restoring x after rejections: %d evaluations in %d of %d steps that followed a rejection\n",
+	fmt.Fprintf(w, "%d batched model steps, %.1f of %d rows busy on average\n", rep.ModelSteps, rep.RowsPerStep, rep.Chains)
+	fmt.Fprintf(w, "restoring x after rejections: %d evaluations in %d of %d steps that followed a rejection\n",
 		rep.Restored, rep.RestoredIn, rep.AfterReject)
-	return 0
 }
 
 // repoRoot returns the directory of the gasp repository around the current

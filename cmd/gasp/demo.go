@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/gasplab/gasp/pkg/analysis"
 	"github.com/gasplab/gasp/pkg/experiment"
 	"github.com/gasplab/gasp/pkg/lm"
+	"github.com/gasplab/gasp/pkg/method"
 	"github.com/gasplab/gasp/pkg/runs"
 	"github.com/gasplab/gasp/pkg/sample"
 )
@@ -25,9 +25,10 @@ const defaultDemoTask = "data/gad/SLIA/lastname"
 // demoMethods are the samplers "gasp demo" compares.
 var demoMethods = []string{"gcd", "asap", "mcmc-uniform", "mcmc-priority", "mcmc-restart"}
 
-func runDemo(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp demo", "gasp demo [--task DIR] [--model DIR] [--runs R] [--k K] [--max-new-tokens T] [--seed S] [--out DIR] [--analysis DIR] [--resume] [--quiet]", `
-The main job's demonstration: on one SyGuS task (default `+defaultDemoTask+`)
+const demoUsage = "gasp demo [--task DIR] [--model DIR] [--runs R] [--k K] [--max-new-tokens T] [--seed S] [--out DIR] [--analysis DIR] [--resume] [--quiet]"
+
+const demoDoc = `
+The main job's demonstration: on one SyGuS task (default ` + defaultDemoTask + `)
 and the embedded model, draws R runs each of GCD, ASAp(1…K) and MCMC with the
 Uniform, Priority and Restart proposals (K steps, every intermediate state
 kept), stores every sample in a run store (--out), and prints the paper's
@@ -36,207 +37,251 @@ KL to P renormalised over every distinct valid sample of the run, which
 differs from KL to P^G by the same constant for every method. Tables and an
 SVG plot of KL against k per method go to --analysis (package analysis).
 
-Runs of one method are drawn together, one row each, and stored once drawn;
---resume continues a killed demo from its store, and gives the same store
-and tables as an uninterrupted run, elapsed_ms aside. Everything follows
+Runs of one method are drawn together, one row each, and stored once drawn.
+Running the demo again replaces the demo's samples in --out (those of its
+task and methods; the store's other records stay); --resume instead
+continues a killed demo from its store, and gives the same store and
+tables as an uninterrupted run, elapsed_ms aside. Everything follows
 from --seed: run i of a method has the seed pkg/experiment gives it, so
 the methods' runs are independent. A progress bar is shown on standard
-error when it is a terminal (not with --quiet).`)
-	taskDir := fset.String("task", "", "task directory with grammar.ebnf and prompt.txt (default "+defaultDemoTask+" of the repository)")
-	modelDir := fset.String("model", "", "model directory (default: data/models/tiny of the repository)")
-	nRuns := fset.Int("runs", 20, "independent runs per method")
-	k := fset.Int("k", 10, "largest k: MCMC steps, ASAp samples")
-	maxNew := fset.Int("max-new-tokens", 40, "length cap of a completion, EOS included")
-	seed := fset.Uint64("seed", 1, "random seed")
-	out := fset.String("out", "mcmc/demo", "run store directory")
-	anaDir := fset.String("analysis", "analysis/demo", "directory of the tables and figures")
-	resume := fset.Bool("resume", false, "continue the demo stored in --out")
-	resamples := fset.Int("resamples", 500, "bootstrap resamples")
-	quiet := fset.Bool("quiet", false, "no progress bar")
+error when it is a terminal (not with --quiet).`
+
+// demoCmd is "gasp demo" configured by its flags.
+type demoCmd struct {
+	task          experiment.TaskConfig // Dir is --task
+	runs, k       int
+	seed          uint64
+	out, analysis string
+	resume, quiet bool
+	resamples     int
+	settings      string // the records' settings
+}
+
+func runDemo(args []string, stdout, stderr io.Writer) int {
+	return runConfigured("gasp demo", parseDemo, args, stdout, stderr)
+}
+
+// parseDemo parses and checks the flags; done is true when the command
+// ends with code.
+func parseDemo(args []string, stdout, stderr io.Writer) (*demoCmd, int, bool) {
+	c := &demoCmd{}
+	fset := newFlagSet("gasp demo", demoUsage, demoDoc)
+	fset.StringVar(&c.task.Dir, "task", "", "task directory with grammar.ebnf and prompt.txt (default "+defaultDemoTask+" of the repository)")
+	fset.StringVar(&c.task.Model, "model", "", "model directory (default: data/models/tiny of the repository)")
+	fset.IntVar(&c.runs, "runs", 20, "independent runs per method")
+	fset.IntVar(&c.k, "k", 10, "largest k: MCMC steps, ASAp samples")
+	fset.IntVar(&c.task.MaxNew, "max-new-tokens", 40, "length cap of a completion, EOS included")
+	fset.Uint64Var(&c.seed, "seed", 1, "random seed")
+	fset.StringVar(&c.out, "out", "mcmc/demo", "run store directory")
+	fset.StringVar(&c.analysis, "analysis", "analysis/demo", "directory of the tables and figures")
+	fset.BoolVar(&c.resume, "resume", false, "continue the demo stored in --out")
+	fset.IntVar(&c.resamples, "resamples", 500, "bootstrap resamples")
+	fset.BoolVar(&c.quiet, "quiet", false, "no progress bar")
 	pos, done, code := parseFlags(fset, args, stdout, stderr)
 	if done {
-		return code
+		return c, code, true
 	}
 	if bad := firstBad(
 		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
-		flagCheck{*nRuns < 1 || *nRuns > 1_000_000, fmt.Sprintf("--runs must be in [1, 1000000], got %d", *nRuns)},
-		flagCheck{*k < 1 || *k > 100_000, fmt.Sprintf("--k must be in [1, 100000], got %d", *k)},
-		flagCheck{*maxNew < 1 || *maxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, *maxNew)},
-		flagCheck{*resamples < 1 || *resamples > 1_000_000, fmt.Sprintf("--resamples must be in [1, 1000000], got %d", *resamples)},
+		flagCheck{c.runs < 1 || c.runs > 1_000_000, fmt.Sprintf("--runs must be in [1, 1000000], got %d", c.runs)},
+		flagCheck{c.k < 1 || c.k > 100_000, fmt.Sprintf("--k must be in [1, 100000], got %d", c.k)},
+		flagCheck{c.task.MaxNew < 1 || c.task.MaxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, c.task.MaxNew)},
+		flagCheck{c.resamples < 1 || c.resamples > 1_000_000, fmt.Sprintf("--resamples must be in [1, 1000000], got %d", c.resamples)},
 	); bad != "" {
-		fmt.Fprintf(stderr, "gasp demo: %s\n", bad)
-		fset.SetOutput(stderr)
-		fset.Usage()
-		return 2
+		return c, usageError(fset, stderr, bad), true
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "gasp demo: %v\n", err)
-		return 1
-	}
-	name, dir := *taskDir, *taskDir
-	if dir == "" {
-		root, err := repoRoot()
-		if err != nil {
-			return fail(err)
-		}
-		dir = filepath.Join(root, defaultDemoTask)
-		name = strings.TrimPrefix(defaultDemoTask, "data/gad/")
-	} else if i := strings.Index(filepath.ToSlash(dir), "data/gad/"); i >= 0 {
-		name = strings.Trim(filepath.ToSlash(dir)[i+len("data/gad/"):], "/")
-	}
-	for _, f := range []string{"grammar.ebnf", "prompt.txt"} {
-		if err := checkInput("--task", filepath.Join(dir, f), maxGrammarBytes); err != nil {
-			return fail(err)
-		}
-	}
-	settings, err := sampleSettings(sampleSettingsOf{grammar: filepath.Join(dir, "grammar.ebnf"), prompt: filepath.Join(dir, "prompt.txt"),
-		model: *modelDir, maxNew: *maxNew, tf: lm.Transform{Temperature: 1, TopP: 1}}, stderr)
-	if err != nil {
-		return fail(err)
-	}
+	return c, 0, false
+}
 
-	st, err := runs.OpenWith(*out, runs.Options{Warn: func(w runs.Warning) {
+// run samples what the store lacks, then analyses and prints the table.
+func (c *demoCmd) run(stdout, stderr io.Writer) error {
+	if err := c.resolveTask(stderr); err != nil {
+		return err
+	}
+	st, err := runs.OpenWith(c.out, runs.Options{Warn: func(w runs.Warning) {
 		fmt.Fprintf(stderr, "gasp demo: warning: %v\n", w)
 	}})
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	defer st.Close()
-
-	// What each method still has to draw.
-	type plan struct {
-		method string
-		ks     []int
-		stored map[runs.Sample]bool
-		todo   []int
+	plans, units, err := c.plan(st, stderr)
+	if err != nil {
+		return err
 	}
-	var plans []plan
+	if units > 0 {
+		if err := c.sample(st, plans, units, stderr); err != nil {
+			return err
+		}
+	}
+	return c.report(st, stdout)
+}
+
+// resolveTask sets the task's directory, name and files, and the records'
+// settings.
+func (c *demoCmd) resolveTask(stderr io.Writer) error {
+	t := &c.task
+	var err error
+	t.Name = t.Dir
+	if t.Dir == "" {
+		if t.Dir, err = defaultTask(defaultDemoTask); err != nil {
+			return err
+		}
+		t.Name = strings.TrimPrefix(defaultDemoTask, "data/gad/")
+	} else if i := strings.Index(filepath.ToSlash(t.Dir), "data/gad/"); i >= 0 {
+		t.Name = strings.Trim(filepath.ToSlash(t.Dir)[i+len("data/gad/"):], "/")
+	}
+	for _, f := range []string{"grammar.ebnf", "prompt.txt"} {
+		if err := checkInput("--task", filepath.Join(t.Dir, f), maxGrammarBytes); err != nil {
+			return err
+		}
+	}
+	t.Grammar, t.Prompt = filepath.Join(t.Dir, "grammar.ebnf"), filepath.Join(t.Dir, "prompt.txt")
+	c.settings, err = sampleSettings(sampleSettingsOf{grammar: t.Grammar, prompt: t.Prompt,
+		model: t.Model, maxNew: t.MaxNew, tf: lm.Transform{Temperature: 1, TopP: 1}}, stderr)
+	return err
+}
+
+// demoPlan is what a method still has to draw.
+type demoPlan struct {
+	name   string
+	meth   method.Method
+	stored map[runs.Sample]bool
+	todo   []int
+}
+
+// plan returns what each method still has to draw, and the completions
+// that takes (for the progress bar). Without --resume, the demo's stored
+// samples are replaced: their files are removed before they are read.
+func (c *demoCmd) plan(st *runs.Store, stderr io.Writer) ([]demoPlan, int, error) {
+	if !c.resume {
+		if err := c.replace(st, stderr); err != nil {
+			return nil, 0, err
+		}
+	}
+	var plans []demoPlan
 	units := 0
-	for _, m := range demoMethods {
-		p := plan{method: m, ks: demoKs(m, *k)}
-		if p.stored, err = st.Done(name, m); err != nil {
-			return fail(err)
+	for _, name := range demoMethods {
+		p := demoPlan{name: name}
+		p.meth, _ = method.Parse(name)
+		var err error
+		if p.stored, err = st.Done(c.task.Name, name); err != nil {
+			return nil, 0, err
 		}
-		if len(p.stored) > 0 && !*resume {
-			return fail(fmt.Errorf("%s already holds %s samples of %s; --resume continues the demo, or choose another --out", *out, m, name))
+		if err := c.checkStored(st, name); err != nil {
+			return nil, 0, err
 		}
-		recs, err := st.Records(name, m)
-		if err != nil {
-			return fail(err)
-		}
-		for _, r := range recs {
-			if r.Seed != experiment.RunSeed(*seed, name, m, r.Run) {
-				return fail(fmt.Errorf("%s: %s run %d was drawn with another --seed than %d", *out, m, r.Run, *seed))
-			}
-			if r.Settings != settings {
-				return fail(fmt.Errorf("--resume: %s: %s run %d was drawn with other settings (%s): one store would hold two distributions",
-					*out, m, r.Run, settingsDiff(r.Settings, settings)))
-			}
-		}
-		for i := range *nRuns {
-			for _, kk := range p.ks {
-				if !p.stored[runs.Sample{K: kk, Run: i}] {
+		lo, hi := p.meth.Steps().Range(c.k)
+		for i := range c.runs {
+			for k := lo; k <= hi; k++ {
+				if !p.stored[runs.Sample{K: k, Run: i}] {
 					p.todo = append(p.todo, i)
 					break
 				}
 			}
 		}
-		units += len(p.todo) * unitsPerRun(m, slices.Max(p.ks))
+		units += len(p.todo) * method.Units(p.meth, c.k)
 		plans = append(plans, p)
 	}
+	return plans, units, nil
+}
 
-	if units > 0 {
-		t, err := loadTask(taskOptions{grammar: filepath.Join(dir, "grammar.ebnf"), prompt: filepath.Join(dir, "prompt.txt"),
-			modelDir: *modelDir, maxNew: *maxNew, tf: lm.Transform{}, rows: *nRuns, rowsFlag: fmt.Sprintf("--runs %d", *nRuns)}, io.Discard)
-		if err != nil {
-			return fail(err)
+// checkStored refuses stored samples of a method drawn with another seed
+// or other settings.
+func (c *demoCmd) checkStored(st *runs.Store, name string) error {
+	recs, err := st.Records(c.task.Name, name)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if r.Seed != experiment.RunSeed(c.seed, c.task.Name, name, r.Run) {
+			return fmt.Errorf("%s: %s run %d was drawn with another --seed than %d", c.out, name, r.Run, c.seed)
 		}
-		defer t.Close()
-		b := newBar(stderr, *quiet, units, "")
-		start := time.Now()
-		for _, p := range plans {
-			if len(p.todo) == 0 {
-				continue
-			}
-			b.describe(p.method)
-			t0 := time.Now()
-			d, err := t.draw(name, p.method, p.ks, experiment.DrawOptions{}, *seed, *nRuns, 0, p.todo, func(*sample.Record) { b.add(1) })
-			if err != nil {
-				b.finish()
-				return fail(fmt.Errorf("%s: %w", p.method, err))
-			}
-			for _, rs := range d.recs {
-				for _, r := range rs {
-					if p.stored[runs.Sample{K: r.K, Run: r.Run}] {
-						continue // stored before an interruption
-					}
-					r.Settings = settings
-					if err := st.Append(r); err != nil {
-						b.finish()
-						return fail(err)
-					}
-				}
-			}
-			if !*quiet && !isTerminal(stderr) {
-				fmt.Fprintf(stderr, "gasp demo: %s: %d runs in %.1f s\n", p.method, len(p.todo), time.Since(t0).Seconds())
-			}
-		}
-		b.finish()
-		if !*quiet {
-			fmt.Fprintf(stderr, "gasp demo: sampled in %.1f s\n", time.Since(start).Seconds())
+		if r.Settings != c.settings {
+			return fmt.Errorf("--resume: %s: %s run %d was drawn with other settings (%s): one store would hold two distributions",
+				c.out, name, r.Run, settingsDiff(r.Settings, c.settings))
 		}
 	}
+	return nil
+}
 
-	// Analysis: of this task only, whatever else the store holds.
+// sample draws the plans' runs, one batch per method, and stores them.
+func (c *demoCmd) sample(st *runs.Store, plans []demoPlan, units int, stderr io.Writer) error {
+	c.task.Rows, c.task.RowsName = c.runs, fmt.Sprintf("--runs %d", c.runs)
+	t, err := openTask(c.task, io.Discard)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	b := newBar(stderr, c.quiet, units, "")
+	defer b.finish()
+	start := time.Now()
+	for _, p := range plans {
+		if len(p.todo) == 0 {
+			continue
+		}
+		b.describe(p.name)
+		t0 := time.Now()
+		recs, err := t.Draw(p.name, p.meth, experiment.Batch{Seed: c.seed, Size: c.runs, Runs: p.todo, K: c.k,
+			Ended: func(*sample.Record) { b.add(1) }})
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+		for _, r := range recs {
+			if p.stored[runs.Sample{K: r.K, Run: r.Run}] {
+				continue // stored before an interruption
+			}
+			r.Settings = c.settings
+			if err := st.Append(r); err != nil {
+				return err
+			}
+		}
+		if !c.quiet && !isTerminal(stderr) {
+			fmt.Fprintf(stderr, "gasp demo: %s: %d runs in %.1f s\n", p.name, len(p.todo), time.Since(t0).Seconds())
+		}
+	}
+	b.finish()
+	if !c.quiet {
+		fmt.Fprintf(stderr, "gasp demo: sampled in %.1f s\n", time.Since(start).Seconds())
+	}
+	return nil
+}
+
+// report analyses the demo's samples (of its task and runs only, whatever
+// else the store holds), writes the tables and figures and prints the KL
+// table.
+func (c *demoCmd) report(st *runs.Store, stdout io.Writer) error {
 	var recs []runs.Record
 	for _, m := range demoMethods {
-		rs, err := st.Records(name, m)
+		rs, err := st.Records(c.task.Name, m)
 		if err != nil {
-			return fail(err)
+			return err
 		}
 		for _, r := range rs {
-			if r.Run < *nRuns {
+			if r.Run < c.runs {
 				recs = append(recs, r)
 			}
 		}
 	}
-	rep, err := analysis.Analyze(analysis.Group(recs), analysis.Options{Resamples: *resamples, Seed: *seed})
+	rep, err := analysis.Analyze(analysis.Group(recs), analysis.Options{Resamples: c.resamples, Seed: c.seed})
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	if len(rep.Tasks) != 1 {
-		return fail(fmt.Errorf("analysis found %d tasks, want 1", len(rep.Tasks)))
+		return fmt.Errorf("analysis found %d tasks, want 1", len(rep.Tasks))
 	}
-	title := fmt.Sprintf("gasp demo: %s, %d runs, k ≤ %d, seed %d", name, *nRuns, *k, *seed)
-	if err := rep.WriteDir(*anaDir, title); err != nil {
-		return fail(err)
+	title := fmt.Sprintf("gasp demo: %s, %d runs, k ≤ %d, seed %d", c.task.Name, c.runs, c.k, c.seed)
+	if err := rep.WriteDir(c.analysis, title); err != nil {
+		return err
 	}
-	writeDemoTable(stdout, &rep.Tasks[0], *k, title)
-	fmt.Fprintf(stdout, "\nsamples: %s; tables and plots (KL vs k per method; README.md indexes them): %s\n", *out, *anaDir)
-	return 0
-}
-
-// demoKs returns the k of the records a demo run of method stores.
-func demoKs(method string, k int) []int {
-	switch method {
-	case "gcd":
-		return []int{0}
-	case "asap":
-		return seq(1, k)
-	}
-	return seq(0, k)
-}
-
-func seq(a, b int) []int {
-	var out []int
-	for i := a; i <= b; i++ {
-		out = append(out, i)
-	}
-	return out
+	writeDemoTable(stdout, &rep.Tasks[0], c.k, title)
+	fmt.Fprintf(stdout, "\nsamples: %s; tables and plots (KL vs k per method; README.md indexes them): %s\n", c.out, c.analysis)
+	return nil
 }
 
 // writeDemoTable prints KL [95 % interval] per k (rows) and method
-// (columns). GCD has no k: its one value is repeated on every row.
+// (columns). A method without steps (GCD) has one value, repeated on every
+// row.
 func writeDemoTable(w io.Writer, tr *analysis.TaskResult, k int, title string) {
 	fmt.Fprintf(w, "%s\n", title)
 	fmt.Fprintf(w, "KL(method ‖ reference) in nats, [95 %% bootstrap interval]; reference: P over the %d distinct valid samples\n\n", tr.Size)
@@ -250,7 +295,7 @@ func writeDemoTable(w io.Writer, tr *analysis.TaskResult, k int, title string) {
 		fmt.Fprintf(tw, "%d\t", kk)
 		for _, m := range demoMethods {
 			at := kk
-			if m == "gcd" {
+			if meth, err := method.Parse(m); err == nil && meth.Steps() == method.None {
 				at = 0
 			}
 			s, ok := tr.Method(m)

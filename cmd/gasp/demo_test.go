@@ -40,9 +40,32 @@ func TestDemo(t *testing.T) {
 		}
 	}
 
-	// A second demo into the same store is refused.
-	if code := run(demoArgs(dir), &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "--resume") {
+	// same checks that the store and the table are the first demo's.
+	same := func(after string) {
+		t.Helper()
+		for m := range want {
+			if got := withoutElapsed(t, filepath.Join(store, m+".jsonl")); strings.Join(got, "\n") != strings.Join(full[m], "\n") {
+				t.Errorf("%s after %s:\n%s\nfirst:\n%s", m, after, strings.Join(got, "\n"), strings.Join(full[m], "\n"))
+			}
+		}
+		if stdout.String() != table {
+			t.Errorf("table after %s:\n%s\nfirst:\n%s", after, stdout.String(), table)
+		}
+	}
+
+	// A second demo into the same store replaces the first: the same
+	// store and table, whatever else the store holds.
+	other := filepath.Join(dir, "mcmc", "other", "gcd.jsonl")
+	os.MkdirAll(filepath.Dir(other), 0o755)
+	os.Link(filepath.Join(store, "gcd.jsonl"), other)
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(demoArgs(dir), &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), "replacing") {
 		t.Errorf("second demo: exit %d, %q", code, stderr.String())
+	}
+	same("a second demo")
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("the second demo removed another series: %v", err)
 	}
 	// Interrupted in the middle of mcmc-priority: resumed, the same store
 	// and the same table.
@@ -58,12 +81,5 @@ func TestDemo(t *testing.T) {
 	if code := run(demoArgs(dir, "--resume"), &stdout, &stderr); code != 0 {
 		t.Fatalf("resume: exit %d: %s", code, stderr.String())
 	}
-	for m := range want {
-		if got := withoutElapsed(t, filepath.Join(store, m+".jsonl")); strings.Join(got, "\n") != strings.Join(full[m], "\n") {
-			t.Errorf("%s after resume:\n%s\nuninterrupted:\n%s", m, strings.Join(got, "\n"), strings.Join(full[m], "\n"))
-		}
-	}
-	if stdout.String() != table {
-		t.Errorf("table after resume:\n%s\nuninterrupted:\n%s", stdout.String(), table)
-	}
+	same("resume")
 }

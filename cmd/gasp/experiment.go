@@ -51,21 +51,15 @@ continues them. Progress goes to standard error.`)
 	if done {
 		return code
 	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "gasp experiment run: "+format+"\n", a...)
-		fset.SetOutput(stderr)
-		fset.Usage()
-		return 2
-	}
 	if len(pos) != 1 {
-		return usageErr("want one CONFIG file, got %d arguments", len(pos))
+		return usageError(fset, stderr, fmt.Sprintf("want one CONFIG file, got %d arguments", len(pos)))
 	}
 	i, n, err := parseShard(*shard)
 	if err != nil {
-		return usageErr("%v", err)
+		return usageError(fset, stderr, err.Error())
 	}
 	if *limit < 0 {
-		return usageErr("--limit must not be negative")
+		return usageError(fset, stderr, "--limit must not be negative")
 	}
 	err = checkInput("CONFIG", pos[0], maxConfigBytes)
 	var cfg *experiment.Config

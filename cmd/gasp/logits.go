@@ -10,6 +10,7 @@ import (
 
 	"github.com/gasplab/gasp/pkg/hf"
 	"github.com/gasplab/gasp/pkg/llama"
+	"github.com/gasplab/gasp/pkg/lm"
 )
 
 // logitsReport is what "gasp logits" prints.
@@ -18,84 +19,87 @@ type logitsReport struct {
 	Logits    []float32 `json:"logits"`
 }
 
-func runLogits(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp logits", "gasp logits --model DIR --ids \"ID ID ...\" [--dtype f32|bf16|auto]", `
+const logitsDoc = `
 Runs the Llama model in DIR (config.json and model.safetensors, or a sharded
 checkpoint; DIR may also be a Hugging Face hub id, resolved through the hub
 cache) on the token ids and prints the next-token logits after the last id
 as JSON: {"vocab_size": V, "logits": [V numbers]}. The ids are separated by
 spaces or commas. The GoMLX backend is the one $GOMLX_BACKEND names (default:
 the pure-Go backend "go"); --dtype chooses the weights' dtype (auto: the
-checkpoint's on XLA, f32 on the pure-Go backend); activations are float32.`)
-	model := fset.String("model", "", "model directory or hub id (default: data/models/tiny of the repository)")
+checkpoint's on XLA, f32 on the pure-Go backend); activations are float32.`
+
+// logitsCmd is "gasp logits" configured by its flags.
+type logitsCmd struct {
+	model, dtype string
+	ids          []int
+}
+
+func runLogits(args []string, stdout, stderr io.Writer) int {
+	return runConfigured("gasp logits", parseLogits, args, stdout, stderr)
+}
+
+// parseLogits parses and checks the flags; done is true when the command
+// ends with code.
+func parseLogits(args []string, stdout, stderr io.Writer) (*logitsCmd, int, bool) {
+	c := &logitsCmd{}
+	fset := newFlagSet("gasp logits", "gasp logits --model DIR --ids \"ID ID ...\" [--dtype f32|bf16|auto]", logitsDoc)
+	fset.StringVar(&c.model, "model", "", "model directory or hub id (default: data/models/tiny of the repository)")
 	idsFlag := fset.String("ids", "", "token ids, separated by spaces or commas")
-	dtype := fset.String("dtype", "auto", "weights and cache dtype: f32, bf16 or auto")
+	fset.StringVar(&c.dtype, "dtype", "auto", "weights and cache dtype: f32, bf16 or auto")
 	pos, done, code := parseFlags(fset, args, stdout, stderr)
 	if done {
-		return code
-	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "gasp logits: "+format+"\n", a...)
-		fset.SetOutput(stderr)
-		fset.Usage()
-		return 2
+		return c, code, true
 	}
 	if len(pos) > 0 {
-		return usageErr("unexpected arguments %q", pos)
+		return c, usageError(fset, stderr, fmt.Sprintf("unexpected arguments %q", pos)), true
 	}
-	if *model == "" {
+	var err error
+	if c.ids, err = parseIDs(*idsFlag); err != nil {
+		return c, usageError(fset, stderr, fmt.Sprintf("--ids: %v", err)), true
+	}
+	if len(c.ids) == 0 {
+		return c, usageError(fset, stderr, "--ids is required"), true
+	}
+	if _, err := llama.ResolveDType(c.dtype, "", ""); err != nil {
+		return c, usageError(fset, stderr, fmt.Sprintf("--dtype: %v", err)), true
+	}
+	return c, 0, false
+}
+
+// run loads the model and prints the logits after the ids.
+func (c *logitsCmd) run(stdout, _ io.Writer) error {
+	if c.model == "" {
 		dir, err := findDefaultModel()
 		if err != nil {
-			fmt.Fprintf(stderr, "gasp logits: %v\n", err)
-			return 1
+			return err
 		}
-		*model = dir
+		c.model = dir
 	}
-	ids, err := parseIDs(*idsFlag)
+	dir, err := hf.Resolve(context.Background(), c.model, hf.Options{})
 	if err != nil {
-		return usageErr("--ids: %v", err)
+		return err
 	}
-	if len(ids) == 0 {
-		return usageErr("--ids is required")
+	if err := checkModelMemory(dir, 1, len(c.ids), fmt.Sprintf("%d ids", len(c.ids))); err != nil {
+		return err
 	}
-	dir, err := hf.Resolve(context.Background(), *model, hf.Options{})
+	m, err := llama.Load(dir, llama.Options{DType: c.dtype})
 	if err != nil {
-		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
-		return 1
-	}
-	if _, err := llama.ResolveDType(*dtype, "", ""); err != nil {
-		return usageErr("--dtype: %v", err)
-	}
-	if err := checkModelMemory(dir, 1, len(ids), fmt.Sprintf("%d ids", len(ids))); err != nil {
-		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
-		return 1
-	}
-	m, err := llama.Load(dir, llama.Options{DType: *dtype})
-	if err != nil {
-		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
-		return 1
+		return err
 	}
 	defer m.Close()
-	logits, err := m.Forward(ids)
+	logits, err := m.Forward(c.ids)
 	if err != nil {
-		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
-		return 1
+		return err
 	}
-	if err := checkLogits(logits[len(logits)-1], "the ids"); err != nil {
-		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
-		return 1
+	last := logits[len(logits)-1]
+	if err := lm.CheckFinite(last, "the ids"); err != nil {
+		return err
 	}
-	out, err := json.Marshal(logitsReport{VocabSize: m.Config().VocabSize, Logits: logits[len(logits)-1]})
-	if err != nil {
-		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
-		return 1
+	out, err := json.Marshal(logitsReport{VocabSize: m.Config().VocabSize, Logits: last})
+	if err == nil {
+		_, err = stdout.Write(append(out, '\n'))
 	}
-	out = append(out, '\n')
-	if _, err := stdout.Write(out); err != nil {
-		fmt.Fprintf(stderr, "gasp logits: %v\n", err)
-		return 1
-	}
-	return 0
+	return err
 }
 
 // parseIDs parses non-negative integers separated by spaces or commas.

@@ -6,14 +6,15 @@ import (
 	"math"
 
 	"github.com/gasplab/gasp/pkg/experiment"
-	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/membound"
+	"github.com/gasplab/gasp/pkg/method"
 	"github.com/gasplab/gasp/pkg/runs"
 	"github.com/gasplab/gasp/pkg/sample"
 )
 
-func runSample(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp sample", "gasp sample --grammar G --prompt FILE|TEXT [--method M] [--k K] [--n N] [--seed S] [--first I] [--model DIR] [--template chat|raw] [--max-new-tokens T] [--temperature X] [--top-p P] [--top-k K] [--lenient] [--batch B] [--budget A] [--trie F] [--out F.jsonl [--resume]] [--quiet]", `
+const sampleUsage = "gasp sample --grammar G --prompt FILE|TEXT [--method M] [--k K] [--n N] [--seed S] [--first I] [--model DIR] [--template chat|raw] [--max-new-tokens T] [--temperature X] [--top-p P] [--top-k K] [--lenient] [--batch B] [--budget A] [--trie F] [--out F.jsonl [--resume]] [--quiet]"
+
+const sampleDoc = `
 Samples completions of a prompt from a Llama model under a grammar and
 writes one JSON line per sample, in the run-store schema (mcmc/README.md):
 method, k, run, seed, prompt_ids, ids (EOS excluded), text, logp,
@@ -67,171 +68,191 @@ when the text looks like a path. With --template chat (the default when
 the tokenizer has the Llama 3 chat tokens) it becomes one user message of
 the chat template.
 The default model is data/models/tiny of the gasp repository. A progress
-bar is shown on standard error when it is a terminal (not with --quiet).`)
-	grammarPath := fset.String("grammar", "", "grammar file (GBNF)")
-	lenient := fset.Bool("lenient", false, "treat references to undefined rules as rules with no alternatives")
-	promptArg := fset.String("prompt", "", "prompt file, or the prompt text")
-	method := fset.String("method", "gcd", "sampler: gcd, rejection, asap, mcmc-uniform, mcmc-priority, mcmc-restart, mcmc-mix-P, cars, ars, rsft, smc, smc-N, smc-awrs-N")
-	k := fset.Int("k", 1, "MCMC steps, or the ASAp sample number (from 1)")
-	n := fset.Int("n", 10, "number of runs (samples, chains)")
-	first := fset.Int("first", 0, "index of the first run")
-	seed := fset.Uint64("seed", 1, "random seed of the experiment")
-	modelDir := fset.String("model", "", "model directory (default: data/models/tiny of the repository)")
-	template := fset.String("template", "", "prompt template: chat or raw (default chat when the tokenizer has chat tokens)")
-	maxNew := fset.Int("max-new-tokens", 256, "length cap of a completion, EOS included")
-	temperature := fset.Float64("temperature", 1, "sampling temperature")
-	topP := fset.Float64("top-p", 1, "nucleus sampling mass (1: off)")
-	topK := fset.Int("top-k", 0, "top-k sampling (0: off)")
-	budget := fset.Int("budget", 20, "rejection, cars, ars, rsft: most attempts per run")
-	triePath := fset.String("trie", "", "cars, ars: read the trie from this file if it exists, write it after each batch")
-	batch := fset.Int("batch", 100, "runs drawn together, one row each")
-	task := fset.String("task", "", "task name written in each record (default: the grammar file's path)")
-	outPath := fset.String("out", "", "append the records to this run-store file instead of standard output")
-	resume := fset.Bool("resume", false, "with --out: continue a killed run, skipping the runs already in the file")
-	quiet := fset.Bool("quiet", false, "no progress bar")
+bar is shown on standard error when it is a terminal (not with --quiet).`
+
+// sampleCmd is "gasp sample" configured by its flags: the task to open,
+// the method, and the runs to draw.
+type sampleCmd struct {
+	task          experiment.TaskConfig // Grammar and Prompt as the flags give them
+	name          string                // --method
+	meth          method.Method
+	k             int // the k of the records: --k, or 0 for methods without steps
+	n, first      int
+	batch         int // ≤ n
+	budget        int
+	seed          uint64
+	trie          string // --trie
+	out           string // --out
+	resume, quiet bool
+}
+
+func runSample(args []string, stdout, stderr io.Writer) int {
+	return runConfigured("gasp sample", parseSample, args, stdout, stderr)
+}
+
+// parseSample parses and checks the flags of "gasp sample"; done is true
+// when the command ends with code (help, or a usage error).
+func parseSample(args []string, stdout, stderr io.Writer) (*sampleCmd, int, bool) {
+	c := &sampleCmd{}
+	fset := newFlagSet("gasp sample", sampleUsage, sampleDoc)
+	t := &c.task
+	fset.StringVar(&t.Grammar, "grammar", "", "grammar file (GBNF)")
+	fset.BoolVar(&t.Lenient, "lenient", false, "treat references to undefined rules as rules with no alternatives")
+	fset.StringVar(&t.Prompt, "prompt", "", "prompt file, or the prompt text")
+	fset.StringVar(&c.name, "method", "gcd", "sampler: gcd, rejection, asap, mcmc-uniform, mcmc-priority, mcmc-restart, mcmc-mix-P, cars, ars, rsft, smc, smc-N, smc-awrs-N")
+	fset.IntVar(&c.k, "k", 1, "MCMC steps, or the ASAp sample number (from 1)")
+	fset.IntVar(&c.n, "n", 10, "number of runs (samples, chains)")
+	fset.IntVar(&c.first, "first", 0, "index of the first run")
+	fset.Uint64Var(&c.seed, "seed", 1, "random seed of the experiment")
+	fset.StringVar(&t.Model, "model", "", "model directory (default: data/models/tiny of the repository)")
+	fset.StringVar(&t.Template, "template", "", "prompt template: chat or raw (default chat when the tokenizer has chat tokens)")
+	fset.IntVar(&t.MaxNew, "max-new-tokens", 256, "length cap of a completion, EOS included")
+	fset.Float64Var(&t.Transform.Temperature, "temperature", 1, "sampling temperature")
+	fset.Float64Var(&t.Transform.TopP, "top-p", 1, "nucleus sampling mass (1: off)")
+	fset.IntVar(&t.Transform.TopK, "top-k", 0, "top-k sampling (0: off)")
+	fset.IntVar(&c.budget, "budget", 20, "rejection, cars, ars, rsft: most attempts per run")
+	fset.StringVar(&c.trie, "trie", "", "cars, ars: read the trie from this file if it exists, write it after each batch")
+	fset.IntVar(&c.batch, "batch", 100, "runs drawn together, one row each")
+	fset.StringVar(&t.Name, "task", "", "task name written in each record (default: the grammar file's path)")
+	fset.StringVar(&c.out, "out", "", "append the records to this run-store file instead of standard output")
+	fset.BoolVar(&c.resume, "resume", false, "with --out: continue a killed run, skipping the runs already in the file")
+	fset.BoolVar(&c.quiet, "quiet", false, "no progress bar")
 	pos, done, code := parseFlags(fset, args, stdout, stderr)
 	if done {
-		return code
+		return c, code, true
 	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "gasp sample: "+format+"\n", a...)
-		fset.SetOutput(stderr)
-		fset.Usage()
-		return 2
+	bad := c.check(pos)
+	c.batch = min(c.batch, c.n) // a larger batch would only have idle rows
+	if bad == "" && c.trie != "" && !method.Learns(c.meth) {
+		bad = "--trie is for cars and ars only"
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "gasp sample: %v\n", err)
-		return 1
+	if bad != "" {
+		return c, usageError(fset, stderr, bad), true
 	}
-	meth, methErr := experiment.ParseMethod(*method)
-	if bad := firstBad(
+	return c, 0, false
+}
+
+// check checks the flags, returning the first problem ("" if none), and
+// resolves the method.
+func (c *sampleCmd) check(pos []string) string {
+	var err error
+	c.meth, err = method.Parse(c.name)
+	firstK := 0 // the first k a run of the method has a record at
+	if err == nil {
+		firstK, _ = c.meth.Steps().Range(max(c.k, 1))
+	}
+	bad := firstBad(
 		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
-		flagCheck{*grammarPath == "", "--grammar is required"},
-		flagCheck{*promptArg == "", "--prompt is required"},
-		flagCheck{methErr != nil, fmt.Sprintf("unknown --method %q: %v", *method, methErr)},
-		flagCheck{*n < 1, fmt.Sprintf("--n must be at least 1, got %d", *n)},
-		flagCheck{*first < 0, fmt.Sprintf("--first must not be negative, got %d", *first)},
-		flagCheck{*k < 0 || (*method == "asap" && *k < 1), fmt.Sprintf("--k %d out of range", *k)},
-		flagCheck{*maxNew < 1 || *maxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, *maxNew)},
-		flagCheck{*template != "" && *template != "chat" && *template != "raw", fmt.Sprintf("--template must be chat or raw, got %q", *template)},
-		flagCheck{*budget < 1 || *budget > 1_000_000, fmt.Sprintf("--budget must be in [1, 1000000], got %d", *budget)},
-		flagCheck{*batch < 1, fmt.Sprintf("--batch must be at least 1, got %d", *batch)},
-		flagCheck{*n > math.MaxInt-*first, fmt.Sprintf("--first %d + --n %d overflows the run numbers", *first, *n)},
-		flagCheck{*resume && *outPath == "", "--resume needs --out"},
-	); bad != "" {
-		return usageErr("%s", bad)
+		flagCheck{c.task.Grammar == "", "--grammar is required"},
+		flagCheck{c.task.Prompt == "", "--prompt is required"},
+		flagCheck{err != nil, fmt.Sprintf("unknown --method %q: %v", c.name, err)},
+		flagCheck{c.n < 1, fmt.Sprintf("--n must be at least 1, got %d", c.n)},
+		flagCheck{c.first < 0, fmt.Sprintf("--first must not be negative, got %d", c.first)},
+		flagCheck{c.k < firstK, fmt.Sprintf("--k %d out of range", c.k)},
+		flagCheck{c.task.MaxNew < 1 || c.task.MaxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, c.task.MaxNew)},
+		flagCheck{c.task.Template != "" && c.task.Template != "chat" && c.task.Template != "raw", fmt.Sprintf("--template must be chat or raw, got %q", c.task.Template)},
+		flagCheck{c.budget < 1 || c.budget > 1_000_000, fmt.Sprintf("--budget must be in [1, 1000000], got %d", c.budget)},
+		flagCheck{c.batch < 1, fmt.Sprintf("--batch must be at least 1, got %d", c.batch)},
+		flagCheck{c.n > math.MaxInt-c.first, fmt.Sprintf("--first %d + --n %d overflows the run numbers", c.first, c.n)},
+		flagCheck{c.resume && c.out == "", "--resume needs --out"},
+	)
+	if bad == "" {
+		if err := checkTransformFlags(c.task.Transform.Temperature, c.task.Transform.TopP, c.task.Transform.TopK); err != nil {
+			bad = err.Error()
+		}
 	}
-	*batch = min(*batch, *n) // a larger batch would only have idle rows
-	if err := checkTransformFlags(*temperature, *topP, *topK); err != nil {
-		return usageErr("%v", err)
+	if bad == "" && c.meth.Steps() == method.None {
+		c.k = 0 // --k is ignored
 	}
-	tf := lm.Transform{Temperature: *temperature, TopP: *topP, TopK: *topK}
+	if c.task.Name == "" {
+		c.task.Name = c.task.Grammar
+	}
+	return bad
+}
+
+// run draws the runs not stored yet and writes their records.
+func (c *sampleCmd) run(stdout, stderr io.Writer) error {
 	// The runs still to draw are listed (8 bytes each); a batch's rows are
 	// checked against the model when it is loaded.
-	if err := membound.Check(fmt.Sprintf("--n %d", *n), 64*float64(*n)); err != nil {
-		return fail(err)
-	}
-	if *task == "" {
-		*task = *grammarPath
-	}
-	recK := *k
-	if meth.Kind != experiment.KindASAp && meth.Kind != experiment.KindMCMC {
-		recK = 0
-	}
-	adaptive := meth.Kind == experiment.KindExact && meth.Variant != sample.RSFT
-	if *triePath != "" && !adaptive {
-		return usageErr("--trie is for cars and ars only")
-	}
-
-	// Open the output first: a refused resume should not wait for the model.
-	emit := func(r runs.Record) error {
-		line, err := r.MarshalJSON()
-		if err != nil {
-			return err
-		}
-		_, err = stdout.Write(append(line, '\n'))
+	if err := membound.Check(fmt.Sprintf("--n %d", c.n), 64*float64(c.n)); err != nil {
 		return err
 	}
-	settings, err := sampleSettings(sampleSettingsOf{grammar: *grammarPath, lenient: *lenient, prompt: *promptArg,
-		model: *modelDir, template: *template, maxNew: *maxNew, tf: tf, budget: *budget}, stderr)
+	// Open the output first: a refused resume should not wait for the model.
+	emit, stored, closeOut, err := c.output(stdout, stderr)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	stored := map[runs.Sample]bool{}
-	if *outPath != "" {
-		st, done, err := openSampleOut(*outPath, *resume, *task, *method, *seed, settings, stderr)
-		if err != nil {
-			return fail(err)
+	defer closeOut()
+	var todo []int
+	for i := c.first; i < c.first+c.n; i++ {
+		if !stored[runs.Sample{K: c.k, Run: i}] {
+			todo = append(todo, i)
 		}
-		defer st.Close()
-		stored = done
-		emit = st.Append
 	}
-	write := emit
+	if len(todo) < c.n {
+		fmt.Fprintf(stderr, "gasp sample: resuming: %d of %d runs already in %s\n", c.n-len(todo), c.n, c.out)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	c.task.Rows, c.task.RowsName = c.batch, fmt.Sprintf("--batch %d", c.batch)
+	t, err := openTask(c.task, stderr)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	var trie *sample.Trie
+	if method.Learns(c.meth) {
+		// One trie for all batches: a new one, or the one saved in --trie.
+		trie = sample.NewTrie()
+		if c.trie != "" {
+			if trie, err = experiment.LoadTrie(c.trie); err != nil {
+				return fmt.Errorf("--trie: %w", err)
+			}
+		}
+	}
+	b := newBar(stderr, c.quiet, len(todo)*method.Units(c.meth, c.k), c.name)
+	defer b.finish()
+	return c.draw(t, todo, trie, b, emit, stderr)
+}
+
+// output returns where records go (standard output, or --out), with the
+// records' settings, and the runs --out holds already.
+func (c *sampleCmd) output(stdout, stderr io.Writer) (emit func(runs.Record) error, stored map[runs.Sample]bool, closeOut func(), err error) {
+	t := c.task
+	settings, err := sampleSettings(sampleSettingsOf{grammar: t.Grammar, lenient: t.Lenient, prompt: t.Prompt,
+		model: t.Model, template: t.Template, maxNew: t.MaxNew, tf: t.Transform, budget: c.budget}, stderr)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	write := func(r runs.Record) error {
+		line, err := r.MarshalJSON()
+		if err == nil {
+			_, err = stdout.Write(append(line, '\n'))
+		}
+		return err
+	}
+	closeOut = func() {}
+	if c.out != "" {
+		st, done, err := openSampleOut(c.out, c.resume, t.Name, c.name, c.seed, settings, stderr)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		write, stored, closeOut = st.Append, done, func() { st.Close() }
+	}
 	emit = func(r runs.Record) error {
 		r.Settings = settings
 		return write(r)
 	}
-	var todo []int
-	for i := *first; i < *first+*n; i++ {
-		if !stored[runs.Sample{K: recK, Run: i}] {
-			todo = append(todo, i)
-		}
-	}
-	if len(todo) < *n {
-		fmt.Fprintf(stderr, "gasp sample: resuming: %d of %d runs already in %s\n", *n-len(todo), *n, *outPath)
-	}
-	if len(todo) == 0 {
-		return 0
-	}
-
-	t, err := loadTask(taskOptions{grammar: *grammarPath, lenient: *lenient, prompt: *promptArg, modelDir: *modelDir,
-		template: *template, maxNew: *maxNew, tf: tf, rows: min(*batch, *n), rowsFlag: fmt.Sprintf("--batch %d", *batch),
-		warnCmd: "gasp sample", quietPrompt: true}, stderr)
-	if err != nil {
-		return fail(err)
-	}
-	defer t.Close()
-
-	opt := experiment.DrawOptions{Budget: *budget}
-	if adaptive {
-		// One trie for all batches: a new one, or the one saved in --trie.
-		opt.Trie = sample.NewTrie()
-		if *triePath != "" {
-			if opt.Trie, err = experiment.LoadTrie(*triePath); err != nil {
-				return fail(fmt.Errorf("--trie: %w", err))
-			}
-		}
-	}
-	b := newBar(stderr, *quiet, len(todo)*unitsPerRun(*method, recK), *method)
-	err = t.drawRuns(sampleRuns{task: *task, method: *method, k: recK, opt: opt, trie: *triePath, seed: *seed,
-		first: *first, n: *n, batch: *batch, todo: todo,
-		rejecting: meth.Kind == experiment.KindRejection || meth.Kind == experiment.KindExact}, b, emit, stderr)
-	b.finish()
-	if err != nil {
-		return fail(err)
-	}
-	return 0
+	return emit, stored, closeOut, nil
 }
 
-// sampleRuns are the runs "gasp sample" draws.
-type sampleRuns struct {
-	task, method string
-	k            int
-	opt          experiment.DrawOptions // the attempts' budget; cars and ars: the trie they share
-	trie         string                 // where to save opt.Trie after each batch ("": nowhere)
-	rejecting    bool                   // a run may end with no sample (rejection, cars, ars, rsft)
-	seed         uint64
-	first, n     int
-	batch        int   // ≤ n
-	todo         []int // the runs not stored yet, ascending
-}
-
-// drawRuns draws the runs of o that are to do, batch by batch, and emits
-// their records.
-func (t *task) drawRuns(o sampleRuns, b *bar, emit func(runs.Record) error, stderr io.Writer) error {
+// draw draws the runs todo (ascending), batch by batch, and emits their
+// records. cars and ars learn in trie, saved in --trie after each batch.
+func (c *sampleCmd) draw(t *experiment.Task, todo []int, trie *sample.Trie, b *bar, emit func(runs.Record) error, stderr io.Writer) error {
+	rejecting := method.Rejects(c.meth)
 	ended := func(r *sample.Record) {
-		if !o.rejecting || r.Valid() {
+		if !rejecting || r.Valid() {
 			b.add(1)
 		}
 	}
@@ -239,34 +260,32 @@ func (t *task) drawRuns(o sampleRuns, b *bar, emit func(runs.Record) error, stde
 	// resumed run draws what remains of a batch on the same rows of a
 	// batch of the same size, which reproduces it bit for bit. Offsets
 	// from --first, not run numbers, are stepped: they cannot overflow.
-	for off := 0; off < o.n; off += min(o.batch, o.n-off) {
-		c0, size := o.first+off, min(o.batch, o.n-off)
-		var ids []int
-		for _, i := range o.todo {
-			if i >= c0 && i-c0 < size {
-				ids = append(ids, i)
+	for off := 0; off < c.n; off += min(c.batch, c.n-off) {
+		batch := experiment.Batch{Seed: c.seed, First: c.first + off, Size: min(c.batch, c.n-off), K: c.k, At: []int{c.k},
+			Budget: c.budget, Trie: trie, Ended: ended}
+		for _, i := range todo {
+			if i >= batch.First && i-batch.First < batch.Size {
+				batch.Runs = append(batch.Runs, i)
 			}
 		}
-		if len(ids) == 0 {
+		if len(batch.Runs) == 0 {
 			continue
 		}
-		d, err := t.draw(o.task, o.method, []int{o.k}, o.opt, o.seed, size, c0, ids, ended)
-		if err == nil && o.trie != "" {
-			if err = experiment.SaveTrie(o.trie, o.opt.Trie); err != nil {
+		recs, err := t.Draw(c.name, c.meth, batch)
+		if err == nil && c.trie != "" {
+			if err = experiment.SaveTrie(c.trie, trie); err != nil {
 				err = fmt.Errorf("--trie: %w", err)
 			}
 		}
 		if err != nil {
 			return err
 		}
-		for _, rs := range d.recs {
-			if o.rejecting && !rs[0].Valid {
-				fmt.Fprintf(stderr, "gasp sample: %s: run %d accepted nothing in %d attempts\n", o.method, rs[0].Run, o.opt.Budget)
+		for _, r := range recs {
+			if rejecting && !r.Valid {
+				fmt.Fprintf(stderr, "gasp sample: %s: run %d accepted nothing in %d attempts\n", c.name, r.Run, c.budget)
 			}
-			for _, r := range rs {
-				if err := emit(r); err != nil {
-					return err
-				}
+			if err := emit(r); err != nil {
+				return err
 			}
 		}
 	}

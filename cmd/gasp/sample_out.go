@@ -155,3 +155,21 @@ func resumable(st *runs.Store, path, task, method string, seed uint64, settings 
 	}
 	return done, nil
 }
+
+// replace removes the demo's stored samples (its task's, of its methods)
+// from the store, whose lock st holds.
+func (c *demoCmd) replace(st *runs.Store, stderr io.Writer) error {
+	n := 0
+	for _, name := range demoMethods {
+		err := os.Remove(st.Path(c.task.Name, name))
+		if err == nil {
+			n++
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	if n > 0 && !c.quiet {
+		fmt.Fprintf(stderr, "gasp demo: replacing the demo stored in %s (--resume continues it instead)\n", c.out)
+	}
+	return nil
+}

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -130,5 +133,29 @@ func TestSampleErrors(t *testing.T) {
 		if stdout.Len() != 0 {
 			t.Errorf("gasp sample %v wrote to stdout: %q", tc.args, stdout.String())
 		}
+	}
+}
+
+// A malformed grammar reaches the library path of "gasp sample" as a
+// grammar.ErrorList, and the command prints every error with its place.
+func TestSampleGrammarErrorTyped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.gbnf")
+	if err := os.WriteFile(path, []byte("root ::= \"a\" (\nx ::= y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	c, _, done := parseSample([]string{"--grammar", path, "--prompt", "hi", "--n", "1", "--max-new-tokens", "4", "--quiet"}, &stdout, &stderr)
+	if done {
+		t.Fatalf("flags refused: %s", stderr.String())
+	}
+	err := c.run(&stdout, &stderr)
+	var list grammar.ErrorList
+	if !errors.As(err, &list) || len(list) == 0 {
+		t.Fatalf("run: %v (%T), want a grammar.ErrorList", err, err)
+	}
+	stderr.Reset()
+	if code := run([]string{"sample", "--grammar", path, "--prompt", "hi", "--quiet"}, &stdout, &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), "gasp sample: "+list[0].Error()) {
+		t.Errorf("exit %d, %q; want the error at %s", code, stderr.String(), list[0].Pos)
 	}
 }

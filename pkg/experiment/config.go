@@ -12,11 +12,8 @@ import (
 	"strings"
 
 	"github.com/gasplab/gasp/pkg/lm"
+	"github.com/gasplab/gasp/pkg/method"
 )
-
-// Methods are the methods an experiment can run with fixed names; the
-// parametrised ones (mcmc-mix-P, smc-N, smc-awrs-N) are in ParseMethod.
-var Methods = []string{"gcd", "asap", "mcmc-uniform", "mcmc-priority", "mcmc-restart", "mcmc-priority-pp", "rejection", "cars", "ars", "rsft", "smc"}
 
 // Config is an experiment: a grid of tasks × methods × runs, sampled with
 // one model and one set of sampling settings. It is read from a JSON file
@@ -34,7 +31,8 @@ type Config struct {
 	// Tasks are glob patterns (path.Match) over task paths relative to
 	// TaskRoot: "SLIA/*", "CP/CP_re_ptb_460".
 	Tasks []string `json:"tasks"`
-	// Methods run on every task, from Methods.
+	// Methods run on every task: built-in names (method.Parse) or names
+	// of Options.Methods.
 	Methods []string `json:"methods"`
 	// K is the largest k: MCMC chains take K steps (records k = 0…K), ASAp
 	// runs draw K samples (k = 1…K). GCD and rejection ignore it.
@@ -153,8 +151,34 @@ func StripComments(data []byte) []byte {
 	return out
 }
 
-// Validate checks the settings.
+// Validate checks the settings, with built-in methods only.
 func (c *Config) Validate() error {
+	_, err := c.methods(nil)
+	return err
+}
+
+// methods checks the settings and returns the methods by name: user's
+// first, then built-in.
+func (c *Config) methods(user map[string]method.Method) (map[string]method.Method, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	out := map[string]method.Method{}
+	for _, name := range c.Methods {
+		m, err := method.Resolve(name, user)
+		if err != nil {
+			return nil, fmt.Errorf("experiment config: %w", err)
+		}
+		if out[name] != nil {
+			return nil, fmt.Errorf("experiment config: method %q listed twice", name)
+		}
+		out[name] = m
+	}
+	return out, nil
+}
+
+// check checks the settings but the methods' names.
+func (c *Config) check() error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("experiment config: "+format, a...)
 	}
@@ -187,16 +211,6 @@ func (c *Config) Validate() error {
 			return bad("task pattern %q: %v", p, err)
 		}
 	}
-	seen := map[string]bool{}
-	for _, m := range c.Methods {
-		if _, err := ParseMethod(m); err != nil {
-			return bad("%v", err)
-		}
-		if seen[m] {
-			return bad("method %q listed twice", m)
-		}
-		seen[m] = true
-	}
 	return c.Transform().Validate()
 }
 
@@ -224,8 +238,8 @@ func (c *Config) ModelRef() string {
 	return c.Model
 }
 
-// Task is one task of an experiment.
-type Task struct {
+// TaskFiles are the files of one task of an experiment.
+type TaskFiles struct {
 	Name    string // path relative to TaskRoot, with '/' separators
 	Grammar string // grammar.ebnf
 	Prompt  string // prompt.txt
@@ -233,7 +247,7 @@ type Task struct {
 
 // TaskList returns the tasks the patterns select, sorted by name. A
 // pattern that matches no task is an error.
-func (c *Config) TaskList() ([]Task, error) {
+func (c *Config) TaskList() ([]TaskFiles, error) {
 	root := c.path(c.TaskRoot)
 	set := map[string]bool{}
 	for _, p := range c.Tasks {
@@ -262,10 +276,10 @@ func (c *Config) TaskList() ([]Task, error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	out := make([]Task, len(names))
+	out := make([]TaskFiles, len(names))
 	for i, n := range names {
 		d := filepath.Join(root, filepath.FromSlash(n))
-		out[i] = Task{Name: n, Grammar: filepath.Join(d, "grammar.ebnf"), Prompt: filepath.Join(d, "prompt.txt")}
+		out[i] = TaskFiles{Name: n, Grammar: filepath.Join(d, "grammar.ebnf"), Prompt: filepath.Join(d, "prompt.txt")}
 	}
 	return out, nil
 }

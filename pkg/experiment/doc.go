@@ -6,6 +6,27 @@
 //	cfg, err := experiment.Load("experiments/quick.json")
 //	sum, err := experiment.Run(ctx, cfg, experiment.Options{Progress: os.Stderr})
 //
+// A method is a value (package method): the names in Config.Methods
+// resolve first to Options.Methods, a user's methods, then to the built-in
+// ones, so that a proposal written in a notebook runs through the grid
+// into the store, and through "gasp analyze" into tables and figures,
+// beside the paper's:
+//
+//	floor := method.MCMC{Proposal: mcmc.ProposalFunc(myWeights)}
+//	cfg.Methods = append(cfg.Methods, "mcmc-floor")
+//	sum, err := experiment.Run(ctx, cfg, experiment.Options{Methods: map[string]method.Method{"mcmc-floor": floor}})
+//
+// (pkg/analysis takes a method named "mcmc-…" for an MCMC method.)
+//
+// # Drawing from one task
+//
+// A Task is a model, a grammar's sampling configuration and a tokenized
+// prompt; Task.Draw draws a Batch of runs of a method with the grid's
+// seeds and returns run-store records. The grid builds its tasks on one
+// shared model; OpenTask opens one alone, and Sample opens, draws and
+// closes in one call, as "gasp sample", "gasp demo" and "gasp bench
+// sample" do (see the package Example).
+//
 // # The grid
 //
 // Every task × method × run is one run of a sampler with its own random
@@ -24,7 +45,7 @@
 //	mcmc-mix-P      MCMC whose proposal restarts with probability P, else
 //	                cuts as Priority (the authors' "mix-p")
 //	cars, ars, rsft one exact sample of P^G per run, k = 0, at most
-//	                ExactBudget attempts (rejections in the record); the
+//	                method.ExactBudget attempts (rejections in the record); the
 //	                runs of a batch share the trie of cars and ars, kept
 //	                in the store (TriePath) so that later batches and
 //	                resumed runs continue learning: their records depend
@@ -40,8 +61,9 @@
 // experiment.json records the configuration; resuming with other sampling
 // settings is refused. Options.TaskTime bounds the time each (task,
 // method) may take, stored batches included (checked between batches), for methods whose cost
-// varies by orders of magnitude between tasks (cars); ParseMethod and Draw are the
-// methods' single definition, which "gasp sample" uses too.
+// varies by orders of magnitude between tasks (cars); method.Parse and
+// Task.Draw are the methods' single definition, which "gasp sample" uses
+// too.
 //
 // Record fields follow mcmc/README.md. evals is the LM token evaluations of
 // the run's own row (sample.Record.Evals, mcmc.Chain.EvalsAt), without the
@@ -51,6 +73,6 @@
 // log P_GCD for GCD and MCMC states, but for ASAp the log-probability under
 // ASAp's own adjusted distribution and for rejection sampling log P.
 //
-// LlamaLM adapts a llama.Model to lm.Model; OpenModel and Model.Load open a
-// model directory or Hugging Face hub id with its tokenizer and vocabulary.
+// Models are opened by package model (model.Open); the grid checks every
+// logit (lm.Finite).
 package experiment

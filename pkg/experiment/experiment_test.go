@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"github.com/gasplab/gasp/pkg/method"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -68,7 +69,7 @@ func TestLoadAndTasks(t *testing.T) {
 	if len(tasks) != 35 {
 		t.Errorf("quick: %d tasks, want 35", len(tasks))
 	}
-	if !slices.IsSortedFunc(tasks, func(a, b Task) int { return strings.Compare(a.Name, b.Name) }) {
+	if !slices.IsSortedFunc(tasks, func(a, b TaskFiles) int { return strings.Compare(a.Name, b.Name) }) {
 		t.Error("tasks not sorted")
 	}
 	if _, err := os.Stat(tasks[0].Prompt); err != nil {
@@ -103,15 +104,6 @@ func TestGridShards(t *testing.T) {
 	slices.SortFunc(union, func(a, b unit) int { return slices.Index(full, a) - slices.Index(full, b) })
 	if !slices.Equal(union, full) {
 		t.Error("shards do not partition the grid")
-	}
-	if lo, hi := c.ks("asap"); lo != 1 || hi != 2 {
-		t.Errorf("asap ks %d–%d", lo, hi)
-	}
-	if lo, hi := c.ks("mcmc-priority"); lo != 0 || hi != 2 {
-		t.Errorf("mcmc ks %d–%d", lo, hi)
-	}
-	if lo, hi := c.ks("rejection"); lo != 0 || hi != 0 {
-		t.Errorf("rejection ks %d–%d", lo, hi)
 	}
 }
 
@@ -246,30 +238,6 @@ func TestRunResume(t *testing.T) {
 	}
 }
 
-func TestCacheLen(t *testing.T) {
-	for _, c := range [][2]int{{1, 256}, {256, 256}, {257, 384}, {385, 512}, {600, 768}, {769, 1024}, {1025, 1536}, {1537, 2048}, {8300, 12288}} {
-		if got := CacheLen(c[0]); got != c[1] {
-			t.Errorf("CacheLen(%d) = %d, want %d", c[0], got, c[1])
-		}
-	}
-}
-
-func TestParseMethod(t *testing.T) {
-	for _, name := range []string{"gcd", "cars", "ars", "rsft", "smc", "smc-1", "smc-awrs-32", "mcmc-mix-0.5", "mcmc-mix-1", "mcmc-restart"} {
-		if m, err := ParseMethod(name); err != nil || m.Name != name {
-			t.Errorf("ParseMethod(%q) = %+v, %v", name, m, err)
-		}
-	}
-	for _, name := range []string{"", "smc-0", "smc-01", "smc-awrs", "mcmc-mix-2", "mcmc-mix-.5", "mcmc-mix-x", "rs", "cars-1"} {
-		if _, err := ParseMethod(name); err == nil {
-			t.Errorf("ParseMethod(%q) accepted", name)
-		}
-	}
-	if m, _ := ParseMethod("smc-awrs-8"); m.SMC.Particles != 8 || !m.SMC.AWRS || m.Kind != KindSMC {
-		t.Errorf("smc-awrs-8: %+v", m)
-	}
-}
-
 // The exact, SMC and mixture methods run in the grid: one record per run
 // (k = 0…K for mcmc-mix), evaluations and rejections recorded, and the
 // CARS trie kept in the store, learnt further by a later batch.
@@ -305,7 +273,7 @@ func TestRunNewMethods(t *testing.T) {
 			for _, r := range recs {
 				// Plain rejection (rsft) may spend its budget: the
 				// embedded model rarely writes a sentence unaided.
-				spent := m == "rsft" && !r.Valid && r.Rejections == ExactBudget-1
+				spent := m == "rsft" && !r.Valid && r.Rejections == method.ExactBudget-1
 				if !(r.Valid || spent) || r.K != 0 || r.Evals <= 0 {
 					t.Errorf("%s %s run %d: valid %v k %d evals %d rejections %d", task.Name, m, r.Run, r.Valid, r.K, r.Evals, r.Rejections)
 				}

@@ -150,7 +150,7 @@ func sameRecord(a, b runs.Record) bool {
 func mergeSettings(dst string, srcs []string) ([]byte, error) {
 	var first []byte
 	var firstDir string
-	var want settings
+	var want Config
 	for _, dir := range append(slices.Clone(srcs), dst) {
 		b, err := os.ReadFile(filepath.Join(dir, settingsFile))
 		if errors.Is(err, os.ErrNotExist) {
@@ -164,12 +164,11 @@ func mergeSettings(dst string, srcs []string) ([]byte, error) {
 			return nil, fmt.Errorf("experiment: merge: %s: %w", filepath.Join(dir, settingsFile), err)
 		}
 		if first == nil {
-			first, firstDir, want = b, dir, c.settings()
+			first, firstDir, want = b, dir, c
 			continue
 		}
-		if c.settings() != want {
-			return nil, fmt.Errorf("experiment: merge: %s and %s record different sampling settings (%+v, %+v)",
-				firstDir, dir, want, c.settings())
+		if d := settingsDiff(&want, &c); d != "" {
+			return nil, fmt.Errorf("experiment: merge: %s and %s record different sampling settings (%s)", firstDir, dir, d)
 		}
 	}
 	return first, nil

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gasplab/gasp/pkg/model"
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
@@ -18,12 +19,12 @@ func TestKeepProposalsAndEOS(t *testing.T) {
 	ctx := context.Background()
 	c := toyConfig(t)
 	c.Methods, c.K = []string{"mcmc-uniform"}, 3
-	model, err := OpenModel(ctx, c.ModelRef())
+	m, err := model.Open(ctx, c.ModelRef())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(model.Vocab.EOS) < 2 {
-		t.Fatalf("the embedded model has EOS %v; the test wants several", model.Vocab.EOS)
+	if len(m.Vocab.EOS) < 2 {
+		t.Fatalf("the embedded model has EOS %v; the test wants several", m.Vocab.EOS)
 	}
 	plain := filepath.Join(t.TempDir(), "plain")
 	if _, err := Run(ctx, c, Options{Store: plain}); err != nil {
@@ -60,8 +61,8 @@ func TestKeepProposalsAndEOS(t *testing.T) {
 		if p.Proposal != nil || !slices.Equal(p.IDs, r.IDs) || p.EOS != r.EOS || p.LogP != r.LogP {
 			t.Errorf("run %d k=%d: keeping proposals changed the record", r.Run, r.K)
 		}
-		if (r.Status == runs.StatusComplete) != slices.Contains(model.Vocab.EOS, r.EOS) || (r.Status != runs.StatusComplete && r.EOS != runs.NoEOS) {
-			t.Errorf("run %d k=%d: status %s, eos %d (model EOS %v)", r.Run, r.K, r.Status, r.EOS, model.Vocab.EOS)
+		if (r.Status == runs.StatusComplete) != slices.Contains(m.Vocab.EOS, r.EOS) || (r.Status != runs.StatusComplete && r.EOS != runs.NoEOS) {
+			t.Errorf("run %d k=%d: status %s, eos %d (model EOS %v)", r.Run, r.K, r.Status, r.EOS, m.Vocab.EOS)
 		}
 		if (r.K == 0) != (r.Proposal == nil) {
 			t.Fatalf("run %d k=%d: proposal %v", r.Run, r.K, r.Proposal)

@@ -7,16 +7,16 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 	"time"
 
-	"github.com/gasplab/gasp/pkg/earley"
-	"github.com/gasplab/gasp/pkg/gcd"
-	"github.com/gasplab/gasp/pkg/grammar"
-	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/mcmc"
+	"github.com/gasplab/gasp/pkg/method"
+	"github.com/gasplab/gasp/pkg/model"
 	"github.com/gasplab/gasp/pkg/runs"
 	"github.com/gasplab/gasp/pkg/sample"
 )
@@ -47,6 +47,11 @@ type Options struct {
 	// LockWait bounds the wait for the store's lock held by another
 	// process; 0 means 10 minutes.
 	LockWait time.Duration
+	// Methods are the user's methods by name: a name in Config.Methods
+	// resolves here first, then to a built-in method (method.Parse), so
+	// that a method defined in a notebook runs through the grid and the
+	// run store like the built-ins.
+	Methods map[string]method.Method
 	// TaskTime, if positive, bounds the sampling time of each (task,
 	// method), counting the batches already stored (their elapsed_ms):
 	// once a pair has spent it, its remaining batches are left
@@ -75,19 +80,6 @@ type unit struct {
 	task   int
 	method string
 	lo, hi int
-}
-
-// ks returns the k of the records a run of method leaves: MCMC 0…K, ASAp
-// 1…K, others 0.
-func (c *Config) ks(method string) (lo, hi int) {
-	m, _ := ParseMethod(method)
-	switch m.Kind {
-	case KindASAp:
-		return 1, c.K
-	case KindMCMC:
-		return 0, c.K
-	}
-	return 0, 0
 }
 
 // grid returns this shard's batches, in the grid's order: tasks by name,
@@ -119,150 +111,207 @@ const settingsFile = "experiment.json"
 // seed alone, so they are the ones an uninterrupted run would have stored.
 func Run(ctx context.Context, cfg *Config, opt Options) (Summary, error) {
 	start := time.Now()
-	var sum Summary
+	r, err := newRunner(cfg, opt)
+	if err != nil {
+		return Summary{}, err
+	}
+	sum := &r.sum
+	if len(r.todo) > 0 {
+		err = r.run(ctx, start)
+	}
+	sum.Elapsed = time.Since(start)
+	return *sum, err
+}
+
+// runner is a run of a grid.
+type runner struct {
+	cfg   *Config
+	opt   Options
+	dir   string
+	meths map[string]method.Method // by name, user's and built-in
+	tasks []TaskFiles
+	todo  []unit                      // batches not stored yet
+	spent map[[2]string]time.Duration // sampling time by (task, method)
+	sum   Summary
+}
+
+// newRunner checks the configuration and options and finds what is stored.
+func newRunner(cfg *Config, opt Options) (*runner, error) {
 	if opt.Shards == 0 {
 		opt.Shards = 1
 	}
 	if opt.Shard < 0 || opt.Shard >= opt.Shards {
-		return sum, fmt.Errorf("experiment: shard %d/%d out of range", opt.Shard, opt.Shards)
+		return nil, fmt.Errorf("experiment: shard %d/%d out of range", opt.Shard, opt.Shards)
 	}
 	if opt.LockWait == 0 {
 		opt.LockWait = 10 * time.Minute
 	}
-	if err := cfg.Validate(); err != nil {
-		return sum, err
-	}
-	dir := opt.Store
-	if dir == "" {
-		dir = cfg.path(filepath.Join("mcmc", cfg.Name))
-	}
-	say := func(format string, a ...any) {
-		if opt.Progress != nil {
-			fmt.Fprintf(opt.Progress, format+"\n", a...)
-		}
-	}
-	tasks, err := cfg.TaskList()
+	meths, err := cfg.methods(opt.Methods)
 	if err != nil {
-		return sum, err
+		return nil, err
 	}
-	units := cfg.grid(len(tasks), opt.Shard, opt.Shards)
-	sum.Batches = len(units)
-
-	// What is stored already, and the time it took.
-	var todo []unit
-	done, spent, err := cfg.scanStore(dir, tasks, units)
+	r := &runner{cfg: cfg, opt: opt, dir: opt.Store, meths: meths}
+	if r.dir == "" {
+		r.dir = cfg.path(filepath.Join("mcmc", cfg.Name))
+	}
+	if r.tasks, err = cfg.TaskList(); err != nil {
+		return nil, err
+	}
+	units := cfg.grid(len(r.tasks), opt.Shard, opt.Shards)
+	r.sum.Batches = len(units)
+	done, spent, err := cfg.scanStore(r.dir, r.tasks, units)
 	if err != nil {
-		return sum, err
+		return nil, err
 	}
+	r.spent = spent
 	for _, u := range units {
-		if cfg.stored(u, done[[2]string{tasks[u.task].Name, u.method}]) {
-			sum.Skipped++
+		if r.stored(u, done[[2]string{r.tasks[u.task].Name, u.method}]) {
+			r.sum.Skipped++
 		} else {
-			todo = append(todo, u)
+			r.todo = append(r.todo, u)
 		}
 	}
-	say("experiment %s: %d tasks, methods %v, %d runs, k ≤ %d; shard %d/%d: %d batches, %d stored, %d to run",
-		cfg.Name, len(tasks), cfg.Methods, cfg.Runs, cfg.K, opt.Shard, opt.Shards, len(units), sum.Skipped, len(todo))
-	if len(todo) == 0 {
-		sum.Elapsed = time.Since(start)
-		return sum, nil
-	}
+	r.say("experiment %s: %d tasks, methods %v, %d runs, k ≤ %d; shard %d/%d: %d batches, %d stored, %d to run",
+		cfg.Name, len(r.tasks), cfg.Methods, cfg.Runs, cfg.K, opt.Shard, opt.Shards, len(units), r.sum.Skipped, len(r.todo))
+	return r, nil
+}
 
-	model, err := OpenModel(ctx, cfg.ModelRef())
-	if err != nil {
-		return sum, err
+func (r *runner) say(format string, a ...any) {
+	if r.opt.Progress != nil {
+		fmt.Fprintf(r.opt.Progress, format+"\n", a...)
 	}
-	prompts := map[int][]int{}
-	maxPrompt := 0
-	for _, u := range todo {
-		if _, ok := prompts[u.task]; ok {
-			continue
-		}
-		text, err := os.ReadFile(tasks[u.task].Prompt)
-		if err != nil {
-			return sum, err
-		}
-		p, err := model.Prompt(string(text), cfg.Template)
-		if err != nil {
-			return sum, fmt.Errorf("task %s: %w", tasks[u.task].Name, err)
-		}
-		prompts[u.task] = p
-		maxPrompt = max(maxPrompt, len(p))
-	}
-	say("loading model %s", model.Dir)
-	// Sessions are sized per task (WithSeq below); the loaded model holds the
-	// longest, rounded as WithSeq rounds so that every task's cache length
-	// depends on its own prompt only.
-	need := maxPrompt + cfg.MaxNewTokens + 1
-	m, err := model.Load(max(need, min(CacheLen(need), model.Config.MaxPositionEmbeddings)))
-	if err != nil {
-		return sum, err
-	}
-	defer m.Close()
-	if err := writeSettings(dir, cfg); err != nil {
-		return sum, err
-	}
+}
 
-	var masker *gcd.Masker
-	maskerTask := -1
-	for i, u := range todo {
+// run samples the batches to do.
+func (r *runner) run(ctx context.Context, start time.Time) error {
+	m, prompts, err := r.load(ctx)
+	if err != nil {
+		return err
+	}
+	defer m.close()
+	var t *Task
+	for i, u := range r.todo {
 		if err := ctx.Err(); err != nil {
-			return sum, err
+			return err
 		}
-		task := tasks[u.task]
-		key := [2]string{task.Name, u.method}
-		if opt.TaskTime > 0 && spent[key] >= opt.TaskTime {
-			sum.Deferred++
+		key := [2]string{r.tasks[u.task].Name, u.method}
+		if r.opt.TaskTime > 0 && r.spent[key] >= r.opt.TaskTime {
+			r.sum.Deferred++
 			continue
 		}
-		if u.task != maskerTask {
-			g, _, err := grammar.CompileFile(task.Grammar, grammar.Options{Lenient: cfg.Lenient})
-			if err != nil {
-				return sum, fmt.Errorf("task %s: %w", task.Name, err)
+		if t == nil || t.Name != key[0] {
+			if t, err = r.task(m, u.task, prompts[u.task]); err != nil {
+				return err
 			}
-			masker = gcd.NewMasker(earley.New(g), model.Vocab, model.Trie)
-			maskerTask = u.task
 		}
 		t0 := time.Now()
-		prompt := prompts[u.task]
-		recs, err := cfg.sampleBatch(m.WithSeq(len(prompt)+cfg.MaxNewTokens+1), model, masker, dir, task.Name, prompt, u)
+		n, valid, err := r.batch(ctx, t, u)
 		if err != nil {
-			return sum, fmt.Errorf("task %s, %s, runs %d–%d: %w", task.Name, u.method, u.lo, u.hi-1, err)
+			return err
 		}
-		limit := -1
-		if opt.Limit > 0 {
-			limit = opt.Limit - sum.Records
-		}
-		n, err := appendRecords(ctx, dir, recs, limit, opt.LockWait)
-		sum.Records += n
-		if err != nil {
-			return sum, err
-		}
-		sum.Ran++
-		spent[key] += time.Since(t0)
-		valid := 0
-		for _, r := range recs {
-			if r.Valid {
-				valid++
-			}
-		}
+		r.spent[key] += time.Since(t0)
 		el := time.Since(start)
-		eta := time.Duration(float64(el) / float64(i+1) * float64(len(todo)-i-1))
-		say("[%d/%d] %s %s runs %d–%d: %d records (%d valid), %.1fs; elapsed %s, eta %s",
-			i+1, len(todo), task.Name, u.method, u.lo, u.hi-1, len(recs), valid,
+		eta := time.Duration(float64(el) / float64(i+1) * float64(len(r.todo)-i-1))
+		r.say("[%d/%d] %s %s runs %d–%d: %d records (%d valid), %.1fs; elapsed %s, eta %s",
+			i+1, len(r.todo), key[0], u.method, u.lo, u.hi-1, n, valid,
 			time.Since(t0).Seconds(), el.Round(time.Second), eta.Round(time.Second))
-		if opt.Limit > 0 && sum.Records >= opt.Limit {
-			sum.Limited = true
+		if r.opt.Limit > 0 && r.sum.Records >= r.opt.Limit {
+			r.sum.Limited = true
 			break
 		}
 	}
-	sum.Elapsed = time.Since(start)
-	return sum, nil
+	return nil
+}
+
+// gridModel is the model a grid shares between its tasks.
+type gridModel struct {
+	*model.Model
+	weights model.LM
+}
+
+func (m *gridModel) close() { m.weights.Close() }
+
+// load opens the model, tokenizes the prompts of the tasks to do and loads
+// the weights, sized for the longest; then it records the configuration
+// in the store.
+func (r *runner) load(ctx context.Context) (*gridModel, map[int][]int, error) {
+	m, err := model.Open(ctx, r.cfg.ModelRef())
+	if err != nil {
+		return nil, nil, err
+	}
+	prompts := map[int][]int{}
+	maxPrompt := 0
+	for _, u := range r.todo {
+		if _, ok := prompts[u.task]; ok {
+			continue
+		}
+		task := r.tasks[u.task]
+		text, err := os.ReadFile(task.Prompt)
+		if err != nil {
+			return nil, nil, err
+		}
+		if prompts[u.task], err = m.Prompt(string(text), r.cfg.Template); err != nil {
+			return nil, nil, fmt.Errorf("task %s: %w", task.Name, err)
+		}
+		maxPrompt = max(maxPrompt, len(prompts[u.task]))
+	}
+	r.say("loading model %s", m.Dir)
+	// Sessions are sized per task (WithSeq); the loaded model holds the
+	// longest, rounded as WithSeq rounds so that every task's cache length
+	// depends on its own prompt only.
+	need := maxPrompt + r.cfg.MaxNewTokens + 1
+	w, err := m.Load(max(need, min(model.CacheLen(need), m.Config.MaxPositionEmbeddings)))
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := writeSettings(r.dir, r.cfg); err != nil {
+		w.Close()
+		return nil, nil, err
+	}
+	return &gridModel{m, w}, prompts, nil
+}
+
+// batch samples the runs of u and appends their records, returning how
+// many records it made and how many are valid. An adaptive method (cars,
+// ars) learns in the task's trie kept in the store (TriePath), read before
+// the batch and written after it.
+func (r *runner) batch(ctx context.Context, t *Task, u unit) (n, valid int, err error) {
+	meth := r.meths[u.method]
+	b := Batch{Seed: r.cfg.Seed, First: u.lo, Size: u.hi - u.lo, K: r.cfg.K, Proposals: r.cfg.KeepProposals}
+	trie := TriePath(r.dir, u.method, t.Name)
+	if method.Learns(meth) {
+		if b.Trie, err = LoadTrie(trie); err != nil {
+			return 0, 0, err
+		}
+	}
+	recs, err := t.Draw(u.method, meth, b)
+	if err == nil && b.Trie != nil {
+		err = SaveTrie(trie, b.Trie)
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("task %s, %s, runs %d–%d: %w", t.Name, u.method, u.lo, u.hi-1, err)
+	}
+	limit := -1
+	if r.opt.Limit > 0 {
+		limit = r.opt.Limit - r.sum.Records
+	}
+	added, err := appendRecords(ctx, r.dir, recs, limit, r.opt.LockWait)
+	r.sum.Records += added
+	if err != nil {
+		return 0, 0, err
+	}
+	r.sum.Ran++
+	for _, rec := range recs {
+		if rec.Valid {
+			valid++
+		}
+	}
+	return len(recs), valid, nil
 }
 
 // scanStore returns, per (task, method) of units, the records stored in
 // dir and the time their batches took; nothing if dir does not exist.
-func (c *Config) scanStore(dir string, tasks []Task, units []unit) (map[[2]string]map[runs.Sample]bool, map[[2]string]time.Duration, error) {
+func (c *Config) scanStore(dir string, tasks []TaskFiles, units []unit) (map[[2]string]map[runs.Sample]bool, map[[2]string]time.Duration, error) {
 	done := map[[2]string]map[runs.Sample]bool{}
 	spent := map[[2]string]time.Duration{}
 	if _, err := os.Stat(dir); err != nil {
@@ -318,66 +367,16 @@ func storedTime(st *runs.Store, key [2]string, batch int) (time.Duration, error)
 }
 
 // stored reports whether every record of u is in done.
-func (c *Config) stored(u unit, done map[runs.Sample]bool) bool {
-	klo, khi := c.ks(u.method)
-	for r := u.lo; r < u.hi; r++ {
+func (r *runner) stored(u unit, done map[runs.Sample]bool) bool {
+	klo, khi := r.meths[u.method].Steps().Range(r.cfg.K)
+	for run := u.lo; run < u.hi; run++ {
 		for k := klo; k <= khi; k++ {
-			if !done[runs.Sample{K: k, Run: r}] {
+			if !done[runs.Sample{K: k, Run: run}] {
 				return false
 			}
 		}
 	}
 	return true
-}
-
-// sampleBatch samples the runs of u, one row each, and returns their
-// records. An adaptive method (cars, ars) learns in the task's trie kept in
-// the store (TriePath), read before the batch and written after it.
-func (c *Config) sampleBatch(m lm.Model, model *Model, masker *gcd.Masker, dir, task string, prompt []int, u unit) ([]runs.Record, error) {
-	meth, err := ParseMethod(u.method)
-	if err != nil {
-		return nil, err
-	}
-	n := u.hi - u.lo
-	seeds := make([]uint64, n)
-	rands := make([]*rand.Rand, n)
-	for i := range seeds {
-		seeds[i] = RunSeed(c.Seed, task, u.method, u.lo+i)
-		rands[i] = sample.NewRand(seeds[i])
-	}
-	scfg := sample.Config{Masker: masker, Transform: c.Transform(), MaxNew: c.MaxNewTokens}
-	o := DrawOptions{K: c.K, Budget: 1}
-	adaptive := meth.Kind == KindExact && meth.Variant != sample.RSFT
-	if meth.Kind == KindExact {
-		o.Budget = ExactBudget
-	}
-	if adaptive {
-		if o.Trie, err = LoadTrie(TriePath(dir, u.method, task)); err != nil {
-			return nil, err
-		}
-	}
-	start := time.Now()
-	outs, err := Draw(m, scfg, meth, prompt, o, rands)
-	if err != nil {
-		return nil, err
-	}
-	if adaptive {
-		if err := SaveTrie(TriePath(dir, u.method, task), o.Trie); err != nil {
-			return nil, err
-		}
-	}
-	elapsed := float64(time.Since(start).Microseconds()) / 1000
-	recs := make([]runs.Record, len(outs))
-	for i, o := range outs {
-		recs[i], err = o.Record(task, u.method, u.lo+o.Run, seeds[o.Run], prompt, model.Tokenizer.Decode, elapsed)
-		if err != nil {
-			return nil, err
-		}
-		if c.KeepProposals && o.Proposal != nil {
-			recs[i].Proposal = ProposalRecord(o.Proposal)
-		}
-	}
-	return recs, nil
 }
 
 // SplitEOS returns a copy of a completion's token ids without its final
@@ -441,22 +440,31 @@ func appendRecords(ctx context.Context, dir string, recs []runs.Record, limit in
 	return n, st.Close()
 }
 
-// settings are the fields of a Config that determine its samples: a
-// resumed run must not change them. Tasks, methods, K and Runs may grow.
-type settings struct {
-	TaskRoot     string  `json:"task_root"`
-	Model        string  `json:"model"`
-	Template     string  `json:"template"`
-	Temperature  float64 `json:"temperature"`
-	TopP         float64 `json:"top_p"`
-	TopK         int     `json:"top_k"`
-	MaxNewTokens int     `json:"max_new_tokens"`
-	Seed         uint64  `json:"seed"`
-	Lenient      bool    `json:"lenient"`
+// settingsDiff names the sampling settings in which a and b differ ("" if
+// none): every field of a Config but those a resumed run may change
+// (name, protocol, tasks, methods, k, runs, batch, keep_proposals), so
+// that a new field counts as a setting unless said otherwise.
+func settingsDiff(a, b *Config) string {
+	ma, mb := a.settings(), b.settings()
+	var diffs []string
+	for k, v := range mb {
+		if !reflect.DeepEqual(ma[k], v) {
+			diffs = append(diffs, fmt.Sprintf("%s was %v, now %v", k, ma[k], v))
+		}
+	}
+	slices.Sort(diffs)
+	return strings.Join(diffs, ", ")
 }
 
-func (c *Config) settings() settings {
-	return settings{c.TaskRoot, c.Model, c.Template, c.Temperature, c.TopP, c.TopK, c.MaxNewTokens, c.Seed, c.Lenient}
+// settings returns c's sampling settings by JSON key.
+func (c Config) settings() map[string]any {
+	c.Name, c.Protocol, c.Root = "", "", ""
+	c.Tasks, c.Methods = nil, nil
+	c.K, c.Runs, c.Batch, c.KeepProposals = 0, 0, 0, false
+	b, _ := json.Marshal(c) // a Config always marshals
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return m
 }
 
 // checkSettings fails when the store records a configuration whose
@@ -473,9 +481,8 @@ func checkSettings(dir string, cfg *Config) error {
 	if err := json.Unmarshal(b, &old); err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(dir, settingsFile), err)
 	}
-	if old.settings() != cfg.settings() {
-		return fmt.Errorf("experiment: %s was run with other sampling settings (%+v, now %+v); use another name or store",
-			dir, old.settings(), cfg.settings())
+	if d := settingsDiff(&old, cfg); d != "" {
+		return fmt.Errorf("experiment: %s was run with other sampling settings (%s); use another name or store", dir, d)
 	}
 	return nil
 }

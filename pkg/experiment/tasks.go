@@ -8,10 +8,10 @@ import (
 // Task returns the configuration's task named name ("SLIA/lastname"): its
 // grammar and prompt under TaskRoot. A name that is not one of TaskList's
 // is an error.
-func (c *Config) Task(name string) (Task, error) {
+func (c *Config) Task(name string) (TaskFiles, error) {
 	tasks, err := c.TaskList()
 	if err != nil {
-		return Task{}, err
+		return TaskFiles{}, err
 	}
 	names := make([]string, len(tasks))
 	for i, t := range tasks {
@@ -20,5 +20,5 @@ func (c *Config) Task(name string) (Task, error) {
 		}
 		names[i] = t.Name
 	}
-	return Task{}, fmt.Errorf("experiment %s has no task %q (tasks: %s)", c.Name, name, strings.Join(names, ", "))
+	return TaskFiles{}, fmt.Errorf("experiment %s has no task %q (tasks: %s)", c.Name, name, strings.Join(names, ", "))
 }

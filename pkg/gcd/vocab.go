@@ -37,7 +37,8 @@ var DefaultEOSNames = []string{"<|end_of_text|>", "<|eot_id|>", "<|endoftext|>",
 const maxVocabID = 1<<22 - 1
 
 // LoadVocab reads a Hugging Face tokenizer.json of a byte-level BPE
-// tokenizer (GPT-2, Llama 3, ...). See ParseVocab.
+// tokenizer (GPT-2, Llama 3, ...). See ParseVocab; a caller that has
+// loaded the tokenizer already takes VocabFrom instead.
 func LoadVocab(path string) (*Vocab, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -69,69 +70,21 @@ func LoadVocab(path string) (*Vocab, error) {
 // whose pre_tokenizer and decoder have no ByteLevel step, and for a token
 // with a character outside the byte-level alphabet.
 func ParseVocab(data []byte) (*Vocab, error) {
-	var file struct {
-		AddedTokens []struct {
-			ID      *int   `json:"id"`
-			Content string `json:"content"`
-			Special bool   `json:"special"`
-		} `json:"added_tokens"`
-		PreTokenizer json.RawMessage `json:"pre_tokenizer"`
-		Decoder      json.RawMessage `json:"decoder"`
-		Model        json.RawMessage `json:"model"`
+	added, model, err := parseTokenizerJSON(data)
+	if err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal(data, &file); err != nil {
-		return nil, jsonError(data, err)
+	size, err := vocabSize(added, model)
+	if err != nil {
+		return nil, err
 	}
-	if len(file.Model) == 0 || string(file.Model) == "null" {
-		return nil, errors.New("tokenizer.json has no model")
-	}
-	var typ struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(file.Model, &typ); err != nil {
-		return nil, fmt.Errorf("model: %w", jsonError(file.Model, err))
-	}
-	if typ.Type != "BPE" {
-		return nil, fmt.Errorf("model.type is %q, want \"BPE\"", typ.Type)
-	}
-	if !hasByteLevel(file.PreTokenizer) && !hasByteLevel(file.Decoder) {
-		return nil, errors.New("not a byte-level BPE tokenizer: neither pre_tokenizer nor decoder has a ByteLevel step")
-	}
-	var model struct {
-		Vocab map[string]int `json:"vocab"`
-	}
-	if err := json.Unmarshal(file.Model, &model); err != nil {
-		return nil, fmt.Errorf("model: %w", jsonError(file.Model, err))
-	}
-
-	// Size: max id + 1 over the model's and the added tokens.
-	size := 0
-	for name, id := range model.Vocab {
-		if id < 0 || id > maxVocabID {
-			return nil, fmt.Errorf("token %q: id %d out of range [0, %d]", name, id, maxVocabID)
-		}
-		size = max(size, id+1)
-	}
-	for i, t := range file.AddedTokens {
-		if t.ID == nil {
-			return nil, fmt.Errorf("added_tokens[%d] (%q): no id", i, t.Content)
-		}
-		if id := *t.ID; id < 0 || id > maxVocabID {
-			return nil, fmt.Errorf("added token %q: id %d out of range [0, %d]", t.Content, id, maxVocabID)
-		}
-		size = max(size, *t.ID+1)
-	}
-	if size == 0 {
-		return nil, errors.New("tokenizer.json has no tokens")
-	}
-
 	v := &Vocab{
 		Tokens:  make([][]byte, size),
 		Special: make([]bool, size),
 		Names:   make([]string, size),
 	}
 	seen := make([]bool, size)
-	for name, id := range model.Vocab {
+	for name, id := range model {
 		if seen[id] {
 			return nil, fmt.Errorf("tokens %q and %q have the same id %d", v.Names[id], name, id)
 		}
@@ -146,7 +99,7 @@ func ParseVocab(data []byte) (*Vocab, error) {
 		v.Tokens[id] = b
 		v.Names[id] = name
 	}
-	for _, t := range file.AddedTokens {
+	for _, t := range added {
 		id := *t.ID
 		if !t.Special && t.Content == "" {
 			return nil, fmt.Errorf("added token %d has empty content", id)
@@ -162,7 +115,14 @@ func ParseVocab(data []byte) (*Vocab, error) {
 		}
 	}
 
-	v.index = make(map[string]int, size)
+	v.finish(seen)
+	return v, nil
+}
+
+// finish indexes the names of the ids seen and sets EOS to the special
+// tokens named in DefaultEOSNames.
+func (v *Vocab) finish(seen []bool) {
+	v.index = make(map[string]int, len(v.Names))
 	for id, name := range v.Names {
 		if _, dup := v.index[name]; !dup && seen[id] {
 			v.index[name] = id
@@ -174,7 +134,94 @@ func ParseVocab(data []byte) (*Vocab, error) {
 		}
 	}
 	slices.Sort(v.EOS)
-	return v, nil
+}
+
+// VocabFrom returns the vocabulary of a loaded tokenizer: the Vocab that
+// ParseVocab gives for its tokenizer.json, without reading it again.
+func VocabFrom(t *tokenizer.Tokenizer) *Vocab {
+	size := t.VocabSize()
+	v := &Vocab{Tokens: make([][]byte, size), Special: make([]bool, size), Names: make([]string, size)}
+	seen := make([]bool, size)
+	for id := range size {
+		seen[id] = t.Valid(id)
+		v.Names[id] = t.Name(id)
+		v.Special[id] = !seen[id] || t.IsSpecial(id)
+		switch {
+		case t.Added(id): // its content as written, as ParseVocab takes it
+			v.Tokens[id] = []byte(t.Name(id))
+		case seen[id]:
+			v.Tokens[id] = bytes.Clone(t.Token(id))
+		}
+	}
+	v.finish(seen)
+	return v
+}
+
+// addedToken is an entry of tokenizer.json's added_tokens.
+type addedToken struct {
+	ID      *int   `json:"id"`
+	Content string `json:"content"`
+	Special bool   `json:"special"`
+}
+
+// parseTokenizerJSON returns the added tokens and model.vocab of a
+// byte-level BPE tokenizer.json.
+func parseTokenizerJSON(data []byte) ([]addedToken, map[string]int, error) {
+	var file struct {
+		AddedTokens  []addedToken    `json:"added_tokens"`
+		PreTokenizer json.RawMessage `json:"pre_tokenizer"`
+		Decoder      json.RawMessage `json:"decoder"`
+		Model        json.RawMessage `json:"model"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		return nil, nil, jsonError(data, err)
+	}
+	if len(file.Model) == 0 || string(file.Model) == "null" {
+		return nil, nil, errors.New("tokenizer.json has no model")
+	}
+	var typ struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(file.Model, &typ); err != nil {
+		return nil, nil, fmt.Errorf("model: %w", jsonError(file.Model, err))
+	}
+	if typ.Type != "BPE" {
+		return nil, nil, fmt.Errorf("model.type is %q, want \"BPE\"", typ.Type)
+	}
+	if !hasByteLevel(file.PreTokenizer) && !hasByteLevel(file.Decoder) {
+		return nil, nil, errors.New("not a byte-level BPE tokenizer: neither pre_tokenizer nor decoder has a ByteLevel step")
+	}
+	var model struct {
+		Vocab map[string]int `json:"vocab"`
+	}
+	if err := json.Unmarshal(file.Model, &model); err != nil {
+		return nil, nil, fmt.Errorf("model: %w", jsonError(file.Model, err))
+	}
+	return file.AddedTokens, model.Vocab, nil
+}
+
+// vocabSize returns max id + 1 over the model's and the added tokens.
+func vocabSize(added []addedToken, model map[string]int) (int, error) {
+	size := 0
+	for name, id := range model {
+		if id < 0 || id > maxVocabID {
+			return 0, fmt.Errorf("token %q: id %d out of range [0, %d]", name, id, maxVocabID)
+		}
+		size = max(size, id+1)
+	}
+	for i, t := range added {
+		if t.ID == nil {
+			return 0, fmt.Errorf("added_tokens[%d] (%q): no id", i, t.Content)
+		}
+		if id := *t.ID; id < 0 || id > maxVocabID {
+			return 0, fmt.Errorf("added token %q: id %d out of range [0, %d]", t.Content, id, maxVocabID)
+		}
+		size = max(size, *t.ID+1)
+	}
+	if size == 0 {
+		return 0, errors.New("tokenizer.json has no tokens")
+	}
+	return size, nil
 }
 
 // Size returns the number of token ids, max id + 1.

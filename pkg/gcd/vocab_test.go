@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gasplab/gasp/pkg/tokenizer"
 )
 
 func TestParseVocab(t *testing.T) {
@@ -246,5 +249,31 @@ func TestLlama3Workloads(t *testing.T) {
 				t.Fatalf("decoded %d ids to %d bytes, want %d; first difference at byte %d", n, len(got), len(text), i)
 			}
 		})
+	}
+}
+
+// VocabFrom gives, from a loaded tokenizer, the Vocab ParseVocab gives
+// from its file.
+func TestVocabFromTokenizer(t *testing.T) {
+	files := []string{"testdata/tokenizer.json", "../../data/models/tiny/tokenizer.json", llama3Path}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Logf("%s: %v (skipped)", f, err)
+			continue
+		}
+		want, err := ParseVocab(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := tokenizer.Parse(data)
+		if err != nil {
+			t.Logf("%s: %v (skipped)", f, err)
+			continue
+		}
+		got := VocabFrom(tok)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: VocabFrom differs from ParseVocab", f)
+		}
 	}
 }

@@ -3,20 +3,12 @@
 // sequence after it, with truncation that keeps the computed prefix.
 //
 // A model implements Model, whose Session has the shape of a batched KV cache.
-// pkg/llama's Session has exactly this shape, so wrapping a llama.Model is a
-// few lines:
+// pkg/llama's Session has exactly this shape; model.LM (package model) is the
+// one adapter that makes a llama.Model an lm.Model. Decorators wrap any Model:
+// Finite turns a NaN or infinite logit into an error, and Timed adds the time
+// and number of the sessions' calls to a Usage.
 //
-//	type llamaLM struct{ *llama.Model }
-//
-//	func (m llamaLM) VocabSize() int { return m.Config().VocabSize }
-//
-//	func (m llamaLM) NewSession(rows int) (lm.Session, error) {
-//		s, err := m.Model.NewSession(rows)
-//		if err != nil {
-//			return nil, err // not a typed nil in the interface
-//		}
-//		return s, nil
-//	}
+//	m := lm.Finite(lm.Timed(weights, &usage))
 //
 // Samplers never use a Session directly: they use a Batch, which
 // keeps each row's tokens, evaluates lazily only what is missing from the

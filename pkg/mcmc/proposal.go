@@ -19,6 +19,14 @@ type Proposal interface {
 	Weights(x *sample.Record, w []float64)
 }
 
+// ProposalFunc adapts a function to a Proposal, as http.HandlerFunc does
+// a function to a Handler: a one-function proposal written in a notebook
+// cell needs no type.
+type ProposalFunc func(x *sample.Record, w []float64)
+
+// Weights calls f(x, w).
+func (f ProposalFunc) Weights(x *sample.Record, w []float64) { f(x, w) }
+
 // Kernels is implemented by proposals that are mixtures of MH kernels: each
 // step picks component i with probability weights[i] and then runs a whole
 // MH step with proposals[i] alone, q(y|x) and q(x|y) included. A mixture of

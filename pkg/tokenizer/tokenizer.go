@@ -211,6 +211,12 @@ func (t *Tokenizer) IsSpecial(id int) bool {
 	return id >= 0 && id < len(t.kind) && t.kind[id]&kindSpecial != 0
 }
 
+// Added reports whether id is an added token (an entry of added_tokens,
+// special or not), whose Name is its content as written.
+func (t *Tokenizer) Added(id int) bool {
+	return id >= 0 && id < len(t.kind) && t.kind[id]&kindAdded != 0
+}
+
 // Valid reports whether some token has id.
 func (t *Tokenizer) Valid(id int) bool {
 	return id >= 0 && id < len(t.kind) && t.kind[id] != 0

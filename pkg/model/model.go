@@ -1,4 +1,15 @@
-package experiment
+// Package model opens a Llama model for sampling: its configuration,
+// tokenizer, grammar vocabulary and trie, chat prompt, and weights loaded
+// with sessions sized to the task. It is the one adapter between pkg/llama
+// and pkg/lm, so that notebooks and commands need neither the grid runner
+// nor their own glue.
+//
+//	m, err := model.Open(ctx, "data/models/tiny") // or a Hugging Face hub id
+//	prompt, err := m.Prompt(text, "")             // chat template when the tokenizer has one
+//	weights, err := m.Load(len(prompt) + maxNew + 1)
+//	defer weights.Close()
+//	// weights is an lm.Model; m.Vocab and m.Trie make grammar masks.
+package model
 
 import (
 	"context"
@@ -10,29 +21,8 @@ import (
 	"github.com/gasplab/gasp/pkg/gcd"
 	"github.com/gasplab/gasp/pkg/hf"
 	"github.com/gasplab/gasp/pkg/llama"
-	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/tokenizer"
 )
-
-// LlamaLM adapts a llama.Model to lm.Model, so that the samplers, which see
-// models only through pkg/lm, can run it. Its sessions have caches of Seq
-// positions per row (0: the model's MaxSeq); see WithSeq.
-type LlamaLM struct {
-	*llama.Model
-	Seq int
-}
-
-// VocabSize returns the size of the model's output layer.
-func (m LlamaLM) VocabSize() int { return m.Config().VocabSize }
-
-// NewSession starts a batched decoding session of rows rows.
-func (m LlamaLM) NewSession(rows int) (lm.Session, error) {
-	s, err := m.Model.NewSessionSeq(rows, m.Seq)
-	if err != nil {
-		return nil, err // not a typed nil in the interface
-	}
-	return s, nil
-}
 
 // Model is a Llama model directory opened for sampling: its configuration,
 // tokenizer and grammar vocabulary. Load reads the weights.
@@ -44,10 +34,10 @@ type Model struct {
 	Trie      *gcd.Trie  // the vocabulary's trie, shared by every grammar's masker
 }
 
-// OpenModel opens a model: ref is a directory, or a Hugging Face hub id
+// Open opens a model: ref is a directory, or a Hugging Face hub id
 // resolved (and downloaded when missing) by hf.Resolve. The weights are not
 // read until Load.
-func OpenModel(ctx context.Context, ref string) (*Model, error) {
+func Open(ctx context.Context, ref string) (*Model, error) {
 	dir := ref
 	if _, err := os.Stat(ref); err != nil {
 		if dir, err = hf.Resolve(ctx, ref, hf.Options{}); err != nil {
@@ -58,15 +48,11 @@ func OpenModel(ctx context.Context, ref string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	tokPath := filepath.Join(dir, "tokenizer.json")
-	tok, err := tokenizer.Load(tokPath)
+	tok, err := tokenizer.Load(filepath.Join(dir, "tokenizer.json"))
 	if err != nil {
 		return nil, err
 	}
-	vocab, err := gcd.LoadVocab(tokPath)
-	if err != nil {
-		return nil, err
-	}
+	vocab := gcd.VocabFrom(tok)
 	if vocab.Size() > cfg.VocabSize {
 		return nil, fmt.Errorf("model %s: tokenizer has %d tokens, model only %d", dir, vocab.Size(), cfg.VocabSize)
 	}
@@ -119,38 +105,17 @@ func (m *Model) Prompt(text, template string) ([]int, error) {
 }
 
 // Load reads the weights, with KV caches of maxSeq positions (prompt and
-// completion), and returns the model as an lm.Model. Close it when done.
-func (m *Model) Load(maxSeq int) (LlamaLM, error) {
+// completion), and returns them as an lm.Model. Close it when done.
+func (m *Model) Load(maxSeq int) (LM, error) {
 	if maxSeq > m.Config.MaxPositionEmbeddings {
-		return LlamaLM{}, fmt.Errorf("model %s: %d positions needed, the model has %d", m.Dir, maxSeq, m.Config.MaxPositionEmbeddings)
+		return LM{}, fmt.Errorf("model %s: %d positions needed, the model has %d", m.Dir, maxSeq, m.Config.MaxPositionEmbeddings)
 	}
-	lm, err := llama.Load(m.Dir, llama.Options{MaxSeq: maxSeq})
+	w, err := llama.Load(m.Dir, llama.Options{MaxSeq: maxSeq})
 	if err != nil {
-		return LlamaLM{}, err
+		return LM{}, err
 	}
-	return LlamaLM{Model: lm}, nil
+	return LM{Model: w}, nil
 }
 
-// WithSeq returns the model with sessions whose caches hold n positions,
-// rounded up to the next of 256, 384, 512, 768, 1024, 1536, … (so that few
-// cache lengths, each compiling its own graphs, serve every task) and at
-// most the loaded model's MaxSeq. A decoding step attends over the whole
-// cache: a task of short prompts should not pay for the longest prompt of
-// the experiment.
-func (m LlamaLM) WithSeq(n int) LlamaLM {
-	m.Seq = min(CacheLen(n), m.MaxSeq())
-	return m
-}
-
-// CacheLen rounds n up to the next of 256, 384, 512, 768, 1024, 1536, …
-func CacheLen(n int) int {
-	size := 256
-	for size < n {
-		if size&(size-1) == 0 { // a power of two: next is 1.5×
-			size += size / 2
-		} else {
-			size += size / 3
-		}
-	}
-	return size
-}
+// Decode returns the text of token ids.
+func (m *Model) Decode(ids []int) (string, error) { return m.Tokenizer.Decode(ids) }

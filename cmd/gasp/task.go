@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/gasplab/gasp/pkg/experiment"
+	"github.com/gasplab/gasp/pkg/grammar"
+)
+
+// openTask opens the task a command's flags describe: c.Grammar is the
+// --grammar file, c.Prompt the --prompt value (a file, or the text), and
+// c.Model a model directory ("" for the embedded model; commands that
+// sample do not resolve hub ids). Grammar warnings go to warn; a
+// grammar's errors come back as a grammar.ErrorList.
+func openTask(c experiment.TaskConfig, warn io.Writer) (*experiment.Task, error) {
+	if err := checkInput("--grammar", c.Grammar, maxGrammarBytes); err != nil {
+		return nil, err
+	}
+	text, err := promptText(c.Prompt, io.Discard, "") // warned about by the caller
+	if err != nil {
+		return nil, err
+	}
+	c.Prompt = text
+	if c.Model == "" {
+		if c.Model, err = findDefaultModel(); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := os.Stat(filepath.Join(c.Model, "config.json")); err != nil {
+		return nil, fmt.Errorf("model directory %s: %w", c.Model, err)
+	}
+	c.Warn = func(l grammar.ErrorList) { printWarnings(warn, l) }
+	return experiment.OpenTask(context.Background(), c)
+}
+
+// runConfigured runs a command whose flags parse into a configuration c:
+// parse says done, with the exit code, for help and usage errors; an error
+// of c.run exits 1, printed after the command's name.
+func runConfigured[C interface {
+	run(stdout, stderr io.Writer) error
+}](name string, parse func([]string, io.Writer, io.Writer) (C, int, bool),
+	args []string, stdout, stderr io.Writer) int {
+	c, code, done := parse(args, stdout, stderr)
+	if done {
+		return code
+	}
+	if err := c.run(stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 1
+	}
+	return 0
+}
+
+// usageError prints msg after the command's name, and the usage: exit
+// code 2.
+func usageError(fset *flag.FlagSet, stderr io.Writer, msg string) int {
+	fmt.Fprintf(stderr, "%s: %s\n", fset.Name(), msg)
+	fset.SetOutput(stderr)
+	fset.Usage()
+	return 2
+}
+
+// defaultTask returns the directory of a task of the repository: rel
+// relative to its root.
+func defaultTask(rel string) (string, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, rel), nil
+}
+
+// defaultModelDir is the embedded tiny model, relative to the repository root.
+const defaultModelDir = "data/models/tiny"
+
+// findDefaultModel looks for data/models/tiny in the current directory and
+// its parents, up to the directory holding go.mod.
+func findDefaultModel() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; {
+		cand := filepath.Join(d, defaultModelDir)
+		if _, err := os.Stat(filepath.Join(cand, "config.json")); err == nil {
+			return cand, nil
+		}
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			break
+		}
+		p := filepath.Dir(d)
+		if p == d {
+			break
+		}
+		d = p
+	}
+	return "", fmt.Errorf("default model %s not found from %s; give --model DIR", defaultModelDir, wd)
+}

@@ -1,0 +1,145 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/gasplab/gasp/pkg/analysis"
+	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/mcmc"
+	"github.com/gasplab/gasp/pkg/method"
+	"github.com/gasplab/gasp/pkg/runs"
+	"github.com/gasplab/gasp/pkg/sample"
+)
+
+// floor is a user's proposal: p(i) ∝ 0.1 + H_i.
+var floor = mcmc.ProposalFunc(func(x *sample.Record, w []float64) {
+	for i := range w {
+		w[i] = 0.1 + x.Entropy[i]
+	}
+})
+
+// A grammar's errors reach OpenTask's caller, and the grid's, as a
+// grammar.ErrorList.
+func TestOpenTaskGrammarErrors(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "grammar.ebnf"), []byte("root ::= \"a\" undefined\nx ::= (\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "prompt.txt"), []byte("hi"), 0o644)
+	_, err := OpenTask(context.Background(), TaskConfig{Dir: dir, Model: "../../data/models/tiny", MaxNew: 4})
+	var list grammar.ErrorList
+	if !errors.As(err, &list) || len(list) == 0 {
+		t.Fatalf("OpenTask: %v (%T), want a grammar.ErrorList", err, err)
+	}
+	// Through the grid.
+	c := toyConfig(t)
+	c.TaskRoot, c.Tasks = filepath.Dir(dir), []string{filepath.Base(dir)}
+	_, err = Run(context.Background(), c, Options{Store: filepath.Join(t.TempDir(), "s")})
+	if !errors.As(err, &list) {
+		t.Errorf("Run: %v (%T), want a grammar.ErrorList inside", err, err)
+	}
+}
+
+// A user's method, registered in Options.Methods, runs through the grid
+// into the store and through the analysis beside the built-ins; its
+// records are those Task.Draw gives alone.
+func TestUserMethod(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the embedded model")
+	}
+	ctx := context.Background()
+	c := toyConfig(t)
+	c.Methods = []string{"gcd", "asap", "mcmc-floor", "mcmc-uniform"}
+	if err := c.Validate(); err == nil {
+		t.Error("Validate accepts mcmc-floor without Options.Methods")
+	}
+	dir := filepath.Join(t.TempDir(), "s")
+	user := map[string]method.Method{"mcmc-floor": method.MCMC{Proposal: floor}}
+	if _, err := Run(ctx, c, Options{Store: dir}); err == nil {
+		t.Fatal("Run accepts an unknown method")
+	}
+	if _, err := Run(ctx, c, Options{Store: dir, Methods: user}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := runs.OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tasks, err := c.TaskList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Records(tasks[0].Name, "mcmc-floor")
+	if err != nil || len(got) != c.Runs*(c.K+1) {
+		t.Fatalf("%d mcmc-floor records, %v", len(got), err)
+	}
+	prompt, err := os.ReadFile(tasks[0].Prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := Sample(ctx, TaskConfig{Name: tasks[0].Name, Grammar: tasks[0].Grammar, Prompt: string(prompt), Model: c.ModelRef(),
+		MaxNew: c.MaxNewTokens, Transform: c.Transform()}, "mcmc-floor", method.MCMC{Proposal: floor},
+		Batch{Seed: c.Seed, First: 2, Size: 1, K: c.K})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range alone {
+		g := got[2*(c.K+1)+i] // run 2 was alone in its batch of the grid too
+		if r.Run != 2 || g.Run != 2 || r.K != g.K || !slices.Equal(r.IDs, g.IDs) || r.LogP != g.LogP {
+			t.Errorf("run %d k=%d: alone %v %v, in the grid run %d %v %v", r.Run, r.K, r.IDs, r.LogP, g.Run, g.IDs, g.LogP)
+		}
+	}
+	data, err := analysis.Load(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := analysis.Analyze(data, analysis.Options{Resamples: 20, Seed: 1, K: c.K})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(rep.Methods, "mcmc-floor") {
+		t.Errorf("analysed methods %v", rep.Methods)
+	}
+	if s, ok := rep.Tasks[0].Method("mcmc-floor"); !ok || len(s.Points) != c.K+1 {
+		t.Errorf("mcmc-floor series: %+v", s)
+	}
+	hasRatio := false
+	for _, q := range rep.Ratios {
+		hasRatio = hasRatio || q.Method == "mcmc-floor"
+	}
+	if !hasRatio {
+		t.Errorf("no KL ratio of mcmc-floor: %+v", rep.Ratios)
+	}
+	if _, err := rep.Files(tasks[0].Name); err != nil {
+		t.Errorf("figures: %v", err)
+	}
+}
+
+// Misused, OpenTask and Draw say what is wrong.
+func TestTaskMisuse(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []TaskConfig{{Dir: "testdata/tasks/toy/bv", MaxNew: 4}, {Dir: "testdata/tasks/toy/bv", Model: "../../data/models/tiny"}} {
+		if _, err := OpenTask(ctx, c); err == nil {
+			t.Errorf("OpenTask(%+v) accepted", c)
+		}
+	}
+	task, err := OpenTask(ctx, TaskConfig{Dir: "testdata/tasks/toy/bv", Model: "../../data/models/tiny", MaxNew: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer task.Close()
+	for _, b := range []Batch{{}, {Size: 2, Runs: []int{2}}, {Size: 2, Runs: []int{0, 0}}, {Size: 1, K: 2, At: []int{0, 3}}} {
+		if _, err := task.Draw("mcmc-uniform", method.MCMC{Proposal: mcmc.Uniform{}}, b); err == nil {
+			t.Errorf("Draw(%+v) accepted", b)
+		}
+	}
+	if _, err := task.Draw("asap", method.ASAp{}, Batch{Size: 1, K: 2, At: []int{0}}); err == nil {
+		t.Error("ASAp at k = 0 accepted")
+	}
+}

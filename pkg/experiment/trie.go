@@ -1,0 +1,70 @@
+package experiment
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/gasplab/gasp/pkg/sample"
+)
+
+// LoadTrie reads the trie saved at path, or returns a new one when there is
+// none.
+func LoadTrie(path string) (*sample.Trie, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return sample.NewTrie(), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	t, err := sample.ReadTrie(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// SaveTrie writes t to path atomically (a new file renamed over the old),
+// so that a killed run leaves the old trie or the new one.
+func SaveTrie(path string, t *sample.Trie) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return writeAtomic(path, func(w io.Writer) error {
+		_, err := t.WriteTo(w)
+		return err
+	})
+}
+
+// writeAtomic writes a file through write into a temporary file of path's
+// directory, then renames it to path.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// TriePath is where an experiment's store keeps the trie of an adaptive
+// method on a task: <store>/tries/<method>/<task>.trie.
+func TriePath(store, method, task string) string {
+	return filepath.Join(store, "tries", method, filepath.FromSlash(task)+".trie")
+}

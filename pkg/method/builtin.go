@@ -1,0 +1,154 @@
+package method
+
+import (
+	"math/rand/v2"
+
+	"github.com/gasplab/gasp/pkg/lm"
+	"github.com/gasplab/gasp/pkg/mcmc"
+	"github.com/gasplab/gasp/pkg/sample"
+)
+
+// GCD is grammar-constrained decoding: one sample per run.
+type GCD struct{}
+
+func (GCD) Steps() Steps { return None }
+
+func (GCD) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error) {
+	return one(cfg.GCDEach(m, prompt, rands))
+}
+
+// Rejection is rejection sampling from P: a run's record is its first
+// sentence of the grammar, or its last attempt, not valid, after
+// Options.Budget attempts (default 1, so that a store of runs gives the
+// acceptance rate).
+type Rejection struct{}
+
+func (Rejection) Steps() Steps { return None }
+
+func (Rejection) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error) {
+	return one(cfg.RejectionEach(m, prompt, max(o.Budget, 1), rands))
+}
+
+// ASAp is adaptive sampling with approximate expected futures: a run draws
+// Options.K samples, ASAp(k) at k = 1…K.
+type ASAp struct{}
+
+func (ASAp) Steps() Steps { return Samples }
+
+func (ASAp) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error) {
+	all, _, err := cfg.ASApEach(m, prompt, o.K, rands)
+	if err != nil {
+		return nil, err
+	}
+	var out []Drawn
+	for i, rs := range all {
+		ev := 0
+		for j, r := range rs {
+			ev += r.Evals
+			out = append(out, Drawn{Run: i, K: j + 1, Rec: r, Evals: ev})
+		}
+	}
+	return out, nil
+}
+
+// MCMC is Metropolis–Hastings with a truncation proposal (paper Alg. 1): a
+// run is a chain of Options.K steps from a GCD sample, MCMC(k) its state
+// after k steps.
+type MCMC struct{ Proposal mcmc.Proposal }
+
+func (MCMC) Steps() Steps { return Chain }
+
+func (c MCMC) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error) {
+	res, err := mcmc.RunEach(m, prompt, mcmc.Config{Sample: cfg, Proposal: c.Proposal, Steps: o.K}, rands)
+	if err != nil {
+		return nil, err
+	}
+	if o.Stats != nil {
+		*o.Stats = res.Stats
+	}
+	var out []Drawn
+	for i := range res.Chains {
+		ch := &res.Chains[i]
+		if rands[i] == nil {
+			continue
+		}
+		for k := 0; k <= o.K; k++ {
+			acc := make([]bool, k)
+			for s := range acc {
+				acc[s] = ch.Steps[s].Accepted
+			}
+			d := Drawn{Run: i, K: k, Rec: ch.At(k), Accepted: acc, Evals: ch.EvalsAt(k)}
+			if k >= 1 {
+				d.Proposal = &ch.Steps[k-1]
+			}
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// ExactBudget is the default budget of attempts of a run of Exact; a run
+// that spends it records its last attempt, not valid.
+const ExactBudget = 5000
+
+// Exact draws exact samples of P^G by constrained adaptive rejection
+// sampling or a variant (sample.Config.CARS): one per run, at most
+// Options.Budget attempts (default ExactBudget). The runs of a batch share
+// the trie cars and ars learn in (Options.Trie).
+type Exact struct{ Variant sample.Variant }
+
+func (Exact) Steps() Steps { return None }
+
+func (e Exact) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error) {
+	budget := o.Budget
+	if budget == 0 {
+		budget = ExactBudget
+	}
+	all, _, err := cfg.CARS(m, prompt, sample.RejectionSampler{Variant: e.Variant, Trie: o.Trie, Budget: budget}, 1, rands)
+	if err != nil {
+		return nil, err
+	}
+	last := make([]*sample.Record, len(all))
+	for i, rs := range all {
+		if len(rs) > 0 {
+			last[i] = rs[len(rs)-1]
+		}
+	}
+	return one(last, sample.Stats{}, nil)
+}
+
+// SMC is sequential Monte Carlo with grammar-masked extensions: a run is
+// one SMC run of Options.Particles particles, and its record one particle
+// drawn ∝ its weight (the run's last particle, not valid, when every weight
+// is zero), whose Evals are those of all the run's particles. Only the runs
+// with a random source are batched.
+type SMC struct{ Options sample.SMCOptions }
+
+func (SMC) Steps() Steps { return None }
+
+func (s SMC) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error) {
+	var ids []int
+	var rs []*rand.Rand
+	for i, r := range rands {
+		if r != nil {
+			ids = append(ids, i)
+			rs = append(rs, r)
+		}
+	}
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	res, _, err := cfg.SMC(m, prompt, s.Options, rs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Drawn, len(res))
+	for j, r := range res {
+		rec := r.Pick(rs[j])
+		if rec == nil {
+			rec = r.Particles[len(r.Particles)-1]
+		}
+		out[j] = Drawn{Run: ids[j], Rec: rec, Evals: r.Evals}
+	}
+	return out, nil
+}

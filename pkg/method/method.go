@@ -1,0 +1,126 @@
+// Package method defines a sampling method as a value: a way to draw a
+// task's samples, run the same way by the experiment grid
+// (pkg/experiment), "gasp sample", "gasp demo", "gasp bench sample" and
+// the notebooks. The built-in methods are the types GCD, Rejection, ASAp,
+// MCMC, Exact and SMC; Parse is the one place their names resolve. A user's
+// method is any other Method, most often MCMC with a proposal of one's own:
+//
+//	floor := mcmc.ProposalFunc(func(x *sample.Record, w []float64) {
+//		for i := range w {
+//			w[i] = 0.1 + x.Entropy[i]
+//		}
+//	})
+//	opts := experiment.Options{Methods: map[string]method.Method{"mcmc-floor": method.MCMC{Proposal: floor}}}
+//
+// A method draws a batch of runs, one row of the model each, from one
+// random source per run, and returns what every run left at each of its
+// steps (Steps): an MCMC chain its states k = 0…K, ASAp its samples k =
+// 1…K, the others one record at k = 0.
+package method
+
+import (
+	"math/rand/v2"
+
+	"github.com/gasplab/gasp/pkg/lm"
+	"github.com/gasplab/gasp/pkg/mcmc"
+	"github.com/gasplab/gasp/pkg/sample"
+)
+
+// Method is a way to draw a task's samples.
+type Method interface {
+	// Draw runs the method once per random source, all runs in one batch:
+	// run i on row i with rands[i]; a nil source leaves its row idle. It
+	// returns every record the runs leave, at the k that Steps says.
+	Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error)
+	// Steps says at which k a run leaves records.
+	Steps() Steps
+}
+
+// Steps says at which k a run of a method leaves records.
+type Steps uint8
+
+const (
+	None    Steps = iota // one record, at k = 0
+	Chain                // a Markov chain's states at k = 0…K
+	Samples              // successive samples k = 1…K (ASAp)
+)
+
+// Range returns the first and last k of a run's records when the method
+// runs K steps.
+func (s Steps) Range(K int) (lo, hi int) {
+	switch s {
+	case Chain:
+		return 0, K
+	case Samples:
+		return 1, K
+	}
+	return 0, 0
+}
+
+// Options say how much a method draws.
+type Options struct {
+	K      int          // MCMC steps; ASAp samples
+	Budget int          // rejection, cars, ars, rsft: most attempts per run; 0: DefaultBudget
+	Trie   *sample.Trie // cars, ars: the trie to learn in (nil: a new one)
+	// Stats, if not nil, receives MCMC chains' statistics.
+	Stats *mcmc.Stats
+}
+
+// Drawn is what run Run of a method left at step K.
+type Drawn struct {
+	Run, K     int
+	Rec        *sample.Record
+	Accepted   []bool // MCMC: acceptance of steps 1…K
+	Evals      int    // LM evaluations of the run up to this record
+	Rejections int    // exact methods: attempts rejected before this sample
+	// Proposal is, for MCMC at K ≥ 1, step K (its proposal, accepted or
+	// not); nil otherwise.
+	Proposal *mcmc.Step
+}
+
+// Units returns how many completions a run of m ends when it needs no
+// retries, K steps long: what a progress bar counts (sample.Config.Ended).
+func Units(m Method, K int) int {
+	if s, ok := m.(SMC); ok {
+		return s.Options.Particles
+	}
+	switch m.Steps() {
+	case Chain:
+		return K + 1 // the start and one proposal per step
+	case Samples:
+		return K
+	}
+	return 1
+}
+
+// Rejects reports whether a run of m may end with no sample, having spent
+// its budget of attempts (rejection, cars, ars, rsft).
+func Rejects(m Method) bool {
+	switch m.(type) {
+	case Rejection, Exact:
+		return true
+	}
+	return false
+}
+
+// Learns reports whether the runs of m learn in a trie (Options.Trie) that
+// later batches may continue: cars and ars.
+func Learns(m Method) bool {
+	e, ok := m.(Exact)
+	return ok && e.Variant != sample.RSFT
+}
+
+// one returns the Drawn of runs that leave one record each, at k = 0, as
+// a sampler returned them.
+func one(recs []*sample.Record, _ sample.Stats, err error) ([]Drawn, error) {
+	if err != nil {
+		return nil, err
+	}
+	var out []Drawn
+	for i, r := range recs {
+		if r != nil {
+			out = append(out, Drawn{Run: i, Rec: r, Evals: r.Evals, Rejections: r.Rejections})
+		}
+	}
+	return out, nil
+}
