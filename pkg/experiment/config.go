@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
+	"github.com/gasplab/gasp/pkg/jsontext"
 	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/method"
 )
@@ -108,7 +108,7 @@ func Load(path string) (*Config, error) {
 // Parse parses a configuration: JSON whose lines may end in // comments.
 // Unknown keys are errors, so that a misspelt setting is not ignored.
 func Parse(data []byte) (*Config, error) {
-	dec := json.NewDecoder(bytes.NewReader(StripComments(data)))
+	dec := json.NewDecoder(bytes.NewReader(jsontext.StripComments(data)))
 	dec.DisallowUnknownFields()
 	var c Config
 	if err := dec.Decode(&c); err != nil {
@@ -121,34 +121,6 @@ func Parse(data []byte) (*Config, error) {
 		return nil, err
 	}
 	return &c, nil
-}
-
-// StripComments blanks // comments outside JSON strings, keeping every
-// byte offset (and so line numbers in errors) unchanged.
-func StripComments(data []byte) []byte {
-	out := slices.Clone(data)
-	inStr, esc := false, false
-	for i := 0; i < len(out); i++ {
-		c := out[i]
-		switch {
-		case inStr:
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-		case c == '"':
-			inStr = true
-		case c == '/' && i+1 < len(out) && out[i+1] == '/':
-			for ; i < len(out) && out[i] != '\n'; i++ {
-				out[i] = ' '
-			}
-		}
-	}
-	return out
 }
 
 // Validate checks the settings, with built-in methods only.

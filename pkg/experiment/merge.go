@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 
+	"github.com/gasplab/gasp/pkg/atomicfile"
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
@@ -49,7 +49,7 @@ func Merge(dst string, srcs []string) (MergeSummary, error) {
 	}
 	defer out.Close()
 	if settings != nil {
-		if err := writeFileAtomic(filepath.Join(dst, settingsFile), settings); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dst, settingsFile), settings); err != nil {
 			return sum, fmt.Errorf("experiment: merge: %w", err)
 		}
 	}
@@ -172,12 +172,4 @@ func mergeSettings(dst string, srcs []string) ([]byte, error) {
 		}
 	}
 	return first, nil
-}
-
-// writeFileAtomic writes b to path through a temporary file and a rename.
-func writeFileAtomic(path string, b []byte) error {
-	return writeAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(b)
-		return err
-	})
 }

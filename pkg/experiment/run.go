@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gasplab/gasp/pkg/atomicfile"
 	"github.com/gasplab/gasp/pkg/mcmc"
 	"github.com/gasplab/gasp/pkg/method"
 	"github.com/gasplab/gasp/pkg/model"
@@ -506,7 +507,7 @@ func writeSettings(dir string, cfg *Config) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, settingsFile), func(w io.Writer) error {
+	return atomicfile.Write(filepath.Join(dir, settingsFile), func(w io.Writer) error {
 		_, err := w.Write(append(b, '\n'))
 		return err
 	})

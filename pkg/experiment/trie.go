@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gasplab/gasp/pkg/atomicfile"
 	"github.com/gasplab/gasp/pkg/sample"
 )
 
@@ -34,33 +35,10 @@ func SaveTrie(path string, t *sample.Trie) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return writeAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		_, err := t.WriteTo(w)
 		return err
 	})
-}
-
-// writeAtomic writes a file through write into a temporary file of path's
-// directory, then renames it to path.
-func writeAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }
 
 // TriePath is where an experiment's store keeps the trie of an adaptive
