@@ -112,7 +112,7 @@ func (c *Config) SMC(m lm.Model, prompt []int, opt SMCOptions, rands []*rand.Ran
 		}
 	}
 	var st Stats
-	if err := c.smcLoop(b, opt, runs, out, rands, &st); err != nil {
+	if err := c.smcLoop(b, opt, runs, out, rands); err != nil {
 		return nil, st, err
 	}
 	for i, ps := range runs {
@@ -131,7 +131,7 @@ func (c *Config) SMC(m lm.Model, prompt []int, opt SMCOptions, rands []*rand.Ran
 }
 
 // smcLoop advances every run's particles to their ends.
-func (c *Config) smcLoop(b *lm.Batch, opt SMCOptions, runs [][]*particle, out []*SMCRun, rands []*rand.Rand, st *Stats) error {
+func (c *Config) smcLoop(b *lm.Batch, opt SMCOptions, runs [][]*particle, out []*SMCRun, rands []*rand.Rand) error {
 	s := &smc{c: c, b: b, opt: opt, runs: runs, out: out, rands: rands, maxNew: c.Cap()}
 	return lockstep(b, c.Transform, s.running(nil), s)
 }
