@@ -121,7 +121,7 @@ func (c *Config) CARS(m lm.Model, prompt []int, rs RejectionSampler, k int, rand
 	if trie == nil {
 		trie = NewTrie()
 	}
-	if trie.Dead() >= 1 {
+	if trie.empty() {
 		return nil, Stats{}, errors.New("sample: CARS: the trie holds that no sentence fits within the cap")
 	}
 	b, err := lm.NewBatch(m, prompt, len(rands))
@@ -270,7 +270,7 @@ func (s *carsLoop) finish(r *carsRun) bool {
 		s.trie.learn(r.path, r.masked, s.rs.Variant == CARS)
 	}
 	budgetOut := s.rs.Budget > 0 && r.tries >= s.rs.Budget
-	hopeless := r.rec.Status == DeadEnd || (s.rs.Variant.adaptive() && s.trie.Dead() >= 1)
+	hopeless := r.rec.Status == DeadEnd || (s.rs.Variant.adaptive() && s.trie.empty())
 	if !r.rec.Valid() && !budgetOut && !hopeless {
 		r.rejected++
 		return true
@@ -345,6 +345,15 @@ func NewTrie() *Trie { return &Trie{root: &trieNode{}, nodes: 1} }
 // Dead returns the mass of P known to lie outside the language: the
 // acceptance probability of the next attempt is P(L)/(1 − Dead()).
 func (t *Trie) Dead() float64 { return t.root.dead }
+
+// emptyTol is how close to 1 Dead must come for the trie to hold that the
+// language within the cap is empty: Dead sums P over children, and the
+// sums round, so that an empty language can leave it a few ulps below 1
+// (where ARS and CARS without a budget would otherwise try for ever).
+const emptyTol = 1e-12
+
+// empty reports whether the trie holds that no sentence fits within the cap.
+func (t *Trie) empty() bool { return t.root.dead >= 1-emptyTol }
 
 // Nodes returns the number of prefixes in the trie.
 func (t *Trie) Nodes() int { return t.nodes }

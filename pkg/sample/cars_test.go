@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gasplab/gasp/pkg/exact"
+	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/sample"
 )
 
@@ -125,5 +127,33 @@ func TestCARSBudgetAndErrors(t *testing.T) {
 	}
 	if _, err := sample.ParseVariant("cars"); err != nil {
 		t.Error(err)
+	}
+}
+
+// When top-k leaves no sentence within the cap, ARS and CARS without a
+// budget learn that the language is empty and stop, although the dead mass
+// their trie sums up may round to just below 1.
+func TestCARSEmptyLanguage(t *testing.T) {
+	for _, v := range []sample.Variant{sample.ARS, sample.CARS} {
+		pb := problems(t)[1] // utf8
+		c := pb.Toy.Config
+		c.Transform, c.MaxNew = lm.Transform{TopK: 3}, 5
+		if _, err := exact.Enumerate(pb.Toy.Model, pb.Toy.Prompt, c, 100000); err == nil {
+			t.Fatal("utf8 under top-k 3 and a cap of 5: the language is not empty")
+		}
+		tr := sample.NewTrie()
+		out, _, err := c.CARS(pb.Toy.Model, pb.Toy.Prompt, sample.RejectionSampler{Variant: v, Trie: tr}, 3, seededRands(1, 0, 4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, run := range out {
+			if len(run) != 1 || run[0].Valid() {
+				t.Fatalf("%v: a run of %d records, want one invalid attempt", v, len(run))
+			}
+		}
+		t.Logf("%v: dead mass 1 − %g, %d nodes", v, 1-tr.Dead(), tr.Nodes())
+		if _, _, err := c.CARS(pb.Toy.Model, pb.Toy.Prompt, sample.RejectionSampler{Variant: v, Trie: tr}, 3, seededRands(1, 0, 1)); err == nil {
+			t.Errorf("%v: CARS with a trie that holds the language empty: no error", v)
+		}
 	}
 }
