@@ -42,8 +42,9 @@ type method[L rower, S any] interface {
 	// tokens, masked by allowed). It runs on worker goroutines, for many
 	// rows at once: it may write only what belongs to L.
 	draw(l L, d *Dist, allowed gcd.Bitset) S
-	// step applies the draw to L, in row order. It returns the lane to
-	// run on L's row at the next token step (L itself, or the row's next
+	// step applies the draw to L, on one goroutine, lane after lane in
+	// the order of the active list. It returns the lane to run on L's
+	// row at the next token step (L itself, or the row's next
 	// completion) and whether there is one: a row without one idles.
 	step(l L, x *S) (next L, ok bool, err error)
 }
