@@ -1,6 +1,7 @@
 package exact
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -148,15 +149,7 @@ func Perturb(dist []float64, delta float64) []float64 {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case dist[a] > dist[b]:
-			return -1
-		case dist[a] < dist[b]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(dist[b], dist[a]) }) // most probable first
 	out := slices.Clone(dist)
 	out[order[0]] -= delta
 	out[order[1]] += delta

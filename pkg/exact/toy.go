@@ -53,6 +53,31 @@ func Toys() ([]*Toy, error) {
 	return out, nil
 }
 
+// Problem is a toy with its language enumerated: what tests compare a
+// sampler's output with.
+type Problem struct {
+	Toy  *Toy
+	Lang *Lang
+}
+
+// Problems returns fresh copies of the toys (see Toys), each with its
+// language.
+func Problems() ([]Problem, error) {
+	toys, err := Toys()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Problem, len(toys))
+	for i, toy := range toys {
+		l, err := Enumerate(toy.Model, toy.Prompt, toy.Config, 100000)
+		if err != nil {
+			return nil, fmt.Errorf("exact: toy %s: %w", toy.Name, err)
+		}
+		out[i] = Problem{toy, l}
+	}
+	return out, nil
+}
+
 // newToy builds a Toy over tokens (ordinary ones, then "<s>" and "</s>",
 // the prompt being <s>).
 func newToy(name, src string, tokens []string, maxNew int, logits func(v *gcd.Vocab) func([]int) []float32) (*Toy, error) {

@@ -31,26 +31,12 @@ func name(p mcmc.Proposal) string {
 	return fmt.Sprintf("%T", p)[5:]
 }
 
-type problem struct {
-	toy  *exact.Toy
-	lang *exact.Lang
-}
-
-func problems(t *testing.T) []problem {
-	t.Helper()
-	toys, err := exact.Toys()
+func problems(t *testing.T) []exact.Problem {
+	pbs, err := exact.Problems()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []problem
-	for _, toy := range toys {
-		l, err := exact.Enumerate(toy.Model, toy.Prompt, toy.Config, 100000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, problem{toy, l})
-	}
-	return out
+	return pbs
 }
 
 // freshToy returns a private copy of a toy problem: Maskers are not safe
@@ -73,7 +59,7 @@ func freshToy(t *testing.T, name string) *exact.Toy {
 // LogQ against the definition, for every pair of sentences.
 func TestLogQMatchesDefinition(t *testing.T) {
 	for _, pb := range problems(t) {
-		l := pb.lang
+		l := pb.Lang
 		for _, p := range []mcmc.Proposal{mcmc.Uniform{}, mcmc.Priority{}, mcmc.PriorityPP{}, mcmc.Restart{}, Tail{N: 2, R: 0.2}} {
 			for _, x := range l.Sentences {
 				px, err := mcmc.Positions(p, x)
@@ -86,7 +72,7 @@ func TestLogQMatchesDefinition(t *testing.T) {
 						continue
 					}
 					if math.Abs(got-want) > 1e-9*max(1, math.Abs(want)) {
-						t.Fatalf("%s %s: log q(%q | %q) = %v, want %v", pb.toy.Name, name(p), y.Text(pb.toy.Vocab), x.Text(pb.toy.Vocab), got, want)
+						t.Fatalf("%s %s: log q(%q | %q) = %v, want %v", pb.Toy.Name, name(p), y.Text(pb.Toy.Vocab), x.Text(pb.Toy.Vocab), got, want)
 					}
 				}
 			}
@@ -137,11 +123,11 @@ func checkAccounting(t *testing.T, res *mcmc.Result, prompt int) {
 // distributions, for every proposal on every toy problem.
 func TestChainsMatchExact(t *testing.T) {
 	for _, pb := range problems(t) {
-		t.Run(pb.toy.Name, func(t *testing.T) {
+		t.Run(pb.Toy.Name, func(t *testing.T) {
 			t.Parallel()
-			toy := freshToy(t, pb.toy.Name)
+			toy := freshToy(t, pb.Toy.Name)
 			for i, p := range proposals() {
-				dist, err := pb.lang.Chain(p, 5)
+				dist, err := pb.Lang.Chain(p, 5)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -155,7 +141,7 @@ func TestChainsMatchExact(t *testing.T) {
 				line := fmt.Sprintf("%s %-10s accept %.3f  evals/step %.3f  regenerated/step %.3f  restored/step %.3f (in %d of %d steps after a rejection)  authors/step %.3f |", toy.Name, name(p),
 					s.AcceptanceRate(), s.EvalsPerStep(), s.RegeneratedPerStep(), float64(s.Restored)/float64(s.Steps), s.RestoredSteps, s.AfterRejection, s.AuthorsEvalsPerStep())
 				for _, k := range []int{1, 2, 5} {
-					r := pb.lang.Test(res.Final(k), dist[k])
+					r := pb.Lang.Test(res.Final(k), dist[k])
 					line += fmt.Sprintf(" k=%d: %v |", k, r)
 					if r.P < pMin {
 						t.Errorf("%s after %d steps: samples do not match the exact distribution: %v", name(p), k, r)
@@ -189,9 +175,9 @@ func (parity) Weights(x *sample.Record, w []float64) {
 //   - q without p_pos: the GCD probability of the regenerated suffix alone.
 func TestWrongQDetected(t *testing.T) {
 	for _, pb := range problems(t) {
-		t.Run(pb.toy.Name, func(t *testing.T) {
+		t.Run(pb.Toy.Name, func(t *testing.T) {
 			t.Parallel()
-			toy := freshToy(t, pb.toy.Name)
+			toy := freshToy(t, pb.Toy.Name)
 			cases := []struct {
 				name  string
 				p     mcmc.Proposal
@@ -204,7 +190,7 @@ func TestWrongQDetected(t *testing.T) {
 				{"Priority, q without p_pos", mcmc.Priority{}, mcmc.UseNoPositionQ, draws / 3},
 			}
 			for i, c := range cases {
-				dist, err := pb.lang.Chain(c.p, 5)
+				dist, err := pb.Lang.Chain(c.p, 5)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -217,9 +203,9 @@ func TestWrongQDetected(t *testing.T) {
 					t.Fatal(err)
 				}
 				minP := 1.0
-				line := fmt.Sprintf("%s: %s:", pb.toy.Name, c.name)
+				line := fmt.Sprintf("%s: %s:", pb.Toy.Name, c.name)
 				for _, k := range []int{1, 2, 5} {
-					r := pb.lang.Test(res.Final(k), dist[k])
+					r := pb.Lang.Test(res.Final(k), dist[k])
 					line += fmt.Sprintf(" k=%d: %v |", k, r)
 					minP = min(minP, r.P)
 				}
@@ -251,11 +237,11 @@ func TestCutOnlyQHarmless(t *testing.T) {
 	for _, pb := range problems(t) {
 		for _, p := range []mcmc.Proposal{mcmc.Uniform{}, mcmc.Priority{}, mcmc.PriorityPP{}, mcmc.Mix{P: 0.3}} {
 			run := func(wrong bool) *mcmc.Result {
-				cfg := mcmc.Config{Sample: pb.toy.Config, Proposal: p, Steps: 5}
+				cfg := mcmc.Config{Sample: pb.Toy.Config, Proposal: p, Steps: 5}
 				if wrong {
 					mcmc.UseCutOnlyQ(&cfg)
 				}
-				res, err := mcmc.Run(pb.toy.Model, pb.toy.Prompt, 1000, cfg, rand.New(rand.NewPCG(3, 4)))
+				res, err := mcmc.Run(pb.Toy.Model, pb.Toy.Prompt, 1000, cfg, rand.New(rand.NewPCG(3, 4)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -266,7 +252,7 @@ func TestCutOnlyQHarmless(t *testing.T) {
 				for k, s := range right.Chains[c].Steps {
 					w := wrong.Chains[c].Steps[k]
 					if s.Accepted != w.Accepted || math.Abs(s.LogAlpha-w.LogAlpha) > 1e-9 {
-						t.Fatalf("%s %s chain %d step %d: log α %v (summed q) vs %v (cut only)", pb.toy.Name, name(p), c, k, s.LogAlpha, w.LogAlpha)
+						t.Fatalf("%s %s chain %d step %d: log α %v (summed q) vs %v (cut only)", pb.Toy.Name, name(p), c, k, s.LogAlpha, w.LogAlpha)
 					}
 				}
 			}

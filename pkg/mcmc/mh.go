@@ -217,17 +217,6 @@ func (r *Result) Final(k int) []*sample.Record {
 	return out
 }
 
-type chain struct {
-	row   int
-	st    *gcd.State
-	rand  *rand.Rand
-	x     *sample.Record
-	c     *Chain
-	tries int       // GCD draws for the start so far
-	px    []float64 // p_pos^x of the step in progress
-	step  Step      // the step in progress
-}
-
 // Run runs chains independent Metropolis–Hastings chains of cfg.Steps steps
 // (paper Alg. 1), each on its own row of one lm.Batch, all advancing
 // together: every token step of every chain's GCD is one batched Next call.
@@ -264,137 +253,170 @@ func RunEach(m lm.Model, prompt []int, cfg Config, rands []*rand.Rand) (*Result,
 	if err != nil {
 		return nil, err
 	}
-	tries := cfg.MaxInitTries
-	if tries == 0 {
-		tries = 100
-	}
 	b, err := lm.NewBatch(m, prompt, chains)
 	if err != nil {
 		return nil, err
 	}
 	defer b.Close()
-	sc := &cfg.Sample
-	res := &Result{Chains: make([]Chain, chains)}
-	stats := &res.Stats
-	P := len(prompt)
-
-	cs := make([]*chain, chains)
-	var live []*chain
-	for i := range cs {
-		if rands[i] != nil {
-			cs[i] = &chain{row: i, st: sc.Masker.NewState(), rand: rands[i], c: &res.Chains[i]}
-			live = append(live, cs[i])
-		}
+	r := &runner{cfg: &cfg, b: b, kw: kw, kp: kp, tries: cfg.MaxInitTries, prompt: len(prompt),
+		res: &Result{Chains: make([]Chain, chains)}, cs: make([]*chain, chains)}
+	if r.tries == 0 {
+		r.tries = 100
 	}
-	// A chain's jobs, in the order its random source is used: start draws
-	// until one is valid, then per step the kernel, the cut, the suffix and
-	// the acceptance draw u.
-	initJob := func(c *chain) *sample.Job {
-		c.tries++
-		c.st.Rollback(0)
-		c.x = &sample.Record{}
-		return &sample.Job{Row: c.row, State: c.st, Rec: c.x, Rand: c.rand}
-	}
-	stepJob := func(c *chain) (*sample.Job, error) {
-		kern := 0
-		if len(kp) > 1 {
-			kern = pickIndex(kw, c.rand)
-		}
-		px, err := Positions(kp[kern], c.x)
-		if err != nil {
-			return nil, err
-		}
-		cut := pickIndex(px, c.rand)
-		keep := c.x.Tokens[:cut]
-		if held := b.Tokens(c.row); !equal(held, c.x.Tokens) {
-			stats.AfterRejection++
-			if l := lcp(held, keep); cut > l+1 {
-				stats.Restored += cut - l - 1
-				stats.RestoredSteps++
-			}
-		}
-		setState(c.st, keep)
-		c.px = px
-		c.step = Step{Kernel: kern, Cut: cut}
-		return &sample.Job{Row: c.row, State: c.st, Rec: c.x.Prefix(cut), Rand: c.rand}, nil
-	}
-	// decide finishes the step whose proposal y is complete.
-	decide := func(c *chain, y *sample.Record) error {
-		s := &c.step
-		s.Proposal = y
-		m := len(y.Tokens) - s.Cut
-		stats.Steps++
-		stats.Regenerated += m
-		stats.Evals += y.Evals
-		stats.AuthorsEvals += (P + s.Cut + m) + (P + len(y.Tokens))
-		switch {
-		case !y.Valid():
-			stats.Invalid++
-			s.LogAlpha = math.Inf(-1)
-		case equal(c.x.Tokens, y.Tokens):
-			stats.Same++
-			s.LogAlpha = 0
-		case cfg.wrongQ != rightQ:
-			py, err := Positions(kp[s.Kernel], y)
-			if err != nil {
-				return err
-			}
-			if cfg.wrongQ == noPositionQ {
-				py, px := slices.Repeat([]float64{1}, len(py)), slices.Repeat([]float64{1}, len(c.px))
-				s.LogAlpha = min(0, y.LogProb()+logQCut(py, s.Cut, c.x)-c.x.LogProb()-logQCut(px, s.Cut, y))
-				break
-			}
-			s.LogAlpha = min(0, y.LogProb()+logQCut(py, s.Cut, c.x)-c.x.LogProb()-logQCut(c.px, s.Cut, y))
-		default:
-			py, err := Positions(kp[s.Kernel], y)
-			if err != nil {
-				return err
-			}
-			s.LogAlpha = LogAlpha(c.x, y, c.px, py)
-		}
-		// Draw u even when α = 1, so that rounding in α cannot shift
-		// the chain's random stream.
-		u := c.rand.Float64()
-		s.Accepted = s.LogAlpha == 0 || u < math.Exp(s.LogAlpha)
-		if s.Accepted {
-			stats.Accepted++
-			c.x = y
-		}
-		c.c.Steps = append(c.c.Steps, *s)
-		return nil
-	}
-	more := func(done *sample.Job) (*sample.Job, error) {
-		c := cs[done.Row]
-		if c.c.Init == nil { // a start
-			stats.InitDraws++
-			c.c.InitEvals += c.x.Evals
-			stats.InitEvals += c.x.Evals
-			stats.AuthorsInitEvals += 2 * (P + len(c.x.Tokens))
-			if !c.x.Valid() {
-				if c.tries == tries {
-					return nil, fmt.Errorf("mcmc: chain %d: no valid GCD sample in %d draws", c.row, tries)
-				}
-				return initJob(c), nil
-			}
-			c.c.Init = c.x
-		} else if err := decide(c, done.Rec); err != nil {
-			return nil, err
-		}
-		if len(c.c.Steps) == cfg.Steps {
-			return nil, nil
-		}
-		return stepJob(c)
-	}
-	stats.Chains = len(live)
 	var jobs []*sample.Job
-	for _, c := range live {
-		jobs = append(jobs, initJob(c))
+	for i := range r.cs {
+		if rands[i] != nil {
+			r.cs[i] = &chain{row: i, st: cfg.Sample.Masker.NewState(), rand: rands[i], c: &r.res.Chains[i]}
+			jobs = append(jobs, r.initJob(r.cs[i]))
+		}
 	}
-	stats.InitEvals = P
-	if err := sc.Stream(b, jobs, more); err != nil {
+	r.res.Stats.Chains = len(jobs)
+	r.res.Stats.InitEvals = r.prompt
+	if err := cfg.Sample.Stream(b, jobs, r.more); err != nil {
 		return nil, err
 	}
-	return res, nil
+	return r.res, nil
+}
+
+type chain struct {
+	row   int
+	st    *gcd.State
+	rand  *rand.Rand
+	x     *sample.Record
+	c     *Chain
+	tries int       // GCD draws for the start so far
+	px    []float64 // p_pos^x of the step in progress
+	step  Step      // the step in progress
+}
+
+// runner runs the chains of RunEach as sample.Stream jobs. A chain's jobs
+// come in the order its random source is used: start draws until one is
+// valid, then per step the kernel, the cut, the suffix and the acceptance
+// draw u.
+type runner struct {
+	cfg    *Config
+	b      *lm.Batch
+	kw     []float64 // the kernels' weights
+	kp     []Proposal
+	tries  int // MaxInitTries in effect
+	prompt int // its length
+	cs     []*chain
+	res    *Result
+}
+
+func (r *runner) initJob(c *chain) *sample.Job {
+	c.tries++
+	c.st.Rollback(0)
+	c.x = &sample.Record{}
+	return &sample.Job{Row: c.row, State: c.st, Rec: c.x, Rand: c.rand}
+}
+
+// stepJob draws the kernel and the cut of c's next step and returns the
+// job that regenerates the suffix.
+func (r *runner) stepJob(c *chain) (*sample.Job, error) {
+	kern := 0
+	if len(r.kp) > 1 {
+		kern = sample.Pick(r.kw, 1, c.rand)
+	}
+	px, err := Positions(r.kp[kern], c.x)
+	if err != nil {
+		return nil, err
+	}
+	cut := sample.Pick(px, 1, c.rand)
+	keep := c.x.Tokens[:cut]
+	if held := r.b.Tokens(c.row); !equal(held, c.x.Tokens) {
+		stats := &r.res.Stats
+		stats.AfterRejection++
+		if l := lcp(held, keep); cut > l+1 {
+			stats.Restored += cut - l - 1
+			stats.RestoredSteps++
+		}
+	}
+	setState(c.st, keep)
+	c.px = px
+	c.step = Step{Kernel: kern, Cut: cut}
+	return &sample.Job{Row: c.row, State: c.st, Rec: c.x.Prefix(cut), Rand: c.rand}, nil
+}
+
+// more is sample.Stream's: the chain's next job once done has ended.
+func (r *runner) more(done *sample.Job) (*sample.Job, error) {
+	c := r.cs[done.Row]
+	stats := &r.res.Stats
+	if c.c.Init == nil { // a start
+		stats.InitDraws++
+		c.c.InitEvals += c.x.Evals
+		stats.InitEvals += c.x.Evals
+		stats.AuthorsInitEvals += 2 * (r.prompt + len(c.x.Tokens))
+		if !c.x.Valid() {
+			if c.tries == r.tries {
+				return nil, fmt.Errorf("mcmc: chain %d: no valid GCD sample in %d draws", c.row, r.tries)
+			}
+			return r.initJob(c), nil
+		}
+		c.c.Init = c.x
+	} else if err := r.decide(c, done.Rec); err != nil {
+		return nil, err
+	}
+	if len(c.c.Steps) == r.cfg.Steps {
+		return nil, nil
+	}
+	return r.stepJob(c)
+}
+
+// decide finishes the step whose proposal y is complete.
+func (r *runner) decide(c *chain, y *sample.Record) error {
+	s, stats := &c.step, &r.res.Stats
+	s.Proposal = y
+	m := len(y.Tokens) - s.Cut
+	stats.Steps++
+	stats.Regenerated += m
+	stats.Evals += y.Evals
+	stats.AuthorsEvals += (r.prompt + s.Cut + m) + (r.prompt + len(y.Tokens))
+	if y.Valid() && equal(c.x.Tokens, y.Tokens) {
+		stats.Same++
+	}
+	logAlpha, err := r.logAlpha(c, y)
+	if err != nil {
+		return err
+	}
+	s.LogAlpha = logAlpha
+	if !y.Valid() {
+		stats.Invalid++
+	}
+	// Draw u even when α = 1, so that rounding in α cannot shift
+	// the chain's random stream.
+	u := c.rand.Float64()
+	s.Accepted = s.LogAlpha == 0 || u < math.Exp(s.LogAlpha)
+	if s.Accepted {
+		stats.Accepted++
+		c.x = y
+	}
+	c.c.Steps = append(c.c.Steps, *s)
+	return nil
+}
+
+// logAlpha returns log α(x, y) for c's step in progress, q computed
+// wrongly when a test asks for it.
+func (r *runner) logAlpha(c *chain, y *sample.Record) (float64, error) {
+	s := &c.step
+	switch {
+	case !y.Valid():
+		return math.Inf(-1), nil
+	case equal(c.x.Tokens, y.Tokens):
+		return 0, nil
+	}
+	py, err := Positions(r.kp[s.Kernel], y)
+	if err != nil {
+		return 0, err
+	}
+	switch r.cfg.wrongQ {
+	case noPositionQ:
+		py, px := slices.Repeat([]float64{1}, len(py)), slices.Repeat([]float64{1}, len(c.px))
+		return min(0, y.LogProb()+logQCut(py, s.Cut, c.x)-c.x.LogProb()-logQCut(px, s.Cut, y)), nil
+	case cutOnlyQ:
+		return min(0, y.LogProb()+logQCut(py, s.Cut, c.x)-c.x.LogProb()-logQCut(c.px, s.Cut, y)), nil
+	}
+	return LogAlpha(c.x, y, c.px, py), nil
 }
 
 // setState moves st to the prefix toks, rolling back only past their
@@ -407,21 +429,4 @@ func setState(st *gcd.State, toks []int) {
 			panic(fmt.Sprintf("mcmc: a prefix of a sentence refused: %v", err)) // records come from this grammar
 		}
 	}
-}
-
-// pickIndex draws i with probability p[i] (p normalised).
-func pickIndex(p []float64, r *rand.Rand) int {
-	u := r.Float64()
-	last := 0
-	for i, v := range p {
-		if v <= 0 {
-			continue
-		}
-		u -= v
-		if u < 0 {
-			return i
-		}
-		last = i
-	}
-	return last
 }

@@ -75,129 +75,20 @@ func (c *Config) ASApEach(m lm.Model, prompt []int, k int, rands []*rand.Rand) (
 		return nil, Stats{}, err
 	}
 	defer b.Close()
-	maxNew := c.Cap()
-
-	type run struct {
-		row  int
-		st   *gcd.State
-		rand *rand.Rand
-		path []*asapNode // path[d]: the node after d tokens of the current sample
-		rec  *Record
-		out  []*Record
-		ev0  int // the row's evaluations when rec began
-	}
-	begin := func(r *run) {
-		r.st.Rollback(0)
-		b.Truncate(r.row, 0)
-		r.path = r.path[:1]
-		r.rec = &Record{}
-		r.ev0 = b.RowEvals(r.row)
-	}
-	all := make([]*run, runs)
-	var active []*run
+	s := &asap{c: c, b: b, k: k, maxNew: c.Cap()}
+	all := make([]*asapRun, runs)
+	var active []*asapRun
 	for i := range all {
 		if rands[i] == nil {
 			continue
 		}
 		root := &asapNode{c: 1}
-		all[i] = &run{row: i, st: c.Masker.NewState(), rand: rands[i], path: []*asapNode{root}}
-		begin(all[i])
+		all[i] = &asapRun{lane: lane{row: i, st: c.Masker.NewState(), rand: rands[i]}, path: []*asapNode{root}}
+		s.begin(all[i])
 		active = append(active, all[i])
 	}
-	var (
-		st      Stats
-		rows    []int
-		allowed []gcd.Bitset
-		res     []drawn
-	)
-	ds := newDists()
-	for len(active) > 0 {
-		rows = rows[:0]
-		allowed = allowed[:0]
-		for _, r := range active {
-			rows = append(rows, r.row)
-			allowed = append(allowed, r.st.Allowed())
-		}
-		logits, err := b.Next(rows)
-		if err != nil {
-			return nil, st, err
-		}
-		res = append(res[:0], make([]drawn, len(active))...)
-		ds.each(c.Transform, logits, allowed, func(j int, d *Dist) {
-			r := active[j]
-			u := r.path[len(r.path)-1]
-			if !u.expanded {
-				u.expanded, u.mass = true, d.Mass
-			}
-			d.w = d.w[:0]
-			sum := 0.0
-			for _, id := range d.IDs {
-				x := d.Prob[id]
-				if kid := u.kids[id]; kid != nil {
-					x *= kid.c
-				}
-				d.w = append(d.w, x)
-				sum += x
-			}
-			if !(sum > 0) {
-				res[j].none = true
-				return
-			}
-			i := pickWeights(d.w, sum, r.rand)
-			tok := d.IDs[i]
-			res[j] = drawn{tok: tok, logP: d.LogP[tok], logQ: math.Log(d.w[i] / sum), h: d.Entropy, rawH: d.RawEntropy}
-		})
-		next := active[:0]
-		for j, r := range active {
-			x := &res[j]
-			if !x.none {
-				u := r.path[len(r.path)-1]
-				if err := r.st.Advance(x.tok); err != nil {
-					return nil, st, err
-				}
-				r.rec.add(x.tok, x.logP, x.logQ, x.h, x.rawH)
-				b.Append(r.row, x.tok)
-				if !r.st.Ended() {
-					kid := u.kids[x.tok]
-					if kid == nil {
-						if u.kids == nil {
-							u.kids = make(map[int]*asapNode)
-						}
-						kid = &asapNode{p: math.Exp(x.logP), c: 1, dead: len(r.rec.Tokens) >= maxNew}
-						u.kids[x.tok] = kid
-					}
-					r.path = append(r.path, kid)
-				}
-			}
-			switch {
-			case x.none:
-				r.rec.Status = DeadEnd
-			case r.st.Ended():
-				r.rec.Status = Complete
-			case len(r.rec.Tokens) >= maxNew:
-				r.rec.Status = Capped
-			default:
-				next = append(next, r)
-				continue
-			}
-			// Update c̃ bottom-up along the sample's path.
-			for i := len(r.path) - 1; i >= 0; i-- {
-				if delta := r.path[i].update(); i > 0 {
-					r.path[i-1].deficit -= r.path[i].p * delta
-				}
-			}
-			r.rec.Evals = b.RowEvals(r.row) - r.ev0
-			st.Add(r.rec)
-			if c.Ended != nil {
-				c.Ended(r.row, r.rec)
-			}
-			r.out = append(r.out, r.rec)
-			if len(r.out) < k {
-				begin(r)
-				next = append(next, r)
-			}
-		}
-		active = next
+	if err := lockstep(b, c.Transform, active, s); err != nil {
+		return nil, s.st, err
 	}
 	out := make([][]*Record, runs)
 	for i, r := range all {
@@ -205,6 +96,98 @@ func (c *Config) ASApEach(m lm.Model, prompt []int, k int, rands []*rand.Rand) (
 			out[i] = r.out
 		}
 	}
-	st.Evals = b.Evals()
-	return out, st, nil
+	s.st.Evals = b.Evals()
+	return out, s.st, nil
+}
+
+// asapRun is one row of ASAp: a run of k samples and its trie.
+type asapRun struct {
+	lane
+	path []*asapNode // path[d]: the node after d tokens of the current sample
+	out  []*Record
+}
+
+// asap is ASAp as a lockstep method: a row draws its run's samples one
+// after another, each from P reweighted by the run's trie.
+type asap struct {
+	c      *Config
+	b      *lm.Batch
+	k      int
+	maxNew int
+	st     Stats
+}
+
+func (s *asap) begin(r *asapRun) {
+	r.retry(s.b)
+	r.path = r.path[:1]
+	r.ev0 = s.b.RowEvals(r.row)
+}
+
+// draw draws t ∝ P(t|u)·c̃(u·t) at r's prefix u, which it marks expanded.
+func (s *asap) draw(r *asapRun, d *Dist, _ gcd.Bitset) drawn {
+	u := r.path[len(r.path)-1]
+	if !u.expanded {
+		u.expanded, u.mass = true, d.Mass
+	}
+	d.w = d.w[:0]
+	sum := 0.0
+	for _, id := range d.IDs {
+		x := d.Prob[id]
+		if kid := u.kids[id]; kid != nil {
+			x *= kid.c
+		}
+		d.w = append(d.w, x)
+		sum += x
+	}
+	if !(sum > 0) {
+		return drawn{none: true}
+	}
+	i := Pick(d.w, sum, r.rand)
+	tok := d.IDs[i]
+	return drawn{tok: tok, logP: d.LogP[tok], logQ: math.Log(d.w[i] / sum), h: d.Entropy, rawH: d.RawEntropy}
+}
+
+func (s *asap) step(r *asapRun, x *drawn) (*asapRun, bool, error) {
+	status := DeadEnd
+	if !x.none {
+		u := r.path[len(r.path)-1]
+		var err error
+		if status, err = extend(s.b, &r.lane, x, s.maxNew); status == Rejected {
+			return nil, false, err
+		}
+		if status != Complete {
+			r.path = append(r.path, u.child(x, len(r.rec.Tokens) >= s.maxNew))
+		}
+		if status == Running {
+			return r, true, nil
+		}
+	}
+	r.rec.Status = status
+	// Update c̃ bottom-up along the sample's path.
+	for i := len(r.path) - 1; i >= 0; i-- {
+		if delta := r.path[i].update(); i > 0 {
+			r.path[i-1].deficit -= r.path[i].p * delta
+		}
+	}
+	r.rec.Evals = r.evals(s.b)
+	s.c.report(&s.st, r.row, r.rec)
+	r.out = append(r.out, r.rec)
+	if len(r.out) < s.k {
+		s.begin(r)
+		return r, true, nil
+	}
+	return nil, false, nil
+}
+
+// child returns u's child by x's token, made if new (dead when at the cap).
+func (u *asapNode) child(x *drawn, dead bool) *asapNode {
+	kid := u.kids[x.tok]
+	if kid == nil {
+		if u.kids == nil {
+			u.kids = make(map[int]*asapNode)
+		}
+		kid = &asapNode{p: math.Exp(x.logP), c: 1, dead: dead}
+		u.kids[x.tok] = kid
+	}
+	return kid
 }

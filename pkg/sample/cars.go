@@ -63,17 +63,15 @@ type carsStep struct {
 	entry   float64 // 1 − dead of the chosen child when it was chosen
 }
 
-// carsRun is one row: a run of attempts until k samples are accepted.
+// carsRun is one row: a run of attempts until k samples are accepted. Its
+// ev0 is the row's evaluations at its previous sample.
 type carsRun struct {
-	row, tries, rejected int
-	st                   *gcd.State
-	rand                 *rand.Rand
-	rec                  *Record
-	path                 []*trieNode // path[d]: the node after d tokens
-	masked               []float64   // masked[d]: grammar-excluded mass after d tokens
-	entry                float64     // 1 − dead of the current node when it was entered
-	out                  []*Record
-	ev0                  int
+	lane
+	tries, rejected int
+	path            []*trieNode // path[d]: the node after d tokens
+	masked          []float64   // masked[d]: grammar-excluded mass after d tokens
+	entry           float64     // 1 − dead of the current node when it was entered
+	out             []*Record
 }
 
 // RejectionSampler draws exact samples of P^G (under the length cap) with
@@ -123,7 +121,7 @@ func (c *Config) CARS(m lm.Model, prompt []int, rs RejectionSampler, k int, rand
 	if trie == nil {
 		trie = NewTrie()
 	}
-	if trie.Dead() >= 1 {
+	if trie.empty() {
 		return nil, Stats{}, errors.New("sample: CARS: the trie holds that no sentence fits within the cap")
 	}
 	b, err := lm.NewBatch(m, prompt, len(rands))
@@ -149,9 +147,7 @@ type carsLoop struct {
 
 func (s *carsLoop) begin(r *carsRun) {
 	r.tries++
-	r.st.Rollback(0)
-	r.rec = &Record{}
-	s.b.Truncate(r.row, 0)
+	r.retry(s.b)
 	r.path = append(r.path[:0], s.trie.root)
 	r.masked = r.masked[:0]
 	r.entry = 1 - s.trie.root.dead
@@ -164,43 +160,13 @@ func (s *carsLoop) run(rands []*rand.Rand) ([][]*Record, error) {
 		if rnd == nil {
 			continue
 		}
-		r := &carsRun{row: i, st: s.c.Masker.NewState(), rand: rnd}
+		r := &carsRun{lane: lane{row: i, st: s.c.Masker.NewState(), rand: rnd}}
 		s.begin(r)
 		all[i] = r
 		active = append(active, r)
 	}
-	ds := newDists()
-	var (
-		rows    []int
-		allowed []gcd.Bitset
-		res     []carsStep
-	)
-	for len(active) > 0 {
-		rows, allowed = rows[:0], allowed[:0]
-		for _, r := range active {
-			rows = append(rows, r.row)
-			allowed = append(allowed, r.st.Allowed())
-		}
-		logits, err := s.b.Next(rows)
-		if err != nil {
-			return nil, err
-		}
-		res = append(res[:0], make([]carsStep, len(active))...)
-		ds.each(s.c.Transform, logits, allowed, func(j int, d *Dist) {
-			res[j] = s.draw(active[j], d)
-		})
-		next := active[:0]
-		for j, r := range active {
-			if !s.advance(r, &res[j]) {
-				next = append(next, r)
-				continue
-			}
-			if s.finish(r) {
-				s.begin(r)
-				next = append(next, r)
-			}
-		}
-		active = next
+	if err := lockstep(s.b, s.c.Transform, active, s); err != nil {
+		return nil, err
 	}
 	out := make([][]*Record, len(rands))
 	for i, r := range all {
@@ -211,8 +177,19 @@ func (s *carsLoop) run(rands []*rand.Rand) ([][]*Record, error) {
 	return out, nil
 }
 
+func (s *carsLoop) step(r *carsRun, x *carsStep) (*carsRun, bool, error) {
+	if !s.advance(r, x) {
+		return r, true, nil
+	}
+	if s.finish(r) {
+		s.begin(r)
+		return r, true, nil
+	}
+	return nil, false, nil
+}
+
 // draw draws r's next token from d; it reads the trie, never writes it.
-func (s *carsLoop) draw(r *carsRun, d *Dist) carsStep {
+func (s *carsLoop) draw(r *carsRun, d *Dist, _ gcd.Bitset) carsStep {
 	u := r.path[len(r.path)-1]
 	depth := len(r.rec.Tokens)
 	step := carsStep{masked: max(0, 1-d.Mass)}
@@ -243,7 +220,7 @@ func (s *carsLoop) draw(r *carsRun, d *Dist) carsStep {
 		step.dead = true
 		return step
 	}
-	i := pickWeights(w, sum, r.rand)
+	i := Pick(w, sum, r.rand)
 	step.drawn = drawn{tok: i, logP: d.LogP[i], logQ: d.LogP[i], h: d.Entropy, rawH: d.RawEntropy}
 	step.entry = 1
 	if kid := u.kids[i]; kid != nil {
@@ -263,9 +240,9 @@ func (s *carsLoop) advance(r *carsRun, x *carsStep) bool {
 		r.rec.Status = Rejected
 		return true
 	}
-	ended := extendAttempt(s.b, r.row, r.st, r.rec, &x.drawn, s.maxNew)
+	r.rec.Status, _ = extend(s.b, &r.lane, &x.drawn, s.maxNew)
 	if !s.rs.Variant.adaptive() {
-		return ended
+		return r.rec.Status != Running
 	}
 	u := r.path[len(r.path)-1]
 	switch r.rec.Status {
@@ -288,20 +265,17 @@ func (s *carsLoop) advance(r *carsRun, x *carsStep) bool {
 // finish ends r's attempt: it teaches the trie and keeps the record if it
 // is a sample. It reports whether r needs another attempt.
 func (s *carsLoop) finish(r *carsRun) bool {
-	s.st.Add(r.rec)
-	if s.c.Ended != nil {
-		s.c.Ended(r.row, r.rec)
-	}
+	s.c.report(&s.st, r.row, r.rec)
 	if s.rs.Variant.adaptive() {
 		s.trie.learn(r.path, r.masked, s.rs.Variant == CARS)
 	}
 	budgetOut := s.rs.Budget > 0 && r.tries >= s.rs.Budget
-	hopeless := r.rec.Status == DeadEnd || (s.rs.Variant.adaptive() && s.trie.Dead() >= 1)
+	hopeless := r.rec.Status == DeadEnd || (s.rs.Variant.adaptive() && s.trie.empty())
 	if !r.rec.Valid() && !budgetOut && !hopeless {
 		r.rejected++
 		return true
 	}
-	r.rec.Evals = s.b.RowEvals(r.row) - r.ev0
+	r.rec.Evals = r.evals(s.b)
 	r.rec.Rejections = r.rejected
 	r.out = append(r.out, r.rec)
 	r.ev0, r.rejected, r.tries = s.b.RowEvals(r.row), 0, 0
@@ -371,6 +345,15 @@ func NewTrie() *Trie { return &Trie{root: &trieNode{}, nodes: 1} }
 // Dead returns the mass of P known to lie outside the language: the
 // acceptance probability of the next attempt is P(L)/(1 − Dead()).
 func (t *Trie) Dead() float64 { return t.root.dead }
+
+// emptyTol is how close to 1 Dead must come for the trie to hold that the
+// language within the cap is empty: Dead sums P over children, and the
+// sums round, so that an empty language can leave it a few ulps below 1
+// (where ARS and CARS without a budget would otherwise try for ever).
+const emptyTol = 1e-12
+
+// empty reports whether the trie holds that no sentence fits within the cap.
+func (t *Trie) empty() bool { return t.root.dead >= 1-emptyTol }
 
 // Nodes returns the number of prefixes in the trie.
 func (t *Trie) Nodes() int { return t.nodes }

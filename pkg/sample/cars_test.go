@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gasplab/gasp/pkg/exact"
+	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/sample"
 )
 
@@ -19,7 +21,7 @@ func TestCARSMatchesExact(t *testing.T) {
 	for i, pb := range problems(t) {
 		for _, v := range variants {
 			const rows, k = 300, 50
-			recs, st, err := pb.toy.Config.CARS(pb.toy.Model, pb.toy.Prompt, sample.RejectionSampler{Variant: v}, k, seededRands(uint64(10*i)+uint64(v), 0, rows))
+			recs, st, err := pb.Toy.Config.CARS(pb.Toy.Model, pb.Toy.Prompt, sample.RejectionSampler{Variant: v}, k, seededRands(uint64(10*i)+uint64(v), 0, rows))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -27,7 +29,7 @@ func TestCARSMatchesExact(t *testing.T) {
 			evals, rejections := 0, 0
 			for _, run := range recs {
 				if len(run) != k {
-					t.Fatalf("%s %v: a run has %d samples, want %d", pb.toy.Name, v, len(run), k)
+					t.Fatalf("%s %v: a run has %d samples, want %d", pb.Toy.Name, v, len(run), k)
 				}
 				all = append(all, run...)
 				evals += sumEvals(run)
@@ -35,18 +37,18 @@ func TestCARSMatchesExact(t *testing.T) {
 					rejections += r.Rejections
 				}
 			}
-			name := pb.toy.Name + " " + v.String()
-			if evals+len(pb.toy.Prompt) != st.Evals || rejections+rows*k != st.Samples || st.Complete != rows*k {
+			name := pb.Toy.Name + " " + v.String()
+			if evals+len(pb.Toy.Prompt) != st.Evals || rejections+rows*k != st.Samples || st.Complete != rows*k {
 				t.Errorf("%s: records' evals %d + prompt, rejections %d; stats %+v", name, evals, rejections, st)
 			}
-			r := pb.lang.Test(all, pb.lang.Target)
+			r := pb.Lang.Test(all, pb.Lang.Target)
 			t.Logf("%s: %v; acceptance %.3f, %.2f evaluations per sample (exact RS acceptance %.3f)",
-				name, r, st.AcceptanceRate(), float64(st.Evals)/float64(rows*k), pb.lang.Mass)
+				name, r, st.AcceptanceRate(), float64(st.Evals)/float64(rows*k), pb.Lang.Mass)
 			if r.P < pMin {
 				t.Errorf("%s: samples do not match P^G: %v", name, r)
 			}
 			if v == sample.RS {
-				zOK(t, name+" acceptance", st.Complete, st.Samples, pb.lang.Mass)
+				zOK(t, name+" acceptance", st.Complete, st.Samples, pb.Lang.Mass)
 			}
 		}
 	}
@@ -58,15 +60,15 @@ func TestCARSMatchesExact(t *testing.T) {
 func TestCARSLearnsAndResumes(t *testing.T) {
 	for i, pb := range problems(t) {
 		for _, v := range []sample.Variant{sample.ARS, sample.CARS} {
-			name := pb.toy.Name + " " + v.String()
+			name := pb.Toy.Name + " " + v.String()
 			trie := sample.NewTrie()
 			rs := sample.RejectionSampler{Variant: v, Trie: trie}
-			_, st1, err := pb.toy.Config.CARS(pb.toy.Model, pb.toy.Prompt, rs, 200, seededRands(uint64(i), 100, 20))
+			_, st1, err := pb.Toy.Config.CARS(pb.Toy.Model, pb.Toy.Prompt, rs, 200, seededRands(uint64(i), 100, 20))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if known := 1 - trie.Dead(); known < pb.lang.Mass-1e-9 {
-				t.Fatalf("%s: the trie leaves %v of P's mass, less than P(L) = %v", name, known, pb.lang.Mass)
+			if known := 1 - trie.Dead(); known < pb.Lang.Mass-1e-9 {
+				t.Fatalf("%s: the trie leaves %v of P's mass, less than P(L) = %v", name, known, pb.Lang.Mass)
 			}
 			var buf bytes.Buffer
 			if _, err := trie.WriteTo(&buf); err != nil {
@@ -80,16 +82,16 @@ func TestCARSLearnsAndResumes(t *testing.T) {
 				t.Fatalf("%s: reloaded trie: dead %v, %d nodes; saved %v, %d", name, back.Dead(), back.Nodes(), trie.Dead(), trie.Nodes())
 			}
 			rs.Trie = back
-			recs, st2, err := pb.toy.Config.CARS(pb.toy.Model, pb.toy.Prompt, rs, 100, seededRands(uint64(i), 200, 150))
+			recs, st2, err := pb.Toy.Config.CARS(pb.Toy.Model, pb.Toy.Prompt, rs, 100, seededRands(uint64(i), 200, 150))
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("%s: trie of %d nodes leaves %.4f of P (P(L) = %.4f); acceptance %.3f, then %.3f", name, trie.Nodes(),
-				1-trie.Dead(), pb.lang.Mass, st1.AcceptanceRate(), st2.AcceptanceRate())
+				1-trie.Dead(), pb.Lang.Mass, st1.AcceptanceRate(), st2.AcceptanceRate())
 			if st2.AcceptanceRate() < st1.AcceptanceRate() {
 				t.Errorf("%s: acceptance fell from %.3f to %.3f", name, st1.AcceptanceRate(), st2.AcceptanceRate())
 			}
-			r := pb.lang.Test(slices.Concat(recs...), pb.lang.Target)
+			r := pb.Lang.Test(slices.Concat(recs...), pb.Lang.Target)
 			if r.P < pMin {
 				t.Errorf("%s: samples from a reloaded trie do not match P^G: %v", name, r)
 			}
@@ -99,7 +101,7 @@ func TestCARSLearnsAndResumes(t *testing.T) {
 
 func TestCARSBudgetAndErrors(t *testing.T) {
 	pb := problems(t)[2] // forced: plain rejection accepts rarely
-	recs, _, err := pb.toy.Config.CARS(pb.toy.Model, pb.toy.Prompt, sample.RejectionSampler{Variant: sample.RS, Budget: 1}, 3, seededRands(1, 0, 100))
+	recs, _, err := pb.Toy.Config.CARS(pb.Toy.Model, pb.Toy.Prompt, sample.RejectionSampler{Variant: sample.RS, Budget: 1}, 3, seededRands(1, 0, 100))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +117,7 @@ func TestCARSBudgetAndErrors(t *testing.T) {
 	if bad == 0 {
 		t.Errorf("budget 1: no run ran out")
 	}
-	if _, _, err := pb.toy.Config.CARS(pb.toy.Model, pb.toy.Prompt, sample.RejectionSampler{Variant: 9}, 1, seededRands(1, 0, 1)); err == nil {
+	if _, _, err := pb.Toy.Config.CARS(pb.Toy.Model, pb.Toy.Prompt, sample.RejectionSampler{Variant: 9}, 1, seededRands(1, 0, 1)); err == nil {
 		t.Error("unknown variant accepted")
 	}
 	for _, in := range []string{"", "gasp-trie 1\n", "gasp-trie 1\n\x04", "gasp-trie 2\n"} {
@@ -125,5 +127,33 @@ func TestCARSBudgetAndErrors(t *testing.T) {
 	}
 	if _, err := sample.ParseVariant("cars"); err != nil {
 		t.Error(err)
+	}
+}
+
+// When top-k leaves no sentence within the cap, ARS and CARS without a
+// budget learn that the language is empty and stop, although the dead mass
+// their trie sums up may round to just below 1.
+func TestCARSEmptyLanguage(t *testing.T) {
+	for _, v := range []sample.Variant{sample.ARS, sample.CARS} {
+		pb := problems(t)[1] // utf8
+		c := pb.Toy.Config
+		c.Transform, c.MaxNew = lm.Transform{TopK: 3}, 5
+		if _, err := exact.Enumerate(pb.Toy.Model, pb.Toy.Prompt, c, 100000); err == nil {
+			t.Fatal("utf8 under top-k 3 and a cap of 5: the language is not empty")
+		}
+		tr := sample.NewTrie()
+		out, _, err := c.CARS(pb.Toy.Model, pb.Toy.Prompt, sample.RejectionSampler{Variant: v, Trie: tr}, 3, seededRands(1, 0, 4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, run := range out {
+			if len(run) != 1 || run[0].Valid() {
+				t.Fatalf("%v: a run of %d records, want one invalid attempt", v, len(run))
+			}
+		}
+		t.Logf("%v: dead mass 1 − %g, %d nodes", v, 1-tr.Dead(), tr.Nodes())
+		if _, _, err := c.CARS(pb.Toy.Model, pb.Toy.Prompt, sample.RejectionSampler{Variant: v, Trie: tr}, 3, seededRands(1, 0, 1)); err == nil {
+			t.Errorf("%v: CARS with a trie that holds the language empty: no error", v)
+		}
 	}
 }

@@ -26,6 +26,23 @@
 // its seed (NewRand, RunSeed). Record.Evals counts the model evaluations of
 // one row, and Config.Ended reports each finished completion (progress).
 //
+// # One decoding loop
+//
+// Every sampler runs on one lockstep driver: the running rows of an
+// lm.Batch step together, one batched Next call per token step, their
+// next-token distributions (Dist: P and P masked by the grammar) computed
+// on several goroutines when the step is large. A sampler plugs in only
+// what differs, as a method of two parts: how a row draws its token from
+// its Dist (GCD from P masked; rejection sampling from P itself; ASAp,
+// ARS and CARS from P reweighted by the mass a learnt trie has removed;
+// SMC by AWRS if asked), and what happens, in row order, once it is drawn:
+// whether the row's completion ended, and then whether the row idles or
+// goes on with the next completion (the next Job of Stream, which MCMC
+// drives; a new attempt; the run's next sample). SMC also regroups its
+// particles between steps, when it resamples. Tokens are drawn by Pick,
+// each row from its own random source, so a row's draws do not depend on
+// the others.
+//
 // # Exact samples and SMC
 //
 // Config.CARS returns samples distributed exactly as P^G, whatever the

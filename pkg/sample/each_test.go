@@ -24,31 +24,31 @@ func TestEachIndependentOfBatch(t *testing.T) {
 	pbs := problems(t)
 	const n, k, budget = 40, 3, 50
 	for _, pb := range pbs {
-		c := pb.toy.Config
+		c := pb.Toy.Config
 		ended := 0
 		c.Ended = func(int, *sample.Record) { ended++ }
-		P := len(pb.toy.Prompt)
+		P := len(pb.Toy.Prompt)
 
-		gcd, st, err := c.GCDEach(pb.toy.Model, pb.toy.Prompt, seededRands(1, 0, n))
+		gcd, st, err := c.GCDEach(pb.Toy.Model, pb.Toy.Prompt, seededRands(1, 0, n))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if ended != n || sumEvals(gcd)+P != st.Evals {
-			t.Errorf("%s: GCD: Ended called %d times for %d rows; Evals sum %d + prompt %d, batch %d", pb.toy.Name, ended, n, sumEvals(gcd), P, st.Evals)
+			t.Errorf("%s: GCD: Ended called %d times for %d rows; Evals sum %d + prompt %d, batch %d", pb.Toy.Name, ended, n, sumEvals(gcd), P, st.Evals)
 		}
-		asap, ast, err := c.ASApEach(pb.toy.Model, pb.toy.Prompt, k, seededRands(2, 0, n))
+		asap, ast, err := c.ASApEach(pb.Toy.Model, pb.Toy.Prompt, k, seededRands(2, 0, n))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if s := sumEvals(slices.Concat(asap...)); s+P != ast.Evals {
-			t.Errorf("%s: ASAp: Evals sum %d + prompt %d, batch %d", pb.toy.Name, s, P, ast.Evals)
+			t.Errorf("%s: ASAp: Evals sum %d + prompt %d, batch %d", pb.Toy.Name, s, P, ast.Evals)
 		}
-		rej, rst, err := c.RejectionEach(pb.toy.Model, pb.toy.Prompt, budget, seededRands(3, 0, n))
+		rej, rst, err := c.RejectionEach(pb.Toy.Model, pb.Toy.Prompt, budget, seededRands(3, 0, n))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if sumEvals(rej)+P != rst.Evals {
-			t.Errorf("%s: rejection: Evals sum %d + prompt %d, batch %d", pb.toy.Name, sumEvals(rej), P, rst.Evals)
+			t.Errorf("%s: rejection: Evals sum %d + prompt %d, batch %d", pb.Toy.Name, sumEvals(rej), P, rst.Evals)
 		}
 		// The same runs on their rows of a batch whose other rows idle.
 		sparse := seededRands(1, 0, n)
@@ -57,45 +57,45 @@ func TestEachIndependentOfBatch(t *testing.T) {
 				sparse[i] = nil
 			}
 		}
-		some, _, err := c.GCDEach(pb.toy.Model, pb.toy.Prompt, sparse)
+		some, _, err := c.GCDEach(pb.Toy.Model, pb.Toy.Prompt, sparse)
 		if err != nil {
 			t.Fatal(err)
 		}
-		asome, _, err := c.ASApEach(pb.toy.Model, pb.toy.Prompt, k, sparse)
+		asome, _, err := c.ASApEach(pb.Toy.Model, pb.Toy.Prompt, k, sparse)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rsome, _, err := c.RejectionEach(pb.toy.Model, pb.toy.Prompt, budget, sparse)
+		rsome, _, err := c.RejectionEach(pb.Toy.Model, pb.Toy.Prompt, budget, sparse)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := range sparse {
 			if sparse[i] == nil {
 				if some[i] != nil || asome[i] != nil || rsome[i] != nil {
-					t.Fatalf("%s: idle row %d has samples", pb.toy.Name, i)
+					t.Fatalf("%s: idle row %d has samples", pb.Toy.Name, i)
 				}
 				continue
 			}
-			sameRecord(t, pb.toy.Name+": GCD, idle rows", i, gcd[i], some[i])
+			sameRecord(t, pb.Toy.Name+": GCD, idle rows", i, gcd[i], some[i])
 		}
 		for _, i := range []int{0, 17, n - 1} {
-			one, _, err := c.GCDEach(pb.toy.Model, pb.toy.Prompt, seededRands(1, i, 1))
+			one, _, err := c.GCDEach(pb.Toy.Model, pb.Toy.Prompt, seededRands(1, i, 1))
 			if err != nil {
 				t.Fatal(err)
 			}
-			sameRecord(t, pb.toy.Name+": GCD", i, gcd[i], one[0])
-			a1, _, err := c.ASApEach(pb.toy.Model, pb.toy.Prompt, k, seededRands(2, i, 1))
+			sameRecord(t, pb.Toy.Name+": GCD", i, gcd[i], one[0])
+			a1, _, err := c.ASApEach(pb.Toy.Model, pb.Toy.Prompt, k, seededRands(2, i, 1))
 			if err != nil {
 				t.Fatal(err)
 			}
 			for j := range k {
-				sameRecord(t, pb.toy.Name+": ASAp", i, asap[i][j], a1[0][j])
+				sameRecord(t, pb.Toy.Name+": ASAp", i, asap[i][j], a1[0][j])
 			}
-			r1, _, err := c.RejectionEach(pb.toy.Model, pb.toy.Prompt, budget, seededRands(3, i, 1))
+			r1, _, err := c.RejectionEach(pb.Toy.Model, pb.Toy.Prompt, budget, seededRands(3, i, 1))
 			if err != nil {
 				t.Fatal(err)
 			}
-			sameRecord(t, pb.toy.Name+": rejection", i, rej[i], r1[0])
+			sameRecord(t, pb.Toy.Name+": rejection", i, rej[i], r1[0])
 		}
 	}
 }
@@ -121,7 +121,7 @@ func sameRecord(t *testing.T, what string, run int, a, b *sample.Record) {
 func TestRejectionEachMatchesExact(t *testing.T) {
 	for i, pb := range problems(t) {
 		const n = 15000
-		recs, st, err := pb.toy.Config.RejectionEach(pb.toy.Model, pb.toy.Prompt, 1000, seededRands(uint64(i), 0, n))
+		recs, st, err := pb.Toy.Config.RejectionEach(pb.Toy.Model, pb.Toy.Prompt, 1000, seededRands(uint64(i), 0, n))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,17 +132,17 @@ func TestRejectionEachMatchesExact(t *testing.T) {
 			}
 		}
 		if len(valid) != n {
-			t.Fatalf("%s: %d of %d runs accepted within the budget", pb.toy.Name, len(valid), n)
+			t.Fatalf("%s: %d of %d runs accepted within the budget", pb.Toy.Name, len(valid), n)
 		}
-		zOK(t, pb.toy.Name+": rejection acceptance", st.Complete, st.Samples, pb.lang.Mass)
-		r := pb.lang.Test(valid, pb.lang.Target)
+		zOK(t, pb.Toy.Name+": rejection acceptance", st.Complete, st.Samples, pb.Lang.Mass)
+		r := pb.Lang.Test(valid, pb.Lang.Target)
 		if r.P < pMin {
-			t.Errorf("%s: RejectionEach samples do not match P^G: %v", pb.toy.Name, r)
+			t.Errorf("%s: RejectionEach samples do not match P^G: %v", pb.Toy.Name, r)
 		}
 	}
 	// A budget of one attempt: failures come back flagged.
 	pb := problems(t)[0]
-	recs, st, err := pb.toy.Config.RejectionEach(pb.toy.Model, pb.toy.Prompt, 1, seededRands(9, 0, 200))
+	recs, st, err := pb.Toy.Config.RejectionEach(pb.Toy.Model, pb.Toy.Prompt, 1, seededRands(9, 0, 200))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,6 +131,8 @@ type Job struct {
 	ev0 int // the row's evaluations when the job started
 }
 
+func (j *Job) rowState() (int, *gcd.State) { return j.Row, j.State }
+
 // Continue runs GCD on every job until its record ends (Complete, Capped or
 // DeadEnd), all rows in lockstep: one b.Next call per token step for the
 // rows still running. Each row of b is first set to its record's tokens,
@@ -147,61 +149,12 @@ func (c *Config) Continue(b *lm.Batch, jobs []*Job) error {
 // slowest row of a round. Jobs that are not Running when they are given are
 // skipped.
 func (c *Config) Stream(b *lm.Batch, jobs []*Job, more func(done *Job) (*Job, error)) error {
-	maxNew := c.Cap()
-	end := func(j *Job) {
-		j.Rec.Evals += b.RowEvals(j.Row) - j.ev0
-		if c.Ended != nil {
-			c.Ended(j.Row, j.Rec)
-		}
-	}
-	// start readies j's row and reports whether j needs token steps, and
-	// whether it ended at once (at the length cap).
-	start := func(j *Job) (ok, ended bool, err error) {
-		if !slices.Equal(j.State.Tokens(), j.Rec.Tokens) {
-			return false, false, fmt.Errorf("sample: row %d: grammar state and record hold different tokens", j.Row)
-		}
-		if j.Rec.Status != Running {
-			return false, false, nil
-		}
-		if j.State.Ended() {
-			return false, false, fmt.Errorf("sample: row %d: running record after end of sequence", j.Row)
-		}
-		j.ev0 = b.RowEvals(j.Row)
-		if len(j.Rec.Tokens) >= maxNew {
-			j.Rec.Status = Capped
-			end(j)
-			return false, true, nil
-		}
-		b.Set(j.Row, j.Rec.Tokens)
-		return true, false, nil
-	}
-	// successor returns the next job of the row of j, which has ended,
-	// that needs token steps; nil if none.
-	successor := func(j *Job) (*Job, error) {
-		for more != nil {
-			nj, err := more(j)
-			if nj == nil || err != nil {
-				return nil, err
-			}
-			if nj.Row != j.Row {
-				return nil, fmt.Errorf("sample: a job of row %d followed by one of row %d", j.Row, nj.Row)
-			}
-			ok, ended, err := start(nj)
-			if err != nil || ok {
-				return nj, err
-			}
-			if !ended {
-				return nil, nil
-			}
-			j = nj
-		}
-		return nil, nil
-	}
+	s := &stream{c: c, b: b, maxNew: c.Cap(), more: more}
 	var active []*Job
 	for _, j := range jobs {
-		ok, ended, err := start(j)
+		ok, ended, err := s.start(j)
 		if ended {
-			j, err = successor(j)
+			j, err = s.successor(j)
 			ok = j != nil
 		}
 		if err != nil {
@@ -211,66 +164,89 @@ func (c *Config) Stream(b *lm.Batch, jobs []*Job, more func(done *Job) (*Job, er
 			active = append(active, j)
 		}
 	}
-	ds := newDists()
-	rows := make([]int, 0, len(active))
-	var (
-		allowed []gcd.Bitset
-		res     []drawn
-	)
-	for len(active) > 0 {
-		rows = rows[:0]
-		allowed = allowed[:0]
-		for _, j := range active {
-			rows = append(rows, j.Row)
-			allowed = append(allowed, j.State.Allowed())
-		}
-		logits, err := b.Next(rows)
-		if err != nil {
-			return err
-		}
-		res = append(res[:0], make([]drawn, len(active))...)
-		ds.each(c.Transform, logits, allowed, func(k int, d *Dist) {
-			if len(d.IDs) == 0 {
-				res[k].none = true
-				return
-			}
-			i := d.pick(active[k].Rand)
-			tok := d.IDs[i]
-			res[k] = drawn{tok: tok, logP: d.LogP[tok], logQ: d.LogQ[i], h: d.Entropy, rawH: d.RawEntropy}
-		})
-		next := active[:0]
-		for k, j := range active {
-			r := &res[k]
-			if r.none {
-				j.Rec.Status = DeadEnd
-			} else {
-				if err := j.State.Advance(r.tok); err != nil {
-					return fmt.Errorf("sample: allowed token refused: %w", err)
-				}
-				j.Rec.add(r.tok, r.logP, r.logQ, r.h, r.rawH)
-				b.Append(j.Row, r.tok)
-				switch {
-				case j.State.Ended():
-					j.Rec.Status = Complete
-				case len(j.Rec.Tokens) >= maxNew:
-					j.Rec.Status = Capped
-				default:
-					next = append(next, j)
-					continue
-				}
-			}
-			end(j)
-			nj, err := successor(j)
-			if err != nil {
-				return err
-			}
-			if nj != nil {
-				next = append(next, nj) // at most one per job: next never overtakes active
-			}
-		}
-		active = next
+	return lockstep(b, c.Transform, active, s)
+}
+
+// stream is GCD as a lockstep method: a row whose job ends takes the next
+// job more gives it, or idles.
+type stream struct {
+	c      *Config
+	b      *lm.Batch
+	maxNew int
+	more   func(done *Job) (*Job, error)
+}
+
+func (s *stream) end(j *Job) {
+	j.Rec.Evals += s.b.RowEvals(j.Row) - j.ev0
+	if s.c.Ended != nil {
+		s.c.Ended(j.Row, j.Rec)
 	}
-	return nil
+}
+
+// start readies j's row and reports whether j needs token steps, and
+// whether it ended at once (at the length cap).
+func (s *stream) start(j *Job) (ok, ended bool, err error) {
+	if !slices.Equal(j.State.Tokens(), j.Rec.Tokens) {
+		return false, false, fmt.Errorf("sample: row %d: grammar state and record hold different tokens", j.Row)
+	}
+	if j.Rec.Status != Running {
+		return false, false, nil
+	}
+	if j.State.Ended() {
+		return false, false, fmt.Errorf("sample: row %d: running record after end of sequence", j.Row)
+	}
+	j.ev0 = s.b.RowEvals(j.Row)
+	if len(j.Rec.Tokens) >= s.maxNew {
+		j.Rec.Status = Capped
+		s.end(j)
+		return false, true, nil
+	}
+	s.b.Set(j.Row, j.Rec.Tokens)
+	return true, false, nil
+}
+
+// successor returns the next job of the row of j, which has ended, that
+// needs token steps; nil if none.
+func (s *stream) successor(j *Job) (*Job, error) {
+	for s.more != nil {
+		nj, err := s.more(j)
+		if nj == nil || err != nil {
+			return nil, err
+		}
+		if nj.Row != j.Row {
+			return nil, fmt.Errorf("sample: a job of row %d followed by one of row %d", j.Row, nj.Row)
+		}
+		ok, ended, err := s.start(nj)
+		if err != nil || ok {
+			return nj, err
+		}
+		if !ended {
+			return nil, nil
+		}
+		j = nj
+	}
+	return nil, nil
+}
+
+func (s *stream) draw(j *Job, d *Dist, _ gcd.Bitset) drawn { return gcdDraw(d, j.Rand) }
+
+func (s *stream) step(j *Job, x *drawn) (*Job, bool, error) {
+	if x.none {
+		j.Rec.Status = DeadEnd
+	} else {
+		l := lane{row: j.Row, st: j.State, rec: j.Rec}
+		status, err := extend(s.b, &l, x, s.maxNew)
+		switch status {
+		case Running:
+			return j, true, nil
+		case Rejected:
+			return nil, false, fmt.Errorf("sample: allowed token refused: %w", err)
+		}
+		j.Rec.Status = status
+	}
+	s.end(j)
+	nj, err := s.successor(j)
+	return nj, nj != nil, err
 }
 
 // GCD draws n completions with grammar-constrained decoding, one row each.

@@ -136,7 +136,8 @@ type Dist struct {
 	Entropy    float64   // of P_GCD; 0 when at most one token is allowed
 	RawEntropy float64   // of P
 
-	w []float64 // scratch for samplers' weights
+	allowedP []float64 // P(IDs[i])
+	w        []float64 // scratch for samplers' weights
 }
 
 // Fill computes d from the model's logits and the allowed tokens.
@@ -153,7 +154,7 @@ func (d *Dist) Fill(tf lm.Transform, logits []float32, allowed gcd.Bitset) {
 	}
 	d.RawEntropy = max(0, h)
 	d.IDs = allowed.AppendIDs(d.IDs[:0])
-	d.LogQ = d.LogQ[:0]
+	d.LogQ, d.allowedP = d.LogQ[:0], d.allowedP[:0]
 	d.Mass = 0
 	n := 0
 	for _, id := range d.IDs {
@@ -161,6 +162,7 @@ func (d *Dist) Fill(tf lm.Transform, logits []float32, allowed gcd.Bitset) {
 			d.IDs[n] = id
 			n++
 			d.Mass += d.Prob[id]
+			d.allowedP = append(d.allowedP, d.Prob[id])
 		}
 	}
 	d.IDs = d.IDs[:n]
@@ -182,22 +184,11 @@ func (d *Dist) Fill(tf lm.Transform, logits []float32, allowed gcd.Bitset) {
 	d.Entropy = max(0, d.Entropy)
 }
 
-// pick draws an index into d.IDs from P_GCD.
-func (d *Dist) pick(r *rand.Rand) int {
-	u := r.Float64() * d.Mass
-	last := 0
-	for i, id := range d.IDs {
-		u -= d.Prob[id]
-		if u < 0 {
-			return i
-		}
-		last = i
-	}
-	return last // rounding left u ≥ 0
-}
-
-// pickWeights draws index i with probability w[i] / sum.
-func pickWeights(w []float64, sum float64, r *rand.Rand) int {
+// Pick draws index i with probability w[i] / sum, sum being the total of
+// the positive weights (1 for a distribution); it skips the others. It
+// uses one r.Float64(). It returns −1 if no weight is positive, and the
+// last positive one if rounding leaves the draw past them all.
+func Pick(w []float64, sum float64, r *rand.Rand) int {
 	u := r.Float64() * sum
 	last := -1
 	for i, v := range w {

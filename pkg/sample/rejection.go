@@ -34,89 +34,47 @@ func (c *Config) Rejection(m lm.Model, prompt []int, want, budget, rows int, rng
 		return nil, Stats{}, err
 	}
 	defer b.Close()
-	maxNew := c.Cap()
-
-	type attempt struct {
-		row   int
-		index int // order of start
-		st    *gcd.State
-		rec   *Record
-		rand  *rand.Rand
-		ev0   int
-	}
+	s := &rejection{c: c, b: b, maxNew: c.Cap()}
 	type done struct {
 		index int
 		rec   *Record
 	}
-	var (
-		st       Stats
-		accepted []done
-		started  int
-		active   []*attempt
-	)
+	var accepted []done
+	started := 0
 	start := func(a *attempt) {
 		a.index = started
 		started++
-		a.st.Rollback(0)
-		a.rec = &Record{}
-		b.Truncate(a.row, 0)
+		a.retry(b)
 		a.ev0 = b.RowEvals(a.row)
 	}
+	s.end = func(a *attempt) bool {
+		a.rec.Evals = a.evals(b)
+		c.report(&s.st, a.row, a.rec)
+		if a.rec.Valid() {
+			accepted = append(accepted, done{a.index, a.rec})
+		}
+		if len(accepted) < want && started < budget {
+			start(a)
+			return true
+		}
+		return false
+	}
+	var active []*attempt
 	for r := 0; r < rows; r++ {
-		a := &attempt{row: r, st: c.Masker.NewState(), rand: Fork(rng)}
+		a := &attempt{lane: lane{row: r, st: c.Masker.NewState(), rand: Fork(rng)}}
 		start(a)
 		active = append(active, a)
 	}
-	ds := newDists()
-	ids := make([]int, 0, rows)
-	var (
-		allowed []gcd.Bitset
-		res     []drawn
-	)
-	for len(active) > 0 {
-		ids = ids[:0]
-		allowed = allowed[:0]
-		for _, a := range active {
-			ids = append(ids, a.row)
-			allowed = append(allowed, a.st.Allowed())
-		}
-		logits, err := b.Next(ids)
-		if err != nil {
-			return nil, st, err
-		}
-		res = append(res[:0], make([]drawn, len(active))...)
-		ds.each(c.Transform, logits, allowed, func(k int, d *Dist) {
-			tok := pickWeights(d.Prob, 1, active[k].rand)
-			res[k] = drawn{tok: tok, logP: d.LogP[tok], logQ: d.LogP[tok], h: d.Entropy, rawH: d.RawEntropy}
-		})
-		next := active[:0]
-		for k, a := range active {
-			if !extendAttempt(b, a.row, a.st, a.rec, &res[k], maxNew) {
-				next = append(next, a)
-				continue
-			}
-			a.rec.Evals = b.RowEvals(a.row) - a.ev0
-			st.Add(a.rec)
-			if c.Ended != nil {
-				c.Ended(a.row, a.rec)
-			}
-			if a.rec.Valid() {
-				accepted = append(accepted, done{a.index, a.rec})
-			}
-			if len(accepted) < want && started < budget {
-				start(a)
-				next = append(next, a)
-			}
-		}
-		active = next
+	if err := lockstep(b, c.Transform, active, s); err != nil {
+		return nil, s.st, err
 	}
 	slices.SortFunc(accepted, func(x, y done) int { return x.index - y.index })
 	out := make([]*Record, 0, min(want, len(accepted)))
 	for _, a := range accepted[:min(want, len(accepted))] {
 		out = append(out, a.rec)
 	}
-	st.Evals = b.Evals()
-	return out, st, nil
+	s.st.Evals = b.Evals()
+	return out, s.st, nil
 }
 
 // RejectionEach runs one rejection sampler per random source, all in
@@ -140,89 +98,66 @@ func (c *Config) RejectionEach(m lm.Model, prompt []int, budget int, rands []*ra
 		return nil, Stats{}, err
 	}
 	defer b.Close()
-	maxNew := c.Cap()
-
-	type run struct {
-		row, tries int
-		st         *gcd.State
-		rec        *Record
-	}
+	s := &rejection{c: c, b: b, maxNew: c.Cap()}
 	out := make([]*Record, n)
-	var active []*run
-	start := func(r *run) {
-		r.tries++
-		r.st.Rollback(0)
-		r.rec = &Record{}
-		b.Truncate(r.row, 0)
+	start := func(a *attempt) {
+		a.tries++
+		a.retry(b)
 	}
+	s.end = func(a *attempt) bool {
+		c.report(&s.st, a.row, a.rec)
+		if a.rec.Valid() || a.tries == budget {
+			a.rec.Evals = a.evals(b)
+			out[a.row] = a.rec
+			return false
+		}
+		start(a)
+		return true
+	}
+	var active []*attempt
 	for i, rnd := range rands {
 		if rnd != nil {
-			r := &run{row: i, st: c.Masker.NewState()}
-			start(r)
-			active = append(active, r)
+			a := &attempt{lane: lane{row: i, st: c.Masker.NewState(), rand: rnd}}
+			start(a)
+			active = append(active, a)
 		}
 	}
-	var (
-		st      Stats
-		rows    []int
-		allowed []gcd.Bitset
-		res     []drawn
-	)
-	ds := newDists()
-	for len(active) > 0 {
-		rows, allowed = rows[:0], allowed[:0]
-		for _, r := range active {
-			rows = append(rows, r.row)
-			allowed = append(allowed, r.st.Allowed())
-		}
-		logits, err := b.Next(rows)
-		if err != nil {
-			return nil, st, err
-		}
-		res = append(res[:0], make([]drawn, len(active))...)
-		ds.each(c.Transform, logits, allowed, func(k int, d *Dist) {
-			tok := pickWeights(d.Prob, 1, rands[active[k].row])
-			res[k] = drawn{tok: tok, logP: d.LogP[tok], logQ: d.LogP[tok], h: d.Entropy, rawH: d.RawEntropy}
-		})
-		next := active[:0]
-		for k, r := range active {
-			if !extendAttempt(b, r.row, r.st, r.rec, &res[k], maxNew) {
-				next = append(next, r)
-				continue
-			}
-			st.Add(r.rec)
-			if c.Ended != nil {
-				c.Ended(r.row, r.rec)
-			}
-			if r.rec.Valid() || r.tries == budget {
-				r.rec.Evals = b.RowEvals(r.row)
-				out[r.row] = r.rec
-				continue
-			}
-			start(r)
-			next = append(next, r)
-		}
-		active = next
+	if err := lockstep(b, c.Transform, active, s); err != nil {
+		return nil, s.st, err
 	}
-	st.Evals = b.Evals()
-	return out, st, nil
+	s.st.Evals = b.Evals()
+	return out, s.st, nil
 }
 
-// extendAttempt appends the drawn token x to a rejection attempt: to its record, its model row and its
-// grammar state. It reports whether the attempt has ended, with the record's Status saying how: Rejected
-// (x left the grammar's prefixes), Complete or Capped.
-func extendAttempt(b *lm.Batch, row int, st *gcd.State, rec *Record, x *drawn, maxNew int) bool {
-	rec.add(x.tok, x.logP, x.logQ, x.h, x.rawH)
-	b.Append(row, x.tok)
-	switch {
-	case st.Advance(x.tok) != nil:
-		rec.Status = Rejected
-	case st.Ended():
-		rec.Status = Complete
-	case len(rec.Tokens) >= maxNew:
-		rec.Status = Capped
-	default:
-		return false
+// attempt is a row of rejection sampling: the attempt it draws.
+type attempt struct {
+	lane
+	index int // Rejection: the attempt's order of start
+	tries int // RejectionEach: the run's attempts so far
+}
+
+// rejection draws attempts from P, each stopped at the first token that
+// leaves the grammar; end says what a row does when its attempt ends.
+type rejection struct {
+	c      *Config
+	b      *lm.Batch
+	maxNew int
+	st     Stats
+	// end is called when a's attempt has ended, its Status set; it
+	// reports whether a's row starts another (end having restarted a).
+	end func(a *attempt) bool
+}
+
+func (s *rejection) draw(a *attempt, d *Dist, _ gcd.Bitset) drawn {
+	tok := Pick(d.Prob, 1, a.rand)
+	return drawn{tok: tok, logP: d.LogP[tok], logQ: d.LogP[tok], h: d.Entropy, rawH: d.RawEntropy}
+}
+
+func (s *rejection) step(a *attempt, x *drawn) (*attempt, bool, error) {
+	status, _ := extend(s.b, &a.lane, x, s.maxNew)
+	if status == Running {
+		return a, true, nil
 	}
-	return true
+	a.rec.Status = status
+	return a, s.end(a), nil
 }

@@ -16,26 +16,12 @@ const (
 	pMin  = 1e-4  // a p-value below this fails a distribution test
 )
 
-type problem struct {
-	toy  *exact.Toy
-	lang *exact.Lang
-}
-
-func problems(t *testing.T) []problem {
-	t.Helper()
-	toys, err := exact.Toys()
+func problems(t *testing.T) []exact.Problem {
+	pbs, err := exact.Problems()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []problem
-	for _, toy := range toys {
-		l, err := exact.Enumerate(toy.Model, toy.Prompt, toy.Config, 100000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, problem{toy, l})
-	}
-	return out
+	return pbs
 }
 
 // zOK reports whether k successes in n trials fit probability p (|z| < 4.5).
@@ -51,32 +37,32 @@ func zOK(t *testing.T, what string, k, n int, p float64) {
 func TestGCDMatchesExact(t *testing.T) {
 	for i, pb := range problems(t) {
 		// Enough runs for about draws valid ones.
-		n := int(math.Ceil(draws / (1 - pb.lang.GCDInvalid)))
-		recs, st, err := pb.toy.Config.GCD(pb.toy.Model, pb.toy.Prompt, n, rand.New(rand.NewPCG(uint64(i), 1)))
+		n := int(math.Ceil(draws / (1 - pb.Lang.GCDInvalid)))
+		recs, st, err := pb.Toy.Config.GCD(pb.Toy.Model, pb.Toy.Prompt, n, rand.New(rand.NewPCG(uint64(i), 1)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var valid []*sample.Record
-		evals := len(pb.toy.Prompt)
+		evals := len(pb.Toy.Prompt)
 		for _, r := range recs {
 			if r.Valid() {
 				valid = append(valid, r)
 			} else if r.Status != sample.Capped {
-				t.Errorf("%s: unexpected status %v", pb.toy.Name, r.Status)
+				t.Errorf("%s: unexpected status %v", pb.Toy.Name, r.Status)
 			}
 			evals += len(r.Tokens) - 1 // the first token reuses the prompt's logits, the last is never evaluated
 		}
 		if st.Samples != n || st.Complete != len(valid) || st.Capped != n-len(valid) {
-			t.Errorf("%s: stats %+v for %d valid of %d", pb.toy.Name, st, len(valid), n)
+			t.Errorf("%s: stats %+v for %d valid of %d", pb.Toy.Name, st, len(valid), n)
 		}
 		if st.Evals != evals {
-			t.Errorf("%s: %d evaluations, want %d", pb.toy.Name, st.Evals, evals)
+			t.Errorf("%s: %d evaluations, want %d", pb.Toy.Name, st.Evals, evals)
 		}
-		zOK(t, pb.toy.Name+": GCD capped", st.Capped, n, pb.lang.GCDInvalid)
-		r := pb.lang.Test(valid, pb.lang.GCD)
-		t.Logf("%s: GCD vs exact: %v", pb.toy.Name, r)
+		zOK(t, pb.Toy.Name+": GCD capped", st.Capped, n, pb.Lang.GCDInvalid)
+		r := pb.Lang.Test(valid, pb.Lang.GCD)
+		t.Logf("%s: GCD vs exact: %v", pb.Toy.Name, r)
 		if r.P < pMin {
-			t.Errorf("%s: GCD samples do not match the exact GCD distribution: %v", pb.toy.Name, r)
+			t.Errorf("%s: GCD samples do not match the exact GCD distribution: %v", pb.Toy.Name, r)
 		}
 	}
 }
@@ -84,18 +70,18 @@ func TestGCDMatchesExact(t *testing.T) {
 func TestRejectionMatchesExact(t *testing.T) {
 	for i, pb := range problems(t) {
 		const want = 15000
-		recs, st, err := pb.toy.Config.Rejection(pb.toy.Model, pb.toy.Prompt, want, 5_000_000, 2000, rand.New(rand.NewPCG(uint64(i), 2)))
+		recs, st, err := pb.Toy.Config.Rejection(pb.Toy.Model, pb.Toy.Prompt, want, 5_000_000, 2000, rand.New(rand.NewPCG(uint64(i), 2)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(recs) != want {
-			t.Fatalf("%s: %d accepted, want %d", pb.toy.Name, len(recs), want)
+			t.Fatalf("%s: %d accepted, want %d", pb.Toy.Name, len(recs), want)
 		}
-		zOK(t, pb.toy.Name+": rejection acceptance", st.Complete, st.Samples, pb.lang.Mass)
-		r := pb.lang.Test(recs, pb.lang.Target)
-		t.Logf("%s: rejection sampling vs P^G: %v (%d attempts, %d evaluations)", pb.toy.Name, r, st.Samples, st.Evals)
+		zOK(t, pb.Toy.Name+": rejection acceptance", st.Complete, st.Samples, pb.Lang.Mass)
+		r := pb.Lang.Test(recs, pb.Lang.Target)
+		t.Logf("%s: rejection sampling vs P^G: %v (%d attempts, %d evaluations)", pb.Toy.Name, r, st.Samples, st.Evals)
 		if r.P < pMin {
-			t.Errorf("%s: rejection samples do not match P^G: %v", pb.toy.Name, r)
+			t.Errorf("%s: rejection samples do not match P^G: %v", pb.Toy.Name, r)
 		}
 	}
 }
@@ -104,8 +90,8 @@ func TestRejectionMatchesExact(t *testing.T) {
 // P^G (the trie then holds exact expected future grammaticality).
 func TestASAp(t *testing.T) {
 	for i, pb := range problems(t) {
-		n := int(math.Ceil(draws / (1 - pb.lang.GCDInvalid)))
-		out, _, err := pb.toy.Config.ASAp(pb.toy.Model, pb.toy.Prompt, n, 1, rand.New(rand.NewPCG(uint64(i), 3)))
+		n := int(math.Ceil(draws / (1 - pb.Lang.GCDInvalid)))
+		out, _, err := pb.Toy.Config.ASAp(pb.Toy.Model, pb.Toy.Prompt, n, 1, rand.New(rand.NewPCG(uint64(i), 3)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,14 +101,14 @@ func TestASAp(t *testing.T) {
 				first = append(first, run[0])
 			}
 		}
-		r := pb.lang.Test(first, pb.lang.GCD)
-		t.Logf("%s: ASAp(1) vs GCD: %v", pb.toy.Name, r)
+		r := pb.Lang.Test(first, pb.Lang.GCD)
+		t.Logf("%s: ASAp(1) vs GCD: %v", pb.Toy.Name, r)
 		if r.P < pMin {
-			t.Errorf("%s: ASAp(1) does not match GCD: %v", pb.toy.Name, r)
+			t.Errorf("%s: ASAp(1) does not match GCD: %v", pb.Toy.Name, r)
 		}
 
 		const runs, k, burn = 10, 25000, 20000
-		out, st, err := pb.toy.Config.ASAp(pb.toy.Model, pb.toy.Prompt, runs, k, rand.New(rand.NewPCG(uint64(i), 4)))
+		out, st, err := pb.Toy.Config.ASAp(pb.Toy.Model, pb.Toy.Prompt, runs, k, rand.New(rand.NewPCG(uint64(i), 4)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +116,7 @@ func TestASAp(t *testing.T) {
 		invalid := 0
 		for _, run := range out {
 			if len(run) != k {
-				t.Fatalf("%s: a run has %d samples, want %d", pb.toy.Name, len(run), k)
+				t.Fatalf("%s: a run has %d samples, want %d", pb.Toy.Name, len(run), k)
 			}
 			for _, r := range run[burn:] {
 				if r.Valid() {
@@ -140,16 +126,16 @@ func TestASAp(t *testing.T) {
 				}
 			}
 		}
-		r = pb.lang.Test(late, pb.lang.Target)
-		t.Logf("%s: ASAp samples %d..%d vs P^G: %v; invalid: %d late, %d in all (of %d); TV(ASAp(1..100), P^G) = %.3f", pb.toy.Name, burn+1, k, r,
-			invalid, st.Samples-st.Complete, st.Samples, exact.TV(pb.lang.Empirical(firstN(out, 100)), pb.lang.Target))
+		r = pb.Lang.Test(late, pb.Lang.Target)
+		t.Logf("%s: ASAp samples %d..%d vs P^G: %v; invalid: %d late, %d in all (of %d); TV(ASAp(1..100), P^G) = %.3f", pb.Toy.Name, burn+1, k, r,
+			invalid, st.Samples-st.Complete, st.Samples, exact.TV(pb.Lang.Empirical(firstN(out, 100)), pb.Lang.Target))
 		// Unvisited prefixes keep c̃ = 1, so a rare path to the cap can still
 		// be taken late; it must be rare.
 		if float64(invalid) > 0.002*float64(runs*(k-burn)) {
-			t.Errorf("%s: %d late ASAp samples invalid", pb.toy.Name, invalid)
+			t.Errorf("%s: %d late ASAp samples invalid", pb.Toy.Name, invalid)
 		}
 		if r.P < pMin {
-			t.Errorf("%s: ASAp's late samples do not match P^G: %v", pb.toy.Name, r)
+			t.Errorf("%s: ASAp's late samples do not match P^G: %v", pb.Toy.Name, r)
 		}
 	}
 }
@@ -215,7 +201,7 @@ func TestDeadEnd(t *testing.T) {
 func TestRecords(t *testing.T) {
 	for _, pb := range problems(t) {
 		run := func() []*sample.Record {
-			recs, _, err := pb.toy.Config.GCD(pb.toy.Model, pb.toy.Prompt, 200, rand.New(rand.NewPCG(9, 9)))
+			recs, _, err := pb.Toy.Config.GCD(pb.Toy.Model, pb.Toy.Prompt, 200, rand.New(rand.NewPCG(9, 9)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -224,22 +210,22 @@ func TestRecords(t *testing.T) {
 		a, b := run(), run()
 		for i, r := range a {
 			if !slices.Equal(r.Tokens, b[i].Tokens) {
-				t.Fatalf("%s: same seed, different samples", pb.toy.Name)
+				t.Fatalf("%s: same seed, different samples", pb.Toy.Name)
 			}
 			if !r.Valid() {
 				continue
 			}
-			j := pb.lang.Index(r.Tokens)
-			x := pb.lang.Sentences[j]
+			j := pb.Lang.Index(r.Tokens)
+			x := pb.Lang.Sentences[j]
 			for _, pair := range [][2][]float64{{r.LogP, x.LogP}, {r.LogQ, x.LogQ}, {r.Entropy, x.Entropy}, {r.RawEntropy, x.RawEntropy}} {
 				for k := range pair[0] {
 					if math.Abs(pair[0][k]-pair[1][k]) > 1e-12 {
-						t.Fatalf("%s: record of %v differs from the enumeration at %d", pb.toy.Name, r.Tokens, k)
+						t.Fatalf("%s: record of %v differs from the enumeration at %d", pb.Toy.Name, r.Tokens, k)
 					}
 				}
 			}
 			if r.LogQ[len(r.LogQ)-1] > 0 || r.LogQ[len(r.LogQ)-1] < r.LogP[len(r.LogP)-1] {
-				t.Fatalf("%s: log P_GCD must lie in [log P, 0]", pb.toy.Name)
+				t.Fatalf("%s: log P_GCD must lie in [log P, 0]", pb.Toy.Name)
 			}
 		}
 	}

@@ -69,16 +69,13 @@ func (r *SMCRun) Pick(rng *rand.Rand) *Record {
 	if w == nil {
 		return nil
 	}
-	return r.Particles[pickWeights(w, 1, rng)]
+	return r.Particles[Pick(w, 1, rng)]
 }
 
 // particle is one row of an SMC run.
 type particle struct {
-	row  int
-	st   *gcd.State
-	rec  *Record
+	lane
 	logW float64
-	rand *rand.Rand
 }
 
 // SMC runs one sequential Monte Carlo run per random source, the runs'
@@ -110,12 +107,12 @@ func (c *Config) SMC(m lm.Model, prompt []int, opt SMCOptions, rands []*rand.Ran
 	for i, rng := range rands {
 		out[i] = &SMCRun{}
 		for j := range n {
-			p := &particle{row: i*n + j, st: c.Masker.NewState(), rec: &Record{}, rand: Fork(rng)}
+			p := &particle{lane: lane{row: i*n + j, st: c.Masker.NewState(), rec: &Record{}, rand: Fork(rng)}}
 			runs[i] = append(runs[i], p)
 		}
 	}
 	var st Stats
-	if err := c.smcLoop(b, opt, runs, out, rands, &st); err != nil {
+	if err := c.smcLoop(b, opt, runs, out, rands); err != nil {
 		return nil, st, err
 	}
 	for i, ps := range runs {
@@ -134,65 +131,70 @@ func (c *Config) SMC(m lm.Model, prompt []int, opt SMCOptions, rands []*rand.Ran
 }
 
 // smcLoop advances every run's particles to their ends.
-func (c *Config) smcLoop(b *lm.Batch, opt SMCOptions, runs [][]*particle, out []*SMCRun, rands []*rand.Rand, st *Stats) error {
-	maxNew := c.Cap()
-	ds := newDists()
-	var (
-		active  []*particle
-		rows    []int
-		allowed []gcd.Bitset
-		res     []smcStep
-	)
-	for {
-		active, rows, allowed = active[:0], rows[:0], allowed[:0]
-		for _, ps := range runs {
-			for _, p := range ps {
-				if p.rec.Status == Running {
-					active = append(active, p)
-					rows = append(rows, p.row)
-					allowed = append(allowed, p.st.Allowed())
-				}
-			}
+func (c *Config) smcLoop(b *lm.Batch, opt SMCOptions, runs [][]*particle, out []*SMCRun, rands []*rand.Rand) error {
+	s := &smc{c: c, b: b, opt: opt, runs: runs, out: out, rands: rands, maxNew: c.Cap()}
+	return lockstep(b, c.Transform, s.running(nil), s)
+}
+
+// smc is SMC as a lockstep method: its particles extend by GCD, and its
+// runs may be resampled after each token step.
+type smc struct {
+	c      *Config
+	b      *lm.Batch
+	opt    SMCOptions
+	runs   [][]*particle
+	out    []*SMCRun
+	rands  []*rand.Rand
+	maxNew int
+}
+
+func (s *smc) draw(p *particle, d *Dist, allowed gcd.Bitset) smcStep {
+	return smcDraw(d, allowed, s.opt.AWRS, p.rand)
+}
+
+func (s *smc) step(p *particle, x *smcStep) (*particle, bool, error) {
+	p.logW += x.logW
+	if x.none {
+		p.rec.Status, p.logW = DeadEnd, math.Inf(-1)
+		return nil, false, nil
+	}
+	status, err := extend(s.b, &p.lane, &x.drawn, s.maxNew)
+	switch status {
+	case Rejected:
+		return nil, false, err
+	case Running:
+		return p, true, nil
+	case Capped:
+		p.logW = math.Inf(-1)
+	}
+	p.rec.Status = status
+	return nil, false, nil
+}
+
+// regroup resamples the runs whose ESS is low, after a token step, and
+// returns the particles then running.
+func (s *smc) regroup(active []*particle) ([]*particle, error) {
+	if s.opt.ESS == 0 {
+		return active, nil
+	}
+	for i, ps := range s.runs {
+		if err := s.c.maybeResample(s.b, ps, s.opt.ESS, s.out[i], s.rands[i]); err != nil {
+			return nil, err
 		}
-		if len(active) == 0 {
-			return nil
-		}
-		logits, err := b.Next(rows)
-		if err != nil {
-			return err
-		}
-		res = append(res[:0], make([]smcStep, len(active))...)
-		ds.each(c.Transform, logits, allowed, func(k int, d *Dist) {
-			res[k] = smcDraw(d, allowed[k], opt.AWRS, active[k].rand)
-		})
-		for k, p := range active {
-			x := &res[k]
-			p.logW += x.logW
-			if x.none {
-				p.rec.Status, p.logW = DeadEnd, math.Inf(-1)
-				continue
-			}
-			if err := p.st.Advance(x.tok); err != nil {
-				return err
-			}
-			p.rec.add(x.tok, x.logP, x.logQ, x.h, x.rawH)
-			b.Append(p.row, x.tok)
-			switch {
-			case p.st.Ended():
-				p.rec.Status = Complete
-			case len(p.rec.Tokens) >= maxNew:
-				p.rec.Status, p.logW = Capped, math.Inf(-1)
-			}
-		}
-		if opt.ESS == 0 {
-			continue
-		}
-		for i, ps := range runs {
-			if err := c.maybeResample(b, ps, opt.ESS, out[i], rands[i]); err != nil {
-				return err
+	}
+	return s.running(active[:0]), nil
+}
+
+// running appends the running particles to active, run by run.
+func (s *smc) running(active []*particle) []*particle {
+	for _, ps := range s.runs {
+		for _, p := range ps {
+			if p.rec.Status == Running {
+				active = append(active, p)
 			}
 		}
 	}
+	return active
 }
 
 // maybeResample resamples a run's particles systematically when their ESS
@@ -286,9 +288,7 @@ func smcDraw(d *Dist, allowed gcd.Bitset, awrs bool, rng *rand.Rand) smcStep {
 	if awrs {
 		return awrsDraw(d, allowed, rng)
 	}
-	i := d.pick(rng)
-	tok := d.IDs[i]
-	return smcStep{drawn{tok: tok, logP: d.LogP[tok], logQ: d.LogQ[i], h: d.Entropy, rawH: d.RawEntropy}, math.Log(d.Mass)}
+	return smcStep{gcdDraw(d, rng), math.Log(d.Mass)}
 }
 
 // awrsDraw draws tokens from P without replacement until one is allowed,
@@ -307,7 +307,7 @@ func awrsDraw(d *Dist, allowed gcd.Bitset, rng *rand.Rand) smcStep {
 	ok := func(i int) bool { return i>>6 < len(allowed) && allowed.Has(i) }
 	for round := 0; round < 2; round++ {
 		for rest > 0 {
-			i := pickWeights(w, rest, rng)
+			i := Pick(w, rest, rng)
 			if i < 0 {
 				break
 			}

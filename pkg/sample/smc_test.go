@@ -28,7 +28,7 @@ func TestSMCNormalizerUnbiased(t *testing.T) {
 	for i, pb := range problems(t) {
 		for c, opt := range smcConfigs {
 			const runs = 4000
-			out, _, err := pb.toy.Config.SMC(pb.toy.Model, pb.toy.Prompt, opt, seededRands(uint64(100*i+c), 0, runs))
+			out, _, err := pb.Toy.Config.SMC(pb.Toy.Model, pb.Toy.Prompt, opt, seededRands(uint64(100*i+c), 0, runs))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,11 +41,11 @@ func TestSMCNormalizerUnbiased(t *testing.T) {
 			}
 			mean := s / runs
 			sd := math.Sqrt(max(0, s2/runs-mean*mean))
-			z := (mean - pb.lang.Mass) / (sd / math.Sqrt(runs))
-			name := pb.toy.Name + " " + smcName(opt)
-			t.Logf("%s: mean Ẑ %.5f ± %.5f, P(L) %.5f (z = %.2f); %d resamplings", name, mean, sd/math.Sqrt(runs), pb.lang.Mass, z, resamples)
+			z := (mean - pb.Lang.Mass) / (sd / math.Sqrt(runs))
+			name := pb.Toy.Name + " " + smcName(opt)
+			t.Logf("%s: mean Ẑ %.5f ± %.5f, P(L) %.5f (z = %.2f); %d resamplings", name, mean, sd/math.Sqrt(runs), pb.Lang.Mass, z, resamples)
 			if math.Abs(z) > 4.5 {
-				t.Errorf("%s: Ẑ is biased: mean %v, P(L) %v (z = %.2f)", name, mean, pb.lang.Mass, z)
+				t.Errorf("%s: Ẑ is biased: mean %v, P(L) %v (z = %.2f)", name, mean, pb.Lang.Mass, z)
 			}
 			if opt.ESS == 1 && opt.Particles > 1 && resamples == 0 {
 				t.Errorf("%s: never resampled", name)
@@ -102,7 +102,7 @@ func TestSMCExactSIR(t *testing.T) {
 		for n := 1; n <= 3; n++ {
 			const runs = 15000
 			rands := seededRands(uint64(1000+10*i+n), 0, runs)
-			out, _, err := pb.toy.Config.SMC(pb.toy.Model, pb.toy.Prompt, sample.SMCOptions{Particles: n}, rands)
+			out, _, err := pb.Toy.Config.SMC(pb.Toy.Model, pb.Toy.Prompt, sample.SMCOptions{Particles: n}, rands)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,14 +112,14 @@ func TestSMCExactSIR(t *testing.T) {
 					picked = append(picked, x)
 				}
 			}
-			want := sirExact(pb.lang, n)
-			if n == 1 && exact.TV(want, pb.lang.GCD) > 1e-12 {
-				t.Fatalf("%s: SIR with one particle is not GCD", pb.toy.Name)
+			want := sirExact(pb.Lang, n)
+			if n == 1 && exact.TV(want, pb.Lang.GCD) > 1e-12 {
+				t.Fatalf("%s: SIR with one particle is not GCD", pb.Toy.Name)
 			}
-			r := pb.lang.Test(picked, want)
-			t.Logf("%s: SIR(%d) vs exact: %v; TV(SIR(%d), P^G) = %.4f", pb.toy.Name, n, r, n, exact.TV(want, pb.lang.Target))
+			r := pb.Lang.Test(picked, want)
+			t.Logf("%s: SIR(%d) vs exact: %v; TV(SIR(%d), P^G) = %.4f", pb.Toy.Name, n, r, n, exact.TV(want, pb.Lang.Target))
 			if r.P < pMin {
-				t.Errorf("%s: SIR(%d) does not match its exact distribution: %v", pb.toy.Name, n, r)
+				t.Errorf("%s: SIR(%d) does not match its exact distribution: %v", pb.Toy.Name, n, r)
 			}
 		}
 	}
@@ -132,25 +132,25 @@ func TestSMCConverges(t *testing.T) {
 		var tvs []float64
 		for _, n := range []int{1, 4, 16, 64, 256} {
 			runs := max(20, 16384/n)
-			out, _, err := pb.toy.Config.SMC(pb.toy.Model, pb.toy.Prompt, sample.SMCOptions{Particles: n, ESS: 0.5}, seededRands(uint64(2000+i), n, runs))
+			out, _, err := pb.Toy.Config.SMC(pb.Toy.Model, pb.Toy.Prompt, sample.SMCOptions{Particles: n, ESS: 0.5}, seededRands(uint64(2000+i), n, runs))
 			if err != nil {
 				t.Fatal(err)
 			}
-			est := make([]float64, pb.lang.Len())
+			est := make([]float64, pb.Lang.Len())
 			for _, r := range out {
 				for j, w := range r.Weights() {
-					if k := pb.lang.Index(r.Particles[j].Tokens); k >= 0 && r.Particles[j].Valid() {
+					if k := pb.Lang.Index(r.Particles[j].Tokens); k >= 0 && r.Particles[j].Valid() {
 						est[k] += w / float64(runs)
 					} else if w > 0 {
-						t.Fatalf("%s: a particle outside the language has weight %v", pb.toy.Name, w)
+						t.Fatalf("%s: a particle outside the language has weight %v", pb.Toy.Name, w)
 					}
 				}
 			}
-			tvs = append(tvs, exact.TV(est, pb.lang.Target))
+			tvs = append(tvs, exact.TV(est, pb.Lang.Target))
 		}
-		t.Logf("%s: TV(mean SMC estimate, P^G) for N = 1, 4, 16, 64, 256: %.4f", pb.toy.Name, tvs)
+		t.Logf("%s: TV(mean SMC estimate, P^G) for N = 1, 4, 16, 64, 256: %.4f", pb.Toy.Name, tvs)
 		if last := tvs[len(tvs)-1]; last > 0.03 || last > tvs[0]/4 {
-			t.Errorf("%s: SMC does not converge: TV %v", pb.toy.Name, tvs)
+			t.Errorf("%s: SMC does not converge: TV %v", pb.Toy.Name, tvs)
 		}
 	}
 }

@@ -54,13 +54,6 @@ func HeldOutPerplexity(dir string, opts Options) (float64, int, error) {
 }
 
 func logSoftmaxAt(logits []float32, k int) float64 {
-	mx := math.Inf(-1)
-	for _, l := range logits {
-		mx = max(mx, float64(l))
-	}
-	s := 0.0
-	for _, l := range logits {
-		s += math.Exp(float64(l) - mx)
-	}
+	mx, s := softmaxNorm(logits)
 	return float64(logits[k]) - mx - math.Log(s)
 }

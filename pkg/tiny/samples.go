@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gasplab/gasp/pkg/earley"
@@ -38,89 +39,16 @@ func EvalSamples(dir string, tasks []Task, prefixes []string, n, maxTokens int, 
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x73616d70))
 	for _, t := range tasks {
-		ok := false
-		for _, p := range prefixes {
-			ok = ok || strings.HasPrefix(t.Name, p)
-		}
-		if !ok {
+		if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(t.Name, p) }) {
 			continue
 		}
 		prompt := tok.ChatPrompt(t.Prompt, tokenizer.ChatOptions{})
-		m, err := llama.Load(dir, llama.Options{MaxSeq: len(prompt) + maxTokens, PrefillChunk: 64})
+		out, err := sampleFree(dir, prompt, n, maxTokens, stop, rng)
 		if err != nil {
 			return st, err
 		}
-		s, err := m.NewSession(n)
-		if err != nil {
-			m.Close()
+		if err := st.add(tok, t, out); err != nil {
 			return st, err
-		}
-		first, err := s.Prefill(prompt)
-		if err != nil {
-			m.Close()
-			return st, err
-		}
-		logits := make([][]float32, n)
-		for i := range logits {
-			logits[i] = first
-		}
-		out := make([][]int, n)
-		live := make([]int, n)
-		for i := range live {
-			live[i] = i
-		}
-		for step := 0; step < maxTokens && len(live) > 0; step++ {
-			var toks, rows []int
-			for _, r := range live {
-				id := sampleSoftmax(logits[r], rng)
-				if stop[id] {
-					continue
-				}
-				out[r] = append(out[r], id)
-				toks, rows = append(toks, id), append(rows, r)
-			}
-			live = rows
-			if len(rows) == 0 || step == maxTokens-1 {
-				break
-			}
-			next, err := s.Step(toks, rows)
-			if err != nil {
-				m.Close()
-				return st, err
-			}
-			for j, r := range rows {
-				logits[r] = next[j]
-			}
-		}
-		s.Close()
-		m.Close()
-		em := earley.New(t.Grammar)
-		for _, ids := range out {
-			text, err := tok.Decode(ids)
-			if err != nil {
-				return st, err
-			}
-			p := em.NewParser()
-			good := 0
-			for i := range len(text) {
-				if !p.Feed(text[i]) {
-					break
-				}
-				good++
-			}
-			st.Samples++
-			if good == len(text) && p.Complete() {
-				st.Valid++
-			}
-			if text == t.Solution {
-				st.Perfect++
-			}
-			if len(text) > 0 {
-				st.Viable += float64(good) / float64(len(text))
-			}
-			if len(st.Examples) < 12 {
-				st.Examples = append(st.Examples, fmt.Sprintf("%s: %q", t.Name, text))
-			}
 		}
 	}
 	if st.Samples > 0 {
@@ -129,15 +57,90 @@ func EvalSamples(dir string, tasks []Task, prefixes []string, n, maxTokens int, 
 	return st, nil
 }
 
+// sampleFree draws n completions of prompt from the model in dir, rows in lockstep, each token from the
+// model's softmax with rng (row after row), until a stop token (left out) or maxTokens tokens.
+func sampleFree(dir string, prompt []int, n, maxTokens int, stop map[int]bool, rng *rand.Rand) ([][]int, error) {
+	m, err := llama.Load(dir, llama.Options{MaxSeq: len(prompt) + maxTokens, PrefillChunk: 64})
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	s, err := m.NewSession(n)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	first, err := s.Prefill(prompt)
+	if err != nil {
+		return nil, err
+	}
+	logits := slices.Repeat([][]float32{first}, n)
+	out := make([][]int, n)
+	live := make([]int, n)
+	for i := range live {
+		live[i] = i
+	}
+	for step := 0; step < maxTokens && len(live) > 0; step++ {
+		var toks, rows []int
+		for _, r := range live {
+			id := sampleSoftmax(logits[r], rng)
+			if stop[id] {
+				continue
+			}
+			out[r] = append(out[r], id)
+			toks, rows = append(toks, id), append(rows, r)
+		}
+		live = rows
+		if len(rows) == 0 || step == maxTokens-1 {
+			break
+		}
+		next, err := s.Step(toks, rows)
+		if err != nil {
+			return nil, err
+		}
+		for j, r := range rows {
+			logits[r] = next[j]
+		}
+	}
+	return out, nil
+}
+
+// add counts the samples out of task t: parsed byte by byte with the task's grammar.
+func (st *SampleStats) add(tok *tokenizer.Tokenizer, t Task, out [][]int) error {
+	em := earley.New(t.Grammar)
+	for _, ids := range out {
+		text, err := tok.Decode(ids)
+		if err != nil {
+			return err
+		}
+		p := em.NewParser()
+		good := 0
+		for i := range len(text) {
+			if !p.Feed(text[i]) {
+				break
+			}
+			good++
+		}
+		st.Samples++
+		if good == len(text) && p.Complete() {
+			st.Valid++
+		}
+		if text == t.Solution {
+			st.Perfect++
+		}
+		if len(text) > 0 {
+			st.Viable += float64(good) / float64(len(text))
+		}
+		if len(st.Examples) < 12 {
+			st.Examples = append(st.Examples, fmt.Sprintf("%s: %q", t.Name, text))
+		}
+	}
+	return nil
+}
+
+// sampleSoftmax draws a token from the softmax of logits.
 func sampleSoftmax(logits []float32, rng *rand.Rand) int {
-	mx := math.Inf(-1)
-	for _, l := range logits {
-		mx = max(mx, float64(l))
-	}
-	sum := 0.0
-	for _, l := range logits {
-		sum += math.Exp(float64(l) - mx)
-	}
+	mx, sum := softmaxNorm(logits)
 	u := rng.Float64() * sum
 	for i, l := range logits {
 		u -= math.Exp(float64(l) - mx)
@@ -146,4 +149,16 @@ func sampleSoftmax(logits []float32, rng *rand.Rand) int {
 		}
 	}
 	return len(logits) - 1
+}
+
+// softmaxNorm returns the largest logit mx and Σ exp(l − mx): softmax(l)_i = exp(l_i − mx) / sum.
+func softmaxNorm(logits []float32) (mx, sum float64) {
+	mx = math.Inf(-1)
+	for _, l := range logits {
+		mx = max(mx, float64(l))
+	}
+	for _, l := range logits {
+		sum += math.Exp(float64(l) - mx)
+	}
+	return mx, sum
 }

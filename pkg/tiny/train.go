@@ -1,15 +1,11 @@
 package tiny
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strconv"
 	"time"
 
 	backends "github.com/gomlx/compute"
@@ -17,7 +13,6 @@ import (
 	. "github.com/gomlx/gomlx/core/graph"  //nolint:revive // the graph DSL reads best unqualified
 	"github.com/gomlx/gomlx/core/tensors"
 
-	"github.com/gasplab/gasp/pkg/hf"
 	"github.com/gasplab/gasp/pkg/llama"
 	"github.com/gasplab/gasp/pkg/tokenizer"
 )
@@ -65,37 +60,36 @@ func DefaultOptions() Options {
 	}
 }
 
+// fill sets the fields left zero to their defaults.
 func (o *Options) fill() {
 	d := DefaultOptions()
-	set := func(p *int, v int) {
-		if *p == 0 {
-			*p = v
-		}
-	}
 	if o.Sources == nil {
 		o.Sources = d.Sources
 	}
-	set(&o.VocabSize, d.VocabSize)
-	set(&o.Hidden, d.Hidden)
-	set(&o.Layers, d.Layers)
-	set(&o.Heads, d.Heads)
-	if o.KVHeads == 0 {
-		o.KVHeads = o.Heads
+	for _, f := range []struct{ p, def *int }{
+		{&o.VocabSize, &d.VocabSize}, {&o.Hidden, &d.Hidden}, {&o.Layers, &d.Layers}, {&o.Heads, &d.Heads},
+		{&o.KVHeads, &o.Heads}, // after Heads
+		{&o.Intermediate, &d.Intermediate}, {&o.MaxPositions, &d.MaxPositions}, {&o.SeqLen, &d.SeqLen},
+		{&o.Batch, &d.Batch}, {&o.Steps, &d.Steps}, {&o.WarmupSteps, &d.WarmupSteps},
+	} {
+		if *f.p == 0 {
+			*f.p = *f.def
+		}
 	}
-	set(&o.Intermediate, d.Intermediate)
-	set(&o.MaxPositions, d.MaxPositions)
-	set(&o.SeqLen, d.SeqLen)
-	set(&o.Batch, d.Batch)
-	set(&o.Steps, d.Steps)
-	set(&o.WarmupSteps, d.WarmupSteps)
-	if o.LearningRate == 0 {
-		o.LearningRate = d.LearningRate
-	}
-	if o.HeldOut == 0 {
-		o.HeldOut = d.HeldOut
+	for _, f := range []struct{ p, def *float64 }{{&o.LearningRate, &d.LearningRate}, {&o.HeldOut, &d.HeldOut}} {
+		if *f.p == 0 {
+			*f.p = *f.def
+		}
 	}
 	if o.Backend == "" {
 		o.Backend = "go"
+	}
+}
+
+// logf writes progress to o.Log, if any.
+func (o *Options) logf(format string, args ...any) {
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, format, args...)
 	}
 }
 
@@ -155,11 +149,7 @@ func window(ids []int, off, T int, want func(i int) bool) example {
 // Train builds the corpus, trains the tokenizer and the model, and evaluates the held-out perplexity.
 func Train(opts Options) (*Result, error) {
 	opts.fill()
-	logf := func(format string, args ...any) {
-		if opts.Log != nil {
-			fmt.Fprintf(opts.Log, format, args...)
-		}
-	}
+	logf := opts.logf
 	begin := time.Now()
 	if err := checkSources(opts.Sources); err != nil {
 		return nil, err
@@ -187,16 +177,7 @@ func Train(opts Options) (*Result, error) {
 		res.Params, cfg.HiddenSize, cfg.NumHiddenLayers, cfg.NumAttentionHeads, cfg.IntermediateSize, cfg.VocabSize)
 
 	T := opts.SeqLen
-	var examples []example
-	for _, d := range corpus.Train {
-		examples = append(examples, docExample(tok, d, T, false))
-	}
-	for _, t := range tasks { // the whole prompts, in windows
-		ids := tok.ChatPrompt(t.Prompt, tokenizer.ChatOptions{})
-		for off := 0; off+1 < len(ids); off += T {
-			examples = append(examples, window(ids, off, T, func(int) bool { return true }))
-		}
-	}
+	examples := trainExamples(tok, corpus, tasks, T)
 	for _, d := range corpus.HeldOut {
 		res.heldOutExamples = append(res.heldOutExamples, docExample(tok, d, T, true))
 	}
@@ -216,52 +197,14 @@ func Train(opts Options) (*Result, error) {
 	}
 	defer opt.exec.Finalize()
 
-	B := opts.Batch
-	order := rng.Perm(len(examples))
-	next := 0
-	var recent []float64
-	for s := range opts.Steps {
-		if opts.MaxTime > 0 && time.Since(begin) > opts.MaxTime {
-			logf("time limit reached after %d steps\n", s)
-			break
-		}
-		lr := schedule(opts, s)
-		toks, tgts, mask := make([]int32, B*T), make([]int32, B*T), make([]float32, B*T)
-		for b := range B {
-			if next == len(order) {
-				order, next = rng.Perm(len(examples)), 0
-			}
-			e := examples[order[next]]
-			next++
-			copy(toks[b*T:], e.ids[:T])
-			copy(tgts[b*T:], e.ids[1:])
-			copy(mask[b*T:], e.mask)
-		}
-		loss, err := opt.step(lr, tensors.FromFlatDataAndDimensions(toks, B, T), tensors.FromFlatDataAndDimensions(tgts, B, T),
-			tensors.FromFlatDataAndDimensions(mask, B, T))
-		if err != nil {
-			return nil, err
-		}
-		if math.IsNaN(loss) {
-			return nil, fmt.Errorf("tiny: loss is NaN at step %d", s)
-		}
-		recent = append(recent, loss)
-		if len(recent) > 50 {
-			recent = recent[1:]
-		}
-		res.Steps = s + 1
-		if s%10 == 0 || s == opts.Steps-1 {
-			logf("step %d/%d  loss %.4f  lr %.2g  %.0fs\n", s, opts.Steps, loss, lr, time.Since(begin).Seconds())
-		}
-	}
-	for _, l := range recent {
-		res.FinalTrainLoss += l / float64(len(recent))
+	if err := trainSteps(opt, examples, opts, rng, begin, res); err != nil {
+		return nil, err
 	}
 	if err := opt.weightsInto(w); err != nil {
 		return nil, err
 	}
 	res.Weights = w.values()
-	nll, n, err := evalNLL(backend, cfg, res.Weights, res.heldOutExamples, B)
+	nll, n, err := evalNLL(backend, cfg, res.Weights, res.heldOutExamples, opts.Batch)
 	if err != nil {
 		return nil, err
 	}
@@ -270,6 +213,82 @@ func Train(opts Options) (*Result, error) {
 	res.Duration = time.Since(begin)
 	logf("held-out perplexity %.4f over %d completion tokens; %s\n", res.HeldOutPPL, n, res.Duration.Round(time.Second))
 	return res, nil
+}
+
+// trainExamples returns the training windows: those of the training documents, then those of every task's
+// whole prompt.
+func trainExamples(tok *tokenizer.Tokenizer, corpus Corpus, tasks []Task, T int) []example {
+	var examples []example
+	for _, d := range corpus.Train {
+		examples = append(examples, docExample(tok, d, T, false))
+	}
+	for _, t := range tasks { // the whole prompts, in windows
+		ids := tok.ChatPrompt(t.Prompt, tokenizer.ChatOptions{})
+		for off := 0; off+1 < len(ids); off += T {
+			examples = append(examples, window(ids, off, T, func(int) bool { return true }))
+		}
+	}
+	return examples
+}
+
+// trainSteps runs opts.Steps Adam steps (fewer if opts.MaxTime runs out) on batches of examples drawn in
+// random order, reshuffled at each pass, and records the steps and the final loss in res.
+func trainSteps(opt *adam, examples []example, opts Options, rng *rand.Rand, begin time.Time, res *Result) error {
+	B, T := opts.Batch, opts.SeqLen
+	order := rng.Perm(len(examples))
+	next := 0
+	var recent []float64
+	batch := make([]example, B)
+	for s := range opts.Steps {
+		if opts.MaxTime > 0 && time.Since(begin) > opts.MaxTime {
+			opts.logf("time limit reached after %d steps\n", s)
+			break
+		}
+		lr := schedule(opts, s)
+		for b := range B {
+			if next == len(order) {
+				order, next = rng.Perm(len(examples)), 0
+			}
+			batch[b] = examples[order[next]]
+			next++
+		}
+		toks, tgts, mask, _ := batchTensors(batch, B, T)
+		loss, err := opt.step(lr, toks, tgts, mask)
+		if err != nil {
+			return err
+		}
+		if math.IsNaN(loss) {
+			return fmt.Errorf("tiny: loss is NaN at step %d", s)
+		}
+		recent = append(recent, loss)
+		if len(recent) > 50 {
+			recent = recent[1:]
+		}
+		res.Steps = s + 1
+		if s%10 == 0 || s == opts.Steps-1 {
+			opts.logf("step %d/%d  loss %.4f  lr %.2g  %.0fs\n", s, opts.Steps, loss, lr, time.Since(begin).Seconds())
+		}
+	}
+	for _, l := range recent {
+		res.FinalTrainLoss += l / float64(len(recent))
+	}
+	return nil
+}
+
+// batchTensors returns the token, target and loss-weight tensors of a batch of B windows of T tokens
+// holding examples (padded with zeros when fewer), and the number of weighted targets.
+func batchTensors(examples []example, B, T int) (toks, tgts, mask *tensors.Tensor, n int) {
+	a, b, m := make([]int32, B*T), make([]int32, B*T), make([]float32, B*T)
+	for i, e := range examples {
+		copy(a[i*T:], e.ids[:T])
+		copy(b[i*T:], e.ids[1:])
+		copy(m[i*T:], e.mask)
+		for _, x := range e.mask {
+			n += int(x)
+		}
+	}
+	return tensors.FromFlatDataAndDimensions(a, B, T), tensors.FromFlatDataAndDimensions(b, B, T),
+		tensors.FromFlatDataAndDimensions(m, B, T), n
 }
 
 // checkSources reports sources whose sampling settings BuildCorpus cannot use.
@@ -313,22 +332,13 @@ func evalNLL(backend backends.Backend, cfg llama.Config, values map[string][]flo
 	T := len(examples[0].mask)
 	total, n := 0.0, 0
 	for i := 0; i < len(examples); i += B {
-		toks, tgts, mask := make([]int32, B*T), make([]int32, B*T), make([]float32, B*T)
-		for b := 0; b < B && i+b < len(examples); b++ {
-			e := examples[i+b]
-			copy(toks[b*T:], e.ids[:T])
-			copy(tgts[b*T:], e.ids[1:])
-			copy(mask[b*T:], e.mask)
-			for _, m := range e.mask {
-				n += int(m)
-			}
-		}
+		toks, tgts, mask, k := batchTensors(examples[i:min(i+B, len(examples))], B, T)
+		n += k
 		args := make([]any, 0, nw+3)
 		for _, p := range params {
 			args = append(args, p)
 		}
-		args = append(args, tensors.FromFlatDataAndDimensions(toks, B, T), tensors.FromFlatDataAndDimensions(tgts, B, T),
-			tensors.FromFlatDataAndDimensions(mask, B, T))
+		args = append(args, toks, tgts, mask)
 		out, err := exec.Exec(args...)
 		if err != nil {
 			return 0, 0, err
@@ -361,76 +371,3 @@ func ModelConfig(opts Options, tok *tokenizer.Tokenizer) llama.Config {
 		TorchDType:            "float32",
 	}
 }
-
-// Save writes the model directory in Hugging Face layout: config.json, model.safetensors (float32),
-// tokenizer.json, tokenizer_config.json and generation_config.json.
-func (r *Result) Save(dir string, meta map[string]string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	cfgJSON, err := json.MarshalIndent(r.Config, "", "  ")
-	if err != nil {
-		return err
-	}
-	var ts []hf.Tensor
-	for _, name := range r.Config.WeightNames() {
-		shape, _ := r.Config.WeightShape(name)
-		ts = append(ts, hf.Float32Tensor(name, shape, r.Weights[name]))
-	}
-	md := map[string]string{"format": "pt", "held_out_perplexity": strconv.FormatFloat(r.HeldOutPPL, 'f', 4, 64)}
-	for k, v := range meta {
-		md[k] = v
-	}
-	if err := hf.WriteSafetensors(filepath.Join(dir, "model.safetensors"), ts, md); err != nil {
-		return err
-	}
-	tc, err := json.MarshalIndent(map[string]any{
-		"bos_token":                    "<|begin_of_text|>",
-		"eos_token":                    "<|eot_id|>",
-		"clean_up_tokenization_spaces": true,
-		"model_max_length":             r.Config.MaxPositionEmbeddings,
-		"tokenizer_class":              "PreTrainedTokenizerFast",
-		"model_input_names":            []string{"input_ids", "attention_mask"},
-		"chat_template":                ChatTemplate,
-	}, "", "  ")
-	if err != nil {
-		return err
-	}
-	gen, err := json.MarshalIndent(map[string]any{
-		"bos_token_id": r.Config.BOSTokenID,
-		"eos_token_id": r.Config.EOSTokenIDs,
-		"do_sample":    true,
-		"temperature":  1.0,
-	}, "", "  ")
-	if err != nil {
-		return err
-	}
-	files := map[string][]byte{
-		"config.json":            append(cfgJSON, '\n'),
-		"tokenizer.json":         r.TokenizerJSON,
-		"tokenizer_config.json":  append(tc, '\n'),
-		"generation_config.json": append(gen, '\n'),
-	}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// ChatTemplate is the chat template of tokenizer_config.json: that of Llama 3.1 Instruct for a conversation
-// without tools (see tokenizer.ChatText).
-const ChatTemplate = `{{- bos_token }}
-{%- if not date_string is defined %}{%- set date_string = "26 Jul 2024" %}{%- endif %}
-{%- if messages[0]['role'] == 'system' %}{%- set system_message = messages[0]['content']|trim %}{%- set messages = messages[1:] %}{%- else %}{%- set system_message = "" %}{%- endif %}
-{{- "<|start_header_id|>system<|end_header_id|>\n\n" }}
-{{- "Cutting Knowledge Date: December 2023\n" }}
-{{- "Today Date: " + date_string + "\n\n" }}
-{{- system_message }}
-{{- "<|eot_id|>" }}
-{%- for message in messages %}
-{{- '<|start_header_id|>' + message['role'] + '<|end_header_id|>\n\n'+ message['content'] | trim + '<|eot_id|>' }}
-{%- endfor %}
-{%- if add_generation_prompt %}{{- '<|start_header_id|>assistant<|end_header_id|>\n\n' }}{%- endif %}
-`
