@@ -59,14 +59,7 @@ continues them. Progress goes to standard error.`, stdout, stderr)
 	if *limit < 0 {
 		return cl.usageError("--limit must not be negative")
 	}
-	err = checkInput("CONFIG", pos[0], maxConfigBytes)
-	var cfg *experiment.Config
-	if err == nil {
-		cfg, err = experiment.Load(pos[0])
-	}
-	if err == nil {
-		err = checkGridMemory(cfg)
-	}
+	cfg, err := loadGrid(pos[0])
 	if err != nil {
 		return cl.fail(err)
 	}
@@ -86,6 +79,23 @@ continues them. Progress goes to standard error.`, stdout, stderr)
 	}
 	fmt.Fprintln(stderr)
 	return 0
+}
+
+// loadGrid reads the configuration file at path for gasp to run: its
+// methods must be built in (a user's method needs the Go program that
+// defines it), and its batches must fit in memory.
+func loadGrid(path string) (*experiment.Config, error) {
+	if err := checkInput("CONFIG", path, maxConfigBytes); err != nil {
+		return nil, err
+	}
+	cfg, err := experiment.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, checkGridMemory(cfg)
 }
 
 // checkGridMemory refuses a grid whose batches, or whose rows of one batch

@@ -111,6 +111,11 @@ func TestExperimentRunResume(t *testing.T) {
 
 func TestExperimentErrors(t *testing.T) {
 	cfg := tinyExperiment(t)
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	userCfg := writeFile(t, "user.json", strings.Replace(string(b), `"mcmc-restart"`, `"mcmc-floor"`, 1))
 	for _, tt := range []struct {
 		args []string
 		code int
@@ -122,6 +127,8 @@ func TestExperimentErrors(t *testing.T) {
 		{[]string{"experiment", "run", cfg, "--limit", "-1"}, 2, "--limit"},
 		{[]string{"experiment", "run", writeFile(t, "bad.json", `{"name": "x", "k": 0}`)}, 1, "bad.json"},
 		{[]string{"experiment", "run", "no-such.json"}, 1, "no-such.json"},
+		{[]string{"experiment", "run", userCfg}, 1, `"mcmc-floor" (want gcd`},
+		{[]string{"experiment", "run", userCfg}, 1, "a user method runs only from a Go program"},
 		{[]string{"experiment", "nope"}, 2, `unknown subcommand "nope"`},
 		{[]string{"analyze"}, 2, "EXPERIMENT"},
 		{[]string{"analyze", "a/b"}, 2, "EXPERIMENT"},
@@ -200,9 +207,13 @@ func TestUserMethodAnalyzed(t *testing.T) {
 	if _, err := experiment.Run(context.Background(), c, experiment.Options{Store: store, Methods: user}); err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"analyze", "--store", store, "--out", out, "--resamples", "20", "user"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("gasp analyze: exit %d: %s", code, stderr.String())
+	if code, _, errOut := gasp("analyze", "--store", store, "--out", out, "--resamples", "20", "user"); code != 0 {
+		t.Fatalf("gasp analyze: exit %d: %s", code, errOut)
+	}
+	// The title comes from the store's experiment.json, which names the
+	// user's method.
+	if b, err := os.ReadFile(filepath.Join(out, "README.md")); err != nil || !strings.Contains(string(b), "4 runs, k ≤ 2") {
+		t.Errorf("README.md lacks the stored configuration: %v\n%s", err, b)
 	}
 	for _, f := range []string{"kl.csv", "geomean.csv"} {
 		b, err := os.ReadFile(filepath.Join(out, f))

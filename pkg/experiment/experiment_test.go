@@ -36,7 +36,6 @@ func TestParse(t *testing.T) {
 		{`"seed": 7`, `"seed": 7, "sede": 1`},
 		{`"k": 3`, `"k": 0`},
 		{`"runs": 4`, `"runs": 0`},
-		{`"mcmc-restart"`, `"mcmc-foo"`},
 		{`"mcmc-restart"`, `"gcd"`},
 		{`"temperature": 1`, `"temperature": 0`},
 		{`"name": "x"`, `"name": "a/b"`},
@@ -48,6 +47,16 @@ func TestParse(t *testing.T) {
 		if _, err := Parse([]byte(s)); err == nil {
 			t.Errorf("Parse accepted %s", bad.want)
 		}
+	}
+	// A method name that is not built in parses (a store's experiment.json
+	// may name a user's method); Validate, for Run without
+	// Options.Methods, refuses it by name.
+	c, err = Parse([]byte(strings.Replace(src, `"mcmc-restart"`, `"mcmc-foo"`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), `"mcmc-foo"`) || !strings.Contains(err.Error(), "Options.Methods") {
+		t.Errorf("Validate of mcmc-foo: %v", err)
 	}
 }
 
