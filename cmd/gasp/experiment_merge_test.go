@@ -15,15 +15,8 @@ import (
 // processes running side by side with separate stores, merges the shard stores and checks that the merged
 // store holds the unsharded run's records, file by file and line by line (elapsed_ms aside).
 func TestExperimentMergeShards(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads the embedded model three times")
-	}
-	cfg := tinyExperiment(t)
+	cfg, full, _ := runTiny(t)
 	dir := t.TempDir()
-	full := filepath.Join(dir, "full")
-	if code, _, errOut := gasp("experiment", "run", cfg, "--store", full); code != 0 {
-		t.Fatalf("unsharded run: exit %d: %s", code, errOut)
-	}
 	var shards []string
 	var procs []*exec.Cmd
 	for i := range 2 {
@@ -91,15 +84,8 @@ func TestExperimentMergeShards(t *testing.T) {
 // the gasp binary, the pure-Go backend), merges their stores and compares with an unsharded run; and checks
 // that the Kubernetes Indexed Job passes its shard count consistently.
 func TestDeployScripts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads the embedded model three times")
-	}
-	cfg := tinyExperiment(t)
+	cfg, full, _ := runTiny(t)
 	dir := t.TempDir()
-	full := filepath.Join(dir, "full")
-	if code, _, errOut := gasp("experiment", "run", cfg, "--store", full); code != 0 {
-		t.Fatalf("unsharded run: exit %d: %s", code, errOut)
-	}
 	wrapper := gaspExecutable(t, dir)
 	root, err := filepath.Abs("../..")
 	if err != nil {

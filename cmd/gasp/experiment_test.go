@@ -59,16 +59,26 @@ func records(t *testing.T, dir string) []string {
 	return out
 }
 
-func TestExperimentRunResume(t *testing.T) {
+// runTiny runs the tiny experiment (tinyExperiment) unsharded into a new
+// store; it returns the configuration file, the store and what the run
+// wrote to standard error. It skips in -short mode: it loads the embedded
+// model.
+func runTiny(t *testing.T) (cfg, store, progress string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("loads the embedded model")
 	}
-	cfg := tinyExperiment(t)
-	full := filepath.Join(t.TempDir(), "full")
-	code, _, errOut := gasp("experiment", "run", cfg, "--store", full)
+	cfg = tinyExperiment(t)
+	store = filepath.Join(t.TempDir(), "full")
+	code, _, errOut := gasp("experiment", "run", cfg, "--store", store)
 	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
+		t.Fatalf("unsharded run: exit %d: %s", code, errOut)
 	}
+	return cfg, store, errOut
+}
+
+func TestExperimentRunResume(t *testing.T) {
+	cfg, full, errOut := runTiny(t)
 	if !strings.Contains(errOut, "[3/3] toy/bv mcmc-restart runs 0–1") || !strings.Contains(errOut, "12 records appended") {
 		t.Errorf("progress:\n%s", errOut)
 	}

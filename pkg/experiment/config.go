@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -185,10 +184,12 @@ func (c *Config) check() error {
 			return bad("task pattern %q: %v", p, err)
 		}
 	}
-	for i, name := range c.Methods {
-		if slices.Contains(c.Methods[:i], name) {
+	seen := map[string]bool{}
+	for _, name := range c.Methods {
+		if seen[name] {
 			return bad("method %q listed twice", name)
 		}
+		seen[name] = true
 	}
 	return c.Transform().Validate()
 }

@@ -168,17 +168,26 @@ func storeLines(t *testing.T, dir string) []string {
 	return out
 }
 
-func TestRunShardsAndSettings(t *testing.T) {
+// runToy runs the toy grid (toyConfig) into a new store and returns its
+// configuration, the store and the summary. It skips in -short mode: it
+// loads the embedded model.
+func runToy(t *testing.T) (*Config, string, Summary) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("loads the embedded model")
 	}
-	ctx := context.Background()
 	c := toyConfig(t)
-	full := filepath.Join(t.TempDir(), "full")
-	sum, err := Run(ctx, c, Options{Store: full})
+	dir := filepath.Join(t.TempDir(), "full")
+	sum, err := Run(context.Background(), c, Options{Store: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c, dir, sum
+}
+
+func TestRunShardsAndSettings(t *testing.T) {
+	ctx := context.Background()
+	c, full, sum := runToy(t)
 	// 3 runs in batches of 2: 2 batches per method; records 3·(1+2+3+1).
 	if sum.Batches != 8 || sum.Ran != 8 || sum.Records != 21 {
 		t.Errorf("summary %+v", sum)
@@ -213,15 +222,8 @@ func TestRunShardsAndSettings(t *testing.T) {
 }
 
 func TestRunResume(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads the embedded model")
-	}
 	ctx := context.Background()
-	c := toyConfig(t)
-	full := filepath.Join(t.TempDir(), "full")
-	if _, err := Run(ctx, c, Options{Store: full}); err != nil {
-		t.Fatal(err)
-	}
+	c, full, _ := runToy(t)
 	want := storeLines(t, full)
 	// Interrupted inside a batch (after 4 records: gcd's two batches and
 	// one record of asap's first), then resumed.
