@@ -232,8 +232,9 @@ func analyzeStore(store string, opt analysis.Options) (*analysis.Report, *experi
 }
 
 // storedConfig returns the experiment.json of a run store, nil if it has
-// none (or one that does not parse: the store was not written by "gasp
-// experiment run").
+// none (or one that does not parse: the store was not written by
+// experiment.Run). It may name a user's method, which the analysis reads
+// like a built-in one.
 func storedConfig(store string) *experiment.Config {
 	b, err := os.ReadFile(filepath.Join(store, "experiment.json"))
 	if err != nil {
