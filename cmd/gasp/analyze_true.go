@@ -10,7 +10,7 @@ import (
 )
 
 func runAnalyzeTrue(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp analyze-true", "gasp analyze-true [--store DIR] [--exact DIR] [--method M] [--out DIR] [--min-exact N] [--resamples N] [--seed S]", `
+	cl := newCmdLine("gasp analyze-true", "gasp analyze-true [--store DIR] [--exact DIR] [--method M] [--out DIR] [--min-exact N] [--resamples N] [--seed S]", `
 Measures every method of experiments' run stores (default mcmc/quick and
 mcmc/quick-smc, where SMC ran on the tasks with enough exact samples)
 against exact samples of P^G from another store (default mcmc/quick-true,
@@ -21,31 +21,24 @@ paper's proxy KL (to P renormalised over the observed samples), and whether
 the proxy ranks the methods as the true distance does. Tasks with fewer
 than --min-exact exact samples report only CARS's acceptance rate. Writes
 README.md, true.csv, tasks.csv and fig_true_vs_evals.svg to --out (default
-analysis/quick-true), byte for byte the same for the same stores and flags.`)
-	store := fset.String("store", "", "run stores of the methods, comma-separated (default: mcmc/quick,mcmc/quick-smc of the repository)")
-	exactStore := fset.String("exact", "", "run store of the exact samples (default: mcmc/quick-true)")
-	method := fset.String("method", "cars", "the exact method in --exact")
-	out := fset.String("out", "", "output directory (default: analysis/quick-true)")
-	minExact := fset.Int("min-exact", 100, "fewest exact samples for a task's P^G to count as estimated")
-	resamples := fset.Int("resamples", 500, "bootstrap resamples")
-	seed := fset.Uint64("seed", 1, "bootstrap seed")
-	pos, done, code := parseFlags(fset, args, stdout, stderr)
+analysis/quick-true), byte for byte the same for the same stores and flags.`, stdout, stderr)
+	store := cl.String("store", "", "run stores of the methods, comma-separated (default: mcmc/quick,mcmc/quick-smc of the repository)")
+	exactStore := cl.String("exact", "", "run store of the exact samples (default: mcmc/quick-true)")
+	method := cl.String("method", "cars", "the exact method in --exact")
+	out := cl.String("out", "", "output directory (default: analysis/quick-true)")
+	minExact := cl.Int("min-exact", 100, "fewest exact samples for a task's P^G to count as estimated")
+	resamples := cl.Int("resamples", 500, "bootstrap resamples")
+	seed := cl.Uint64("seed", 1, "bootstrap seed")
+	pos, done, code := cl.parse(args)
 	if done {
 		return code
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "gasp analyze-true: %v\n", err)
-		return 1
-	}
 	if len(pos) != 0 || *minExact < 1 || *resamples < 1 {
-		fmt.Fprintln(stderr, "gasp analyze-true: no arguments; --min-exact and --resamples must be positive")
-		fset.SetOutput(stderr)
-		fset.Usage()
-		return 2
+		return cl.usageError("no arguments; --min-exact and --resamples must be positive")
 	}
 	root, err := experimentRoot()
 	if err != nil {
-		return fail(err)
+		return cl.fail(err)
 	}
 	if *store == "" {
 		*store = filepath.Join(root, "mcmc", "quick") + "," + filepath.Join(root, "mcmc", "quick-smc")
@@ -57,15 +50,15 @@ analysis/quick-true), byte for byte the same for the same stores and flags.`)
 	}
 	data, err := analysis.LoadDirs(strings.Split(*store, ",")...)
 	if err != nil {
-		return fail(err)
+		return cl.fail(err)
 	}
 	exact, err := analysis.LoadDirs(strings.Split(*exactStore, ",")...)
 	if err != nil {
-		return fail(err)
+		return cl.fail(err)
 	}
 	rep, err := analysis.AnalyzeTrue(data, exact, *method, analysis.TrueOptions{Resamples: *resamples, Seed: *seed, MinExact: *minExact})
 	if err != nil {
-		return fail(err)
+		return cl.fail(err)
 	}
 	var names []string
 	for _, d := range strings.Split(*store, ",") {
@@ -73,7 +66,7 @@ analysis/quick-true), byte for byte the same for the same stores and flags.`)
 	}
 	title := fmt.Sprintf("The true distance to P^G: %s against %s samples of %s", strings.Join(names, " + "), *method, filepath.Base(*exactStore))
 	if err := rep.WriteDir(*out, title); err != nil {
-		return fail(err)
+		return cl.fail(err)
 	}
 	fmt.Fprintf(stderr, "gasp analyze-true: %d tasks: wrote %s\n", len(rep.Tasks), *out)
 	return 0

@@ -78,34 +78,32 @@ func runBenchSample(args []string, stdout, stderr io.Writer) int {
 // command ends with code.
 func parseBenchSample(args []string, stdout, stderr io.Writer) (*benchSampleCmd, int, bool) {
 	c := &benchSampleCmd{}
-	fset := newFlagSet("gasp bench sample", benchSampleUsage, benchSampleDoc)
+	cl := newCmdLine("gasp bench sample", benchSampleUsage, benchSampleDoc, stdout, stderr)
 	t := &c.task
-	fset.StringVar(&c.dir, "task", "", "task directory with grammar.ebnf and prompt.txt (default "+defaultBenchTask+")")
-	fset.StringVar(&t.Grammar, "grammar", "", "grammar file (instead of --task)")
-	fset.StringVar(&t.Prompt, "prompt", "", "prompt file or text (instead of --task)")
-	fset.StringVar(&t.Model, "model", "", "model directory (default: data/models/tiny of the repository)")
-	fset.StringVar(&c.name, "method", "mcmc-priority", "mcmc-uniform, mcmc-priority or mcmc-restart")
-	fset.IntVar(&c.k, "k", 10, "MH steps per chain")
-	fset.IntVar(&c.chains, "chains", 100, "chains, drawn together")
-	fset.IntVar(&t.MaxNew, "max-new-tokens", 64, "length cap of a completion, EOS included")
-	fset.Uint64Var(&c.seed, "seed", 1, "random seed")
-	fset.BoolVar(&c.asJSON, "json", false, "print one JSON object")
-	fset.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the sampling to this file")
-	pos, done, code := parseFlags(fset, args, stdout, stderr)
-	if done {
+	cl.StringVar(&c.dir, "task", "", "task directory with grammar.ebnf and prompt.txt (default "+defaultBenchTask+")")
+	cl.StringVar(&t.Grammar, "grammar", "", "grammar file (instead of --task)")
+	cl.StringVar(&t.Prompt, "prompt", "", "prompt file or text (instead of --task)")
+	cl.modelVar(&t.Model)
+	cl.StringVar(&c.name, "method", "mcmc-priority", "mcmc-uniform, mcmc-priority or mcmc-restart")
+	cl.IntVar(&c.k, "k", 10, "MH steps per chain")
+	cl.IntVar(&c.chains, "chains", 100, "chains, drawn together")
+	cl.IntVar(&t.MaxNew, "max-new-tokens", 64, "length cap of a completion, EOS included")
+	cl.Uint64Var(&c.seed, "seed", 1, "random seed")
+	cl.BoolVar(&c.asJSON, "json", false, "print one JSON object")
+	cl.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the sampling to this file")
+	if done, code := cl.parseNoArgs(args); done {
 		return c, code, true
 	}
 	c.meth, _ = method.Parse(c.name)
 	_, ok := c.meth.(method.MCMC)
 	if bad := firstBad(
 		flagCheck{!ok, fmt.Sprintf("--method %q is not mcmc-uniform, mcmc-priority or mcmc-restart", c.name)},
-		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
 		flagCheck{c.k < 1 || c.k > 100_000, fmt.Sprintf("--k must be in [1, 100000], got %d", c.k)},
 		flagCheck{c.chains < 1, fmt.Sprintf("--chains must be at least 1, got %d", c.chains)},
 		flagCheck{t.MaxNew < 1 || t.MaxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, t.MaxNew)},
 		flagCheck{(t.Grammar == "") != (t.Prompt == "") || (t.Grammar != "" && c.dir != ""), "give --grammar and --prompt together, or --task"},
 	); bad != "" {
-		return c, usageError(fset, stderr, bad), true
+		return c, cl.usageError("%s", bad), true
 	}
 	return c, 0, false
 }

@@ -65,30 +65,28 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 // ends with code.
 func parseDemo(args []string, stdout, stderr io.Writer) (*demoCmd, int, bool) {
 	c := &demoCmd{}
-	fset := newFlagSet("gasp demo", demoUsage, demoDoc)
-	fset.StringVar(&c.task.Dir, "task", "", "task directory with grammar.ebnf and prompt.txt (default "+defaultDemoTask+" of the repository)")
-	fset.StringVar(&c.task.Model, "model", "", "model directory (default: data/models/tiny of the repository)")
-	fset.IntVar(&c.runs, "runs", 20, "independent runs per method")
-	fset.IntVar(&c.k, "k", 10, "largest k: MCMC steps, ASAp samples")
-	fset.IntVar(&c.task.MaxNew, "max-new-tokens", 40, "length cap of a completion, EOS included")
-	fset.Uint64Var(&c.seed, "seed", 1, "random seed")
-	fset.StringVar(&c.out, "out", "mcmc/demo", "run store directory")
-	fset.StringVar(&c.analysis, "analysis", "analysis/demo", "directory of the tables and figures")
-	fset.BoolVar(&c.resume, "resume", false, "continue the demo stored in --out")
-	fset.IntVar(&c.resamples, "resamples", 500, "bootstrap resamples")
-	fset.BoolVar(&c.quiet, "quiet", false, "no progress bar")
-	pos, done, code := parseFlags(fset, args, stdout, stderr)
-	if done {
+	cl := newCmdLine("gasp demo", demoUsage, demoDoc, stdout, stderr)
+	cl.StringVar(&c.task.Dir, "task", "", "task directory with grammar.ebnf and prompt.txt (default "+defaultDemoTask+" of the repository)")
+	cl.modelVar(&c.task.Model)
+	cl.IntVar(&c.runs, "runs", 20, "independent runs per method")
+	cl.IntVar(&c.k, "k", 10, "largest k: MCMC steps, ASAp samples")
+	cl.IntVar(&c.task.MaxNew, "max-new-tokens", 40, "length cap of a completion, EOS included")
+	cl.Uint64Var(&c.seed, "seed", 1, "random seed")
+	cl.StringVar(&c.out, "out", "mcmc/demo", "run store directory")
+	cl.StringVar(&c.analysis, "analysis", "analysis/demo", "directory of the tables and figures")
+	cl.BoolVar(&c.resume, "resume", false, "continue the demo stored in --out")
+	cl.IntVar(&c.resamples, "resamples", 500, "bootstrap resamples")
+	cl.BoolVar(&c.quiet, "quiet", false, "no progress bar")
+	if done, code := cl.parseNoArgs(args); done {
 		return c, code, true
 	}
 	if bad := firstBad(
-		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
 		flagCheck{c.runs < 1 || c.runs > 1_000_000, fmt.Sprintf("--runs must be in [1, 1000000], got %d", c.runs)},
 		flagCheck{c.k < 1 || c.k > 100_000, fmt.Sprintf("--k must be in [1, 100000], got %d", c.k)},
 		flagCheck{c.task.MaxNew < 1 || c.task.MaxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, c.task.MaxNew)},
 		flagCheck{c.resamples < 1 || c.resamples > 1_000_000, fmt.Sprintf("--resamples must be in [1, 1000000], got %d", c.resamples)},
 	); bad != "" {
-		return c, usageError(fset, stderr, bad), true
+		return c, cl.usageError("%s", bad), true
 	}
 	return c, 0, false
 }

@@ -21,13 +21,11 @@ var experimentCommands = []subcommand{
 	{"merge", "merge the run stores of an experiment's shards into one", runExperimentMerge},
 }
 
-func runExperiment(args []string, stdout, stderr io.Writer) int {
-	return runGroup("experiment", "Experiments are declared in JSON files (with // comments) under experiments/; see pkg/experiment.",
-		experimentCommands, args, stdout, stderr)
-}
+// experimentAbout introduces the subcommands of "gasp experiment".
+const experimentAbout = "Experiments are declared in JSON files (with // comments) under experiments/; see pkg/experiment."
 
 func runExperimentRun(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp experiment run", "gasp experiment run [--shard i/n] [--store DIR] [--limit N] [--task-time D] CONFIG", `
+	cl := newCmdLine("gasp experiment run", "gasp experiment run [--shard i/n] [--store DIR] [--limit N] [--task-time D] CONFIG", `
 Runs the grid of an experiment configuration (tasks × methods × runs, k up
 to K; see pkg/experiment and experiments/quick.json) into its run store,
 mcmc/<name>/ of the repository holding CONFIG. Batches already stored are
@@ -42,43 +40,34 @@ directory. --task-time bounds the sampling time of each (task, method),
 the stored batches' elapsed_ms included: it is checked before each batch
 (a batch started finishes, so that no sample is kept for being quick),
 the remaining batches are left, and a rerun with a larger --task-time
-continues them. Progress goes to standard error.`)
-	shard := fset.String("shard", "0/1", "run part i of n of the grid (i from 0)")
-	store := fset.String("store", "", "run store directory (default: mcmc/<name> of the repository)")
-	limit := fset.Int("limit", 0, "stop after appending N records (0: no limit)")
-	taskTime := fset.Duration("task-time", 0, "stop sampling a (task, method) once it has taken this long, stored batches included (0: no bound)")
-	pos, done, code := parseFlags(fset, args, stdout, stderr)
+continues them. Progress goes to standard error.`, stdout, stderr)
+	shard := cl.String("shard", "0/1", "run part i of n of the grid (i from 0)")
+	store := cl.String("store", "", "run store directory (default: mcmc/<name> of the repository)")
+	limit := cl.Int("limit", 0, "stop after appending N records (0: no limit)")
+	taskTime := cl.Duration("task-time", 0, "stop sampling a (task, method) once it has taken this long, stored batches included (0: no bound)")
+	pos, done, code := cl.parse(args)
 	if done {
 		return code
 	}
 	if len(pos) != 1 {
-		return usageError(fset, stderr, fmt.Sprintf("want one CONFIG file, got %d arguments", len(pos)))
+		return cl.usageError("want one CONFIG file, got %d arguments", len(pos))
 	}
 	i, n, err := parseShard(*shard)
 	if err != nil {
-		return usageError(fset, stderr, err.Error())
+		return cl.usageError("%v", err)
 	}
 	if *limit < 0 {
-		return usageError(fset, stderr, "--limit must not be negative")
+		return cl.usageError("--limit must not be negative")
 	}
-	err = checkInput("CONFIG", pos[0], maxConfigBytes)
-	var cfg *experiment.Config
-	if err == nil {
-		cfg, err = experiment.Load(pos[0])
-	}
-	if err == nil {
-		err = checkGridMemory(cfg)
-	}
+	cfg, err := loadGrid(pos[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "gasp experiment run: %v\n", err)
-		return 1
+		return cl.fail(err)
 	}
 	sum, err := experiment.Run(context.Background(), cfg, experiment.Options{
 		Store: *store, Shard: i, Shards: n, Limit: *limit, Progress: stderr, TaskTime: *taskTime,
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "gasp experiment run: %v\n", err)
-		return 1
+		return cl.fail(err)
 	}
 	fmt.Fprintf(stderr, "gasp experiment run: %d batches (%d stored before, %d sampled), %d records appended in %s",
 		sum.Batches, sum.Skipped, sum.Ran, sum.Records, sum.Elapsed.Round(1e6))
@@ -90,6 +79,23 @@ continues them. Progress goes to standard error.`)
 	}
 	fmt.Fprintln(stderr)
 	return 0
+}
+
+// loadGrid reads the configuration file at path for gasp to run: its
+// methods must be built in (a user's method needs the Go program that
+// defines it), and its batches must fit in memory.
+func loadGrid(path string) (*experiment.Config, error) {
+	if err := checkInput("CONFIG", path, maxConfigBytes); err != nil {
+		return nil, err
+	}
+	cfg, err := experiment.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, checkGridMemory(cfg)
 }
 
 // checkGridMemory refuses a grid whose batches, or whose rows of one batch
@@ -127,7 +133,7 @@ func parseShard(s string) (i, n int, err error) {
 }
 
 func runAnalyze(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp analyze", "gasp analyze [--store DIR] [--out DIR] [--protocol gasp|authors] [--resamples N] [--seed S] [--k K] EXPERIMENT", `
+	cl := newCmdLine("gasp analyze", "gasp analyze [--store DIR] [--out DIR] [--protocol gasp|authors] [--resamples N] [--seed S] [--k K] EXPERIMENT", `
 Regenerates the tables (CSV, Markdown) and figures (SVG) of an experiment
 from its run store: reads mcmc/EXPERIMENT/ and writes analysis/EXPERIMENT/
 of the repository (the current directory's), replacing what was there.
@@ -137,50 +143,40 @@ geomean KL reductions of MCMC(K) vs GCD and ASAp(K), monotonicity in k and
 rejection acceptance rates; README.md indexes them. Both estimation
 protocols are computed (pkg/analysis): --protocol's tables and figures
 at the top, the other's tables in a subdirectory named after it, and
-their geomean ratios side by side (protocols.csv).`)
-	store := fset.String("store", "", "run store directory (default: mcmc/EXPERIMENT of the repository)")
-	out := fset.String("out", "", "output directory (default: analysis/EXPERIMENT of the repository)")
-	resamples := fset.Int("resamples", 500, "bootstrap resamples")
-	seed := fset.Uint64("seed", 1, "bootstrap seed")
-	k := fset.Int("k", 0, "compare MCMC and ASAp at this k (0: the largest stored)")
-	protocol := fset.String("protocol", "gasp", "estimation protocol of the main tables: gasp or authors (pkg/analysis)")
-	pos, done, code := parseFlags(fset, args, stdout, stderr)
+their geomean ratios side by side (protocols.csv).`, stdout, stderr)
+	store := cl.String("store", "", "run store directory (default: mcmc/EXPERIMENT of the repository)")
+	out := cl.String("out", "", "output directory (default: analysis/EXPERIMENT of the repository)")
+	resamples := cl.Int("resamples", 500, "bootstrap resamples")
+	seed := cl.Uint64("seed", 1, "bootstrap seed")
+	k := cl.Int("k", 0, "compare MCMC and ASAp at this k (0: the largest stored)")
+	protocol := cl.String("protocol", "gasp", "estimation protocol of the main tables: gasp or authors (pkg/analysis)")
+	pos, done, code := cl.parse(args)
 	if done {
 		return code
 	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "gasp analyze: "+format+"\n", a...)
-		fset.SetOutput(stderr)
-		fset.Usage()
-		return 2
-	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "gasp analyze: %v\n", err)
-		return 1
-	}
 	if len(pos) != 1 || pos[0] == "" || strings.ContainsAny(pos[0], `/\`) {
-		return usageErr("want one EXPERIMENT name (the directory under mcmc/)")
+		return cl.usageError("want one EXPERIMENT name (the directory under mcmc/)")
 	}
 	switch {
 	case *resamples < 1 || *resamples > 1_000_000:
-		return usageErr("--resamples must be in [1, 1000000], got %d", *resamples)
+		return cl.usageError("--resamples must be in [1, 1000000], got %d", *resamples)
 	case *k < 0:
-		return usageErr("--k must not be negative (0: the largest stored), got %d", *k)
+		return cl.usageError("--k must not be negative (0: the largest stored), got %d", *k)
 	}
 	proto, err := analysis.ParseProtocol(*protocol)
 	if err != nil || *protocol == "" {
-		return usageErr("--protocol must be gasp or authors, not %q", *protocol)
+		return cl.usageError("--protocol must be gasp or authors, not %q", *protocol)
 	}
 	name := pos[0]
 	if err := experimentDirs(name, store, out); err != nil {
-		return fail(err)
+		return cl.fail(err)
 	}
 	rep, cfg, warnings, err := analyzeStore(*store, analysis.Options{Resamples: *resamples, Seed: *seed, K: *k, Protocol: proto})
 	if err != nil {
-		return fail(err)
+		return cl.fail(err)
 	}
 	if err := rep.WriteDir(*out, analysisTitle(name, cfg)); err != nil {
-		return fail(err)
+		return cl.fail(err)
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "gasp analyze: warning: %v\n", w)
@@ -236,8 +232,9 @@ func analyzeStore(store string, opt analysis.Options) (*analysis.Report, *experi
 }
 
 // storedConfig returns the experiment.json of a run store, nil if it has
-// none (or one that does not parse: the store was not written by "gasp
-// experiment run").
+// none (or one that does not parse: the store was not written by
+// experiment.Run). It may name a user's method, which the analysis reads
+// like a built-in one.
 func storedConfig(store string) *experiment.Config {
 	b, err := os.ReadFile(filepath.Join(store, "experiment.json"))
 	if err != nil {

@@ -15,33 +15,18 @@ import (
 // processes running side by side with separate stores, merges the shard stores and checks that the merged
 // store holds the unsharded run's records, file by file and line by line (elapsed_ms aside).
 func TestExperimentMergeShards(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads the embedded model three times")
-	}
-	cfg := tinyExperiment(t)
+	cfg, full, _ := runTiny(t)
 	dir := t.TempDir()
-	full := filepath.Join(dir, "full")
-	if code, _, errOut := gasp("experiment", "run", cfg, "--store", full); code != 0 {
-		t.Fatalf("unsharded run: exit %d: %s", code, errOut)
-	}
 	var shards []string
-	var procs []*exec.Cmd
-	for i := range 2 {
+	procs := make([]*exec.Cmd, 2)
+	for i := range procs {
 		store := filepath.Join(dir, "shard"+string(rune('0'+i)))
 		shards = append(shards, store)
 		args, _ := json.Marshal([]string{"experiment", "run", cfg, "--shard", string(rune('0'+i)) + "/2", "--store", store})
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "GASP_TEST_MAIN="+string(args))
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		procs = append(procs, cmd)
+		procs[i] = exec.Command(os.Args[0], "-test.run=^$")
+		procs[i].Env = append(os.Environ(), "GASP_TEST_MAIN="+string(args))
 	}
-	for i, p := range procs {
-		if err := p.Wait(); err != nil {
-			t.Fatalf("shard %d/2: %v", i, err)
-		}
-	}
+	runSideBySide(t, "shard", procs)
 	if a, b := len(records(t, shards[0])), len(records(t, shards[1])); a == 0 || b == 0 || a+b != 12 {
 		t.Fatalf("shards hold %d and %d records, want 12 together", a, b)
 	}
@@ -91,37 +76,22 @@ func TestExperimentMergeShards(t *testing.T) {
 // the gasp binary, the pure-Go backend), merges their stores and compares with an unsharded run; and checks
 // that the Kubernetes Indexed Job passes its shard count consistently.
 func TestDeployScripts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads the embedded model three times")
-	}
-	cfg := tinyExperiment(t)
+	cfg, full, _ := runTiny(t)
 	dir := t.TempDir()
-	full := filepath.Join(dir, "full")
-	if code, _, errOut := gasp("experiment", "run", cfg, "--store", full); code != 0 {
-		t.Fatalf("unsharded run: exit %d: %s", code, errOut)
-	}
 	wrapper := gaspExecutable(t, dir)
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
 	stores := filepath.Join(dir, "stores")
-	var procs []*exec.Cmd
-	for i := range 2 {
-		cmd := exec.Command("bash", "deploy/slurm-array.sh", cfg)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GASP="+wrapper, "STORE_ROOT="+stores, "GOMLX_BACKEND=go",
+	procs := make([]*exec.Cmd, 2)
+	for i := range procs {
+		procs[i] = exec.Command("bash", "deploy/slurm-array.sh", cfg)
+		procs[i].Dir = root
+		procs[i].Env = append(os.Environ(), "GASP="+wrapper, "STORE_ROOT="+stores, "GOMLX_BACKEND=go",
 			"SLURM_ARRAY_TASK_ID="+string(rune('0'+i)), "SLURM_ARRAY_TASK_COUNT=2", "SLURM_ARRAY_TASK_MIN=0")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		procs = append(procs, cmd)
 	}
-	for i, p := range procs {
-		if err := p.Wait(); err != nil {
-			t.Fatalf("array task %d: %v", i, err)
-		}
-	}
+	runSideBySide(t, "array task", procs)
 	shards, _ := filepath.Glob(filepath.Join(stores, "shard-*-of-2"))
 	if len(shards) != 2 {
 		t.Fatalf("shard stores %v, want 2", shards)
@@ -147,6 +117,22 @@ func TestDeployScripts(t *testing.T) {
 	for _, want := range []string{"completionMode: Indexed", `--shard "$JOB_COMPLETION_INDEX/$SHARDS"`, "experiment run", "gasp doctor"} {
 		if !strings.Contains(job, want) {
 			t.Errorf("k8s-indexed-job.yaml lacks %q", want)
+		}
+	}
+}
+
+// runSideBySide starts the processes together and waits for them all; a
+// failure names the process as what and its index.
+func runSideBySide(t *testing.T, what string, procs []*exec.Cmd) {
+	t.Helper()
+	for _, p := range procs {
+		if err := p.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, p := range procs {
+		if err := p.Wait(); err != nil {
+			t.Fatalf("%s %d: %v", what, i, err)
 		}
 	}
 }

@@ -59,16 +59,26 @@ func records(t *testing.T, dir string) []string {
 	return out
 }
 
-func TestExperimentRunResume(t *testing.T) {
+// runTiny runs the tiny experiment (tinyExperiment) unsharded into a new
+// store; it returns the configuration file, the store and what the run
+// wrote to standard error. It skips in -short mode: it loads the embedded
+// model.
+func runTiny(t *testing.T) (cfg, store, progress string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("loads the embedded model")
 	}
-	cfg := tinyExperiment(t)
-	full := filepath.Join(t.TempDir(), "full")
-	code, _, errOut := gasp("experiment", "run", cfg, "--store", full)
+	cfg = tinyExperiment(t)
+	store = filepath.Join(t.TempDir(), "full")
+	code, _, errOut := gasp("experiment", "run", cfg, "--store", store)
 	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
+		t.Fatalf("unsharded run: exit %d: %s", code, errOut)
 	}
+	return cfg, store, errOut
+}
+
+func TestExperimentRunResume(t *testing.T) {
+	cfg, full, errOut := runTiny(t)
 	if !strings.Contains(errOut, "[3/3] toy/bv mcmc-restart runs 0–1") || !strings.Contains(errOut, "12 records appended") {
 		t.Errorf("progress:\n%s", errOut)
 	}
@@ -111,6 +121,11 @@ func TestExperimentRunResume(t *testing.T) {
 
 func TestExperimentErrors(t *testing.T) {
 	cfg := tinyExperiment(t)
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	userCfg := writeFile(t, "user.json", strings.Replace(string(b), `"mcmc-restart"`, `"mcmc-floor"`, 1))
 	for _, tt := range []struct {
 		args []string
 		code int
@@ -122,6 +137,8 @@ func TestExperimentErrors(t *testing.T) {
 		{[]string{"experiment", "run", cfg, "--limit", "-1"}, 2, "--limit"},
 		{[]string{"experiment", "run", writeFile(t, "bad.json", `{"name": "x", "k": 0}`)}, 1, "bad.json"},
 		{[]string{"experiment", "run", "no-such.json"}, 1, "no-such.json"},
+		{[]string{"experiment", "run", userCfg}, 1, `"mcmc-floor" (want gcd`},
+		{[]string{"experiment", "run", userCfg}, 1, "a user method runs only from a Go program"},
 		{[]string{"experiment", "nope"}, 2, `unknown subcommand "nope"`},
 		{[]string{"analyze"}, 2, "EXPERIMENT"},
 		{[]string{"analyze", "a/b"}, 2, "EXPERIMENT"},
@@ -200,9 +217,13 @@ func TestUserMethodAnalyzed(t *testing.T) {
 	if _, err := experiment.Run(context.Background(), c, experiment.Options{Store: store, Methods: user}); err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"analyze", "--store", store, "--out", out, "--resamples", "20", "user"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("gasp analyze: exit %d: %s", code, stderr.String())
+	if code, _, errOut := gasp("analyze", "--store", store, "--out", out, "--resamples", "20", "user"); code != 0 {
+		t.Fatalf("gasp analyze: exit %d: %s", code, errOut)
+	}
+	// The title comes from the store's experiment.json, which names the
+	// user's method.
+	if b, err := os.ReadFile(filepath.Join(out, "README.md")); err != nil || !strings.Contains(string(b), "4 runs, k ≤ 2") {
+		t.Errorf("README.md lacks the stored configuration: %v\n%s", err, b)
 	}
 	for _, f := range []string{"kl.csv", "geomean.csv"} {
 		b, err := os.ReadFile(filepath.Join(out, f))

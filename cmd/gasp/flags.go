@@ -120,7 +120,14 @@ func (c *cmdLine) parseNoArgs(args []string) (done bool, code int) {
 // modelFlag defines --model, the model directory, whose default "" stands
 // for the embedded model (findDefaultModel).
 func (c *cmdLine) modelFlag() *string {
-	return c.String("model", "", "model directory (default: data/models/tiny of the repository)")
+	p := new(string)
+	c.modelVar(p)
+	return p
+}
+
+// modelVar defines --model as modelFlag does, stored in *p.
+func (c *cmdLine) modelVar(p *string) {
+	c.StringVar(p, "model", "", "model directory (default: data/models/tiny of the repository)")
 }
 
 // usageError writes "NAME: MSG" and the usage to stderr and returns 2, the

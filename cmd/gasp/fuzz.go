@@ -26,26 +26,58 @@ var fuzzCommands = []subcommand{
 	{"table", "coverage tables (paper Tables 2-3) and coverage-over-time plots from coverage.json files", runFuzzTable},
 }
 
-func runFuzz(args []string, stdout, stderr io.Writer) int {
-	return runGroup("fuzz", `Fuzzing experiment (paper Sec. 4.2): libxml2 (target xml) and SQLite (target sql)
+// fuzzAbout introduces the subcommands of "gasp fuzz".
+const fuzzAbout = `Fuzzing experiment (paper Sec. 4.2): libxml2 (target xml) and SQLite (target sql)
 under AFL++, coverage with llvm-cov. The toolchain is built by scripts/fuzz-setup.sh
-into .cache/fuzz (or --toolchain DIR); every target execution is sandboxed.`,
-		fuzzCommands, args, stdout, stderr)
+into .cache/fuzz (or --toolchain DIR); every target execution is sandboxed.`
+
+// seedFlags are the flags of "gasp fuzz seeds" and "gasp fuzz validity"
+// that draw sentences from a target's grammar.
+type seedFlags struct {
+	target, root string
+	n, depth     int
+	seed         uint64
 }
 
-// fuzzGrammar compiles the grammar of target, relative to the repository
-// root or the current directory.
-func fuzzGrammar(target, root string) (*grammar.Grammar, error) {
-	rel, err := fuzz.GrammarFile(target)
+// define defines the flags on cl: -n's default is n, and what says what it
+// counts.
+func (f *seedFlags) define(cl *cmdLine, n int, what, depthHelp string) {
+	cl.StringVar(&f.target, "target", "", "fuzz target: xml or sql")
+	cl.IntVar(&f.n, "n", n, "number of "+what)
+	cl.Uint64Var(&f.seed, "seed", 1, "random seed")
+	cl.IntVar(&f.depth, "depth", 0, depthHelp)
+	cl.StringVar(&f.root, "root", ".", "repository root (where grammar/ is)")
+}
+
+// check is the first problem of -n and -depth.
+func (f *seedFlags) check() flagCheck {
+	msg := firstBad(
+		flagCheck{f.n < 1 || f.n > maxSeeds, fmt.Sprintf("-n must be in [1, %d], got %d", maxSeeds, f.n)},
+		flagCheck{f.depth < 0 || f.depth > maxDepth, fmt.Sprintf("-depth must be in [0, %d] (0: the target's default), got %d", maxDepth, f.depth)},
+	)
+	return flagCheck{msg != "", msg}
+}
+
+// sentences compiles the target's grammar, relative to the repository root
+// or the current directory, and draws its -n random derivations.
+func (f *seedFlags) sentences() ([][]byte, error) {
+	rel, err := fuzz.GrammarFile(f.target)
 	if err != nil {
 		return nil, err
 	}
-	g, _, err := grammar.CompileFile(filepath.Join(root, rel), grammar.Options{})
-	return g, err
+	g, _, err := grammar.CompileFile(filepath.Join(f.root, rel), grammar.Options{})
+	if err != nil {
+		return nil, err
+	}
+	depth := f.depth
+	if depth == 0 {
+		depth = fuzz.DefaultDepth[f.target]
+	}
+	return fuzz.GrammarSeeds(g, f.n, f.seed, depth), nil
 }
 
 func runFuzzSeeds(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp fuzz seeds", `gasp fuzz seeds --target xml|sql [-n 100] [-seed S] [-depth D] --out DIR
+	cl := newCmdLine("gasp fuzz seeds", `gasp fuzz seeds --target xml|sql [-n 100] [-seed S] [-depth D] --out DIR
        gasp fuzz seeds --target xml|sql --store DIR --task T --method M [--k K] [-n 100] --out DIR`, `
 Writes N seed files for the target to DIR (seed-NNNN.xml or .test).
 
@@ -57,65 +89,46 @@ With --store: the first N valid samples, in run order, of --task and
 --method at step --k in a run store (mcmc/<experiment>, see
 mcmc/README.md): k is the number of MH steps for mcmc-*, the sample number
 for asap, and 0 for gcd. Fewer than N valid samples are written with a
-warning; none is an error.`)
-	target := fset.String("target", "", "fuzz target: xml or sql")
-	n := fset.Int("n", 100, "number of seeds")
-	seed := fset.Uint64("seed", 1, "random seed")
-	depth := fset.Int("depth", 0, "derivation depth (default: per target, xml 16, sql 12)")
-	out := fset.String("out", "", "output directory")
-	root := fset.String("root", ".", "repository root (where grammar/ is)")
-	store := fset.String("store", "", "run store directory: take the seeds from its samples")
-	task := fset.String("task", "", "with --store: the task name of the samples")
-	method := fset.String("method", "", "with --store: the method of the samples")
-	k := fset.Int("k", 0, "with --store: the step index of the samples")
-	pos, done, code := parseFlags(fset, args, stdout, stderr)
-	if done {
+warning; none is an error.`, stdout, stderr)
+	var f seedFlags
+	f.define(cl, 100, "seeds", "derivation depth (default: per target, xml 16, sql 12)")
+	out := cl.String("out", "", "output directory")
+	store := cl.String("store", "", "run store directory: take the seeds from its samples")
+	task := cl.String("task", "", "with --store: the task name of the samples")
+	method := cl.String("method", "", "with --store: the method of the samples")
+	k := cl.Int("k", 0, "with --store: the step index of the samples")
+	if done, code := cl.parseNoArgs(args); done {
 		return code
 	}
 	if bad := firstBad(
-		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
-		flagCheck{*out == "" || *target == "", "--target and --out are required"},
-		flagCheck{*n < 1 || *n > maxSeeds, fmt.Sprintf("-n must be in [1, %d], got %d", maxSeeds, *n)},
-		flagCheck{*depth < 0 || *depth > maxDepth, fmt.Sprintf("-depth must be in [0, %d] (0: the target's default), got %d", maxDepth, *depth)},
+		flagCheck{*out == "" || f.target == "", "--target and --out are required"},
+		f.check(),
 		flagCheck{*k < 0, fmt.Sprintf("--k must not be negative, got %d", *k)},
 	); bad != "" {
-		fmt.Fprintf(stderr, "gasp fuzz seeds: %s\n", bad)
-		return 2
+		return cl.usageError("%s", bad)
 	}
 	if err := checkEmptyOut(*out); err != nil {
-		fmt.Fprintf(stderr, "gasp fuzz seeds: %v\n", err)
-		return 1
+		return cl.fail(err)
 	}
-	ext := map[string]string{"xml": ".xml", "sql": ".test"}[*target]
+	ext := map[string]string{"xml": ".xml", "sql": ".test"}[f.target]
 	if ext == "" {
-		fmt.Fprintf(stderr, "gasp fuzz seeds: unknown fuzz target %q (want xml or sql)\n", *target)
-		return 2
+		return cl.usageError("unknown fuzz target %q (want xml or sql)", f.target)
+	}
+	if *store != "" && (*task == "" || *method == "") {
+		return cl.usageError("--store needs --task and --method")
 	}
 	var samples [][]byte
+	var err error
 	if *store != "" {
-		if *task == "" || *method == "" {
-			fmt.Fprintln(stderr, "gasp fuzz seeds: --store needs --task and --method")
-			return 2
-		}
-		var err error
-		if samples, err = storeSeeds(*store, *task, *method, *k, *n, stderr); err != nil {
-			fmt.Fprintf(stderr, "gasp fuzz seeds: %v\n", err)
-			return 1
-		}
+		samples, err = storeSeeds(*store, *task, *method, *k, f.n, stderr)
 	} else {
-		g, err := fuzzGrammar(*target, *root)
-		if err != nil {
-			fmt.Fprintf(stderr, "gasp fuzz seeds: %v\n", err)
-			return 1
-		}
-		if *depth == 0 {
-			*depth = fuzz.DefaultDepth[*target]
-		}
-		samples = fuzz.GrammarSeeds(g, *n, *seed, *depth)
+		samples, err = f.sentences()
 	}
-	if err := fuzz.WriteSeeds(*out, ext, samples); err != nil {
-		fmt.Fprintf(stderr, "gasp fuzz seeds: %v\n", err)
-		return 1
+	if err == nil {
+		err = fuzz.WriteSeeds(*out, ext, samples)
+	}
+	if err != nil {
+		return cl.fail(err)
 	}
 	return 0
 }
@@ -193,75 +206,64 @@ func checkRunOut(dir string) error {
 	return nil
 }
 
-func openToolchain(dir string, stderr io.Writer, name string) *fuzz.Toolchain {
-	tc, err := fuzz.OpenToolchain(dir)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", name, err)
-		return nil
-	}
-	return tc
-}
-
 func runFuzzValidity(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp fuzz validity", "gasp fuzz validity --target xml|sql [-n 1000] [-seed S] [-depth D] [--json]", `
+	cl := newCmdLine("gasp fuzz validity", "gasp fuzz validity --target xml|sql [-n 1000] [-seed S] [-depth D] [--json]", `
 Samples N sentences from the target's grammar and runs each through the real
 library in the sandbox: for xml, the fraction xmllint parses without errors
 (and the fraction also valid against its DTD); for sql, the fraction
 testfixture runs to finish_test without a Tcl error (and without a failing
-test).`)
-	target := fset.String("target", "", "fuzz target: xml or sql")
-	n := fset.Int("n", 1000, "number of samples")
-	seed := fset.Uint64("seed", 1, "random seed")
-	depth := fset.Int("depth", 0, "derivation depth (default: per target)")
-	tcDir := fset.String("toolchain", ".cache/fuzz", "toolchain directory (scripts/fuzz-setup.sh)")
-	root := fset.String("root", ".", "repository root (where grammar/ is)")
-	asJSON := fset.Bool("json", false, "print the result as JSON")
-	pos, done, code := parseFlags(fset, args, stdout, stderr)
-	if done {
+test).`, stdout, stderr)
+	var f seedFlags
+	f.define(cl, 1000, "samples", "derivation depth (default: per target)")
+	tcDir := cl.String("toolchain", ".cache/fuzz", "toolchain directory (scripts/fuzz-setup.sh)")
+	asJSON := cl.Bool("json", false, "print the result as JSON")
+	if done, code := cl.parseNoArgs(args); done {
 		return code
 	}
-	if bad := firstBad(
-		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
-		flagCheck{*n < 1 || *n > maxSeeds, fmt.Sprintf("-n must be in [1, %d], got %d", maxSeeds, *n)},
-		flagCheck{*depth < 0 || *depth > maxDepth, fmt.Sprintf("-depth must be in [0, %d] (0: the target's default), got %d", maxDepth, *depth)},
-	); bad != "" {
-		fmt.Fprintf(stderr, "gasp fuzz validity: %s\n", bad)
-		return 2
+	if c := f.check(); c.bad {
+		return cl.usageError("%s", c.msg)
 	}
-	tc := openToolchain(*tcDir, stderr, "gasp fuzz validity")
-	if tc == nil {
-		return 1
-	}
-	g, err := fuzzGrammar(*target, *root)
+	res, err := validity(*tcDir, &f)
 	if err != nil {
-		fmt.Fprintf(stderr, "gasp fuzz validity: %v\n", err)
-		return 1
+		return cl.fail(err)
 	}
-	if *depth == 0 {
-		*depth = fuzz.DefaultDepth[*target]
+	writeValidity(stdout, res, *asJSON)
+	return 0
+}
+
+// validity runs the sentences of f through the target's library, with the
+// toolchain in tcDir, and returns the tally.
+func validity(tcDir string, f *seedFlags) (*fuzz.ValidityResult, error) {
+	tc, err := fuzz.OpenToolchain(tcDir)
+	if err != nil {
+		return nil, err
+	}
+	sentences, err := f.sentences()
+	if err != nil {
+		return nil, err
 	}
 	work, err := os.MkdirTemp("", "gasp-validity")
 	if err != nil {
-		fmt.Fprintf(stderr, "gasp fuzz validity: %v\n", err)
-		return 1
+		return nil, err
 	}
 	defer os.RemoveAll(work)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, err := tc.Validity(ctx, *target, fuzz.GrammarSeeds(g, *n, *seed, *depth), work)
-	if err != nil {
-		fmt.Fprintf(stderr, "gasp fuzz validity: %v\n", err)
-		return 1
-	}
-	if *asJSON {
+	return tc.Validity(ctx, f.target, sentences, work)
+}
+
+// writeValidity prints the tally, as JSON or as text with the most
+// frequent errors.
+func writeValidity(w io.Writer, res *fuzz.ValidityResult, asJSON bool) {
+	if asJSON {
 		data, _ := json.MarshalIndent(res, "", "  ")
-		fmt.Fprintf(stdout, "%s\n", data)
-		return 0
+		fmt.Fprintf(w, "%s\n", data)
+		return
 	}
-	fmt.Fprintf(stdout, "%s (%s): %d samples, accepted %d (%.1f%%), strict %d (%.1f%%)\n",
+	fmt.Fprintf(w, "%s (%s): %d samples, accepted %d (%.1f%%), strict %d (%.1f%%)\n",
 		res.Target, res.Version, res.Samples, res.Accepted, 100*res.Fraction, res.Strict, 100*res.StrictFr)
 	if res.Target == "sql" {
-		fmt.Fprintf(stdout, "  ran to finish_test: %d (%.1f%%)\n", res.Completed, 100*float64(res.Completed)/float64(max(res.Samples, 1)))
+		fmt.Fprintf(w, "  ran to finish_test: %d (%.1f%%)\n", res.Completed, 100*float64(res.Completed)/float64(max(res.Samples, 1)))
 	}
 	type kv struct {
 		k string
@@ -276,55 +278,54 @@ test).`)
 		if i == 8 {
 			break
 		}
-		fmt.Fprintf(stdout, "  %4d  %s\n", e.v, e.k)
+		fmt.Fprintf(w, "  %4d  %s\n", e.v, e.k)
 	}
-	return 0
 }
 
 func runFuzzRun(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp fuzz run", "gasp fuzz run --target xml|sql --seeds DIR [--protocol quick|paper] [--time D] [--trials N] --out DIR", `
+	cl := newCmdLine("gasp fuzz run", "gasp fuzz run --target xml|sql --seeds DIR [--protocol quick|paper] [--time D] [--trials N] --out DIR", `
 Fuzzes the target with AFL++ (in the sandbox) from the seed files in DIR for
 --time per trial, trial i (1..N) with AFL_RANDOM_SEED=42+i, replays each
 trial's queue through the coverage build, and writes DIR/coverage.json:
 branch_pct, line_pct and function_pct (final, mean over trials, with
 bootstrap 95% CIs) and over_time. --time 0 measures the seeds alone.
 --protocol sets the defaults of --time and --trials: quick (20s, 1 trial)
-or paper (1h, 5 trials).`)
+or paper (1h, 5 trials).`, stdout, stderr)
 	f := fuzzRunFlags{}
-	fset.StringVar(&f.target, "target", "", "fuzz target: xml or sql")
-	fset.StringVar(&f.seeds, "seeds", "", "directory of seed files")
-	fset.StringVar(&f.protocol, "protocol", "quick", "quick or paper")
-	fset.StringVar(&f.time, "time", "", "AFL++ time per trial (Go duration; 0: seeds only)")
-	fset.IntVar(&f.trials, "trials", 0, "number of trials")
-	fset.IntVar(&f.snaps, "snapshots", 10, "points of the coverage-over-time curve")
-	fset.BoolVar(&f.grammarDict, "grammar-dict", false, "give afl-fuzz a dictionary of the target grammar's literals (-x; the paper uses none)")
-	fset.StringVar(&f.root, "root", ".", "repository root (where grammar/ is), for --grammar-dict")
-	fset.DurationVar(&f.execTimeout, "exec-timeout", 0, "afl-fuzz's fixed per-execution timeout (default: per target, xml 1s, sql 1s); seeds slower than half of it are not fuzzed")
-	fset.StringVar(&f.out, "out", "", "output directory")
-	tcDir := fset.String("toolchain", ".cache/fuzz", "toolchain directory (scripts/fuzz-setup.sh)")
-	quiet := fset.Bool("q", false, "no progress lines on standard error")
-	pos, done, code := parseFlags(fset, args, stdout, stderr)
-	if done {
+	cl.StringVar(&f.target, "target", "", "fuzz target: xml or sql")
+	cl.StringVar(&f.seeds, "seeds", "", "directory of seed files")
+	cl.StringVar(&f.protocol, "protocol", "quick", "quick or paper")
+	cl.StringVar(&f.time, "time", "", "AFL++ time per trial (Go duration; 0: seeds only)")
+	cl.IntVar(&f.trials, "trials", 0, "number of trials")
+	cl.IntVar(&f.snaps, "snapshots", 10, "points of the coverage-over-time curve")
+	cl.BoolVar(&f.grammarDict, "grammar-dict", false, "give afl-fuzz a dictionary of the target grammar's literals (-x; the paper uses none)")
+	cl.StringVar(&f.root, "root", ".", "repository root (where grammar/ is), for --grammar-dict")
+	cl.DurationVar(&f.execTimeout, "exec-timeout", 0, "afl-fuzz's fixed per-execution timeout (default: per target, xml 1s, sql 1s); seeds slower than half of it are not fuzzed")
+	cl.StringVar(&f.out, "out", "", "output directory")
+	tcDir := cl.String("toolchain", ".cache/fuzz", "toolchain directory (scripts/fuzz-setup.sh)")
+	quiet := cl.Bool("q", false, "no progress lines on standard error")
+	if done, code := cl.parseNoArgs(args); done {
 		return code
 	}
-	opts, code, err := f.options(pos)
+	opts, usage, err := f.options()
+	if usage {
+		return cl.usageError("%v", err)
+	}
 	if err != nil {
-		fmt.Fprintf(stderr, "gasp fuzz run: %v\n", err)
-		return code
+		return cl.fail(err)
 	}
 	if !*quiet {
 		opts.Log = stderr
 	}
-	tc := openToolchain(*tcDir, stderr, "gasp fuzz run")
-	if tc == nil {
-		return 1
+	tc, err := fuzz.OpenToolchain(*tcDir)
+	if err != nil {
+		return cl.fail(err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	rep, err := fuzz.Run(ctx, tc, opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "gasp fuzz run: %v\n", err)
-		return 1
+		return cl.fail(err)
 	}
 	fmt.Fprintf(stdout, "%s %s %s: %d seeds, %v x %d trials: branch %.2f%% [%.2f, %.2f], line %.2f%% [%.2f, %.2f], function %.2f%% [%.2f, %.2f]\n",
 		rep.Target, rep.Library, rep.Version, rep.Seeds, opts.Time, rep.Trials,
@@ -342,32 +343,31 @@ type fuzzRunFlags struct {
 }
 
 // options checks the flags and returns the options of the run; on error,
-// also the exit code: 2 for a usage error, 1 for a failure.
-func (f *fuzzRunFlags) options(pos []string) (fuzz.Options, int, error) {
+// usage says whether the command line is wrong (else the run failed).
+func (f *fuzzRunFlags) options() (opts fuzz.Options, usage bool, err error) {
 	if bad := firstBad(
-		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
 		flagCheck{f.target == "" || f.seeds == "" || f.out == "", "--target, --seeds and --out are required"},
 		flagCheck{f.trials < 0 || f.trials > 1000, fmt.Sprintf("--trials must be in [1, 1000] (0: the protocol's), got %d", f.trials)},
 		flagCheck{f.snaps < 1 || f.snaps > 10000, fmt.Sprintf("--snapshots must be in [1, 10000], got %d", f.snaps)},
 		flagCheck{f.execTimeout < 0, fmt.Sprintf("--exec-timeout must not be negative, got %v", f.execTimeout)},
 	); bad != "" {
-		return fuzz.Options{}, 2, errors.New(bad)
+		return fuzz.Options{}, true, errors.New(bad)
 	}
 	if err := checkRunOut(f.out); err != nil {
-		return fuzz.Options{}, 1, err
+		return fuzz.Options{}, false, err
 	}
 	p, ok := fuzz.Protocols[f.protocol]
 	if !ok {
-		return fuzz.Options{}, 2, fmt.Errorf("unknown protocol %q", f.protocol)
+		return fuzz.Options{}, true, fmt.Errorf("unknown protocol %q", f.protocol)
 	}
-	opts := fuzz.Options{Target: f.target, Seeds: f.seeds, Out: f.out, Time: p.Time, Trials: p.Trials, Snapshots: f.snaps, ExecTimeout: f.execTimeout}
+	opts = fuzz.Options{Target: f.target, Seeds: f.seeds, Out: f.out, Time: p.Time, Trials: p.Trials, Snapshots: f.snaps, ExecTimeout: f.execTimeout}
 	if f.time != "" {
 		d, err := time.ParseDuration(f.time)
 		if f.time == "0" {
 			d, err = 0, nil
 		}
 		if err != nil || d < 0 {
-			return fuzz.Options{}, 2, fmt.Errorf("bad --time %q", f.time)
+			return fuzz.Options{}, true, fmt.Errorf("bad --time %q", f.time)
 		}
 		opts.Time = d
 	}
@@ -377,23 +377,23 @@ func (f *fuzzRunFlags) options(pos []string) (fuzz.Options, int, error) {
 	if f.grammarDict {
 		rel, err := fuzz.GrammarFile(f.target)
 		if err != nil {
-			return fuzz.Options{}, 2, err
+			return fuzz.Options{}, true, err
 		}
 		src, err := os.ReadFile(filepath.Join(f.root, rel))
 		if err != nil {
-			return fuzz.Options{}, 1, err
+			return fuzz.Options{}, false, err
 		}
 		file, errs := grammar.Parse(rel, src)
 		if len(errs) > 0 {
-			return fuzz.Options{}, 1, fmt.Errorf("%v", errs)
+			return fuzz.Options{}, false, fmt.Errorf("%v", errs)
 		}
 		opts.Dict = fuzz.Dictionary(file)
 	}
-	return opts, 0, nil
+	return opts, false, nil
 }
 
 func runFuzzTable(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gasp fuzz table", "gasp fuzz table DIR", `
+	cl := newCmdLine("gasp fuzz table", "gasp fuzz table DIR", `
 Reads DIR/<target>/<method>/coverage.json (written by gasp fuzz run; target
 xml or sql; method gcd, asap-kN, grammarinator, mcmc-uniform-kN,
 mcmc-priority-kN, mcmc-restart-kN) and writes into DIR the coverage tables
@@ -403,19 +403,17 @@ over trials, and the branch gain over GCD) and coverage-over-time figures
 as SVG, named after the paper's: Figs. 3b/6b (branch coverage, MCMC at
 k = 10) and Figs. 7-12 (ablations of branch, function and line coverage:
 one panel per proposal, k as line style, GCD for reference). The output
-depends on the coverage.json files alone.`)
-	pos, done, code := parseFlags(fset, args, stdout, stderr)
+depends on the coverage.json files alone.`, stdout, stderr)
+	pos, done, code := cl.parse(args)
 	if done {
 		return code
 	}
 	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "usage: gasp fuzz table DIR")
-		return 2
+		return cl.usageError("want one DIR, got %d arguments", len(pos))
 	}
 	files, err := fuzz.WriteReport(pos[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "gasp fuzz table: %v\n", err)
-		return 1
+		return cl.fail(err)
 	}
 	for _, f := range files {
 		fmt.Fprintln(stdout, f)

@@ -42,26 +42,22 @@ func runLogits(args []string, stdout, stderr io.Writer) int {
 // ends with code.
 func parseLogits(args []string, stdout, stderr io.Writer) (*logitsCmd, int, bool) {
 	c := &logitsCmd{}
-	fset := newFlagSet("gasp logits", "gasp logits --model DIR --ids \"ID ID ...\" [--dtype f32|bf16|auto]", logitsDoc)
-	fset.StringVar(&c.model, "model", "", "model directory or hub id (default: data/models/tiny of the repository)")
-	idsFlag := fset.String("ids", "", "token ids, separated by spaces or commas")
-	fset.StringVar(&c.dtype, "dtype", "auto", "weights and cache dtype: f32, bf16 or auto")
-	pos, done, code := parseFlags(fset, args, stdout, stderr)
-	if done {
+	cl := newCmdLine("gasp logits", "gasp logits --model DIR --ids \"ID ID ...\" [--dtype f32|bf16|auto]", logitsDoc, stdout, stderr)
+	cl.StringVar(&c.model, "model", "", "model directory or hub id (default: data/models/tiny of the repository)")
+	idsFlag := cl.String("ids", "", "token ids, separated by spaces or commas")
+	cl.StringVar(&c.dtype, "dtype", "auto", "weights and cache dtype: f32, bf16 or auto")
+	if done, code := cl.parseNoArgs(args); done {
 		return c, code, true
-	}
-	if len(pos) > 0 {
-		return c, usageError(fset, stderr, fmt.Sprintf("unexpected arguments %q", pos)), true
 	}
 	var err error
 	if c.ids, err = parseIDs(*idsFlag); err != nil {
-		return c, usageError(fset, stderr, fmt.Sprintf("--ids: %v", err)), true
+		return c, cl.usageError("--ids: %v", err), true
 	}
 	if len(c.ids) == 0 {
-		return c, usageError(fset, stderr, "--ids is required"), true
+		return c, cl.usageError("--ids is required"), true
 	}
 	if _, err := llama.ResolveDType(c.dtype, "", ""); err != nil {
-		return c, usageError(fset, stderr, fmt.Sprintf("--dtype: %v", err)), true
+		return c, cl.usageError("--dtype: %v", err), true
 	}
 	return c, 0, false
 }

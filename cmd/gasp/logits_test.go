@@ -26,17 +26,7 @@ func TestLogits(t *testing.T) {
 	}
 	ids = ids[:10]
 	idsArg := strings.Trim(strings.ReplaceAll(string(mustJSON(t, ids)), ",", " "), "[]")
-	code, out, errOut := gasp("logits", "--model", logitsTestModel, "--ids", idsArg)
-	if code != 0 {
-		t.Fatalf("exit %d, stderr %q", code, errOut)
-	}
-	var rep struct {
-		VocabSize int       `json:"vocab_size"`
-		Logits    []float64 `json:"logits"`
-	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatalf("output %q: %v", out, err)
-	}
+	rep := logits(t, "--model", logitsTestModel, "--ids", idsArg)
 	if rep.VocabSize != 256 || len(rep.Logits) != 256 {
 		t.Fatalf("vocab_size %d, %d logits; want 256", rep.VocabSize, len(rep.Logits))
 	}
@@ -54,6 +44,26 @@ func TestLogits(t *testing.T) {
 	if worst > 1e-4 {
 		t.Errorf("logits differ from the reference by up to %g", worst)
 	}
+}
+
+// logitsOutput is what "gasp logits" prints, in float64.
+type logitsOutput struct {
+	VocabSize int       `json:"vocab_size"`
+	Logits    []float64 `json:"logits"`
+}
+
+// logits runs "gasp logits" with args and returns what it printed.
+func logits(t *testing.T, args ...string) logitsOutput {
+	t.Helper()
+	code, out, errOut := gasp(append([]string{"logits"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var rep logitsOutput
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("output %q: %v", out, err)
+	}
+	return rep
 }
 
 func mustJSON(t *testing.T, v any) []byte {
@@ -91,17 +101,7 @@ func TestLogitsErrors(t *testing.T) {
 
 // TestLogitsDefaultModel: without --model, the embedded model answers.
 func TestLogitsDefaultModel(t *testing.T) {
-	code, out, errOut := gasp("logits", "--ids", "1 2 3")
-	if code != 0 {
-		t.Fatalf("exit %d, stderr %q", code, errOut)
-	}
-	var rep struct {
-		VocabSize int       `json:"vocab_size"`
-		Logits    []float64 `json:"logits"`
-	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := logits(t, "--ids", "1 2 3")
 	cfg, err := llama.LoadConfig("../../data/models/tiny")
 	if err != nil {
 		t.Fatal(err)

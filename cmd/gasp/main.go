@@ -51,14 +51,14 @@ func init() {
 	commands = []command{
 		{"grammar", "check grammar files and sample sentences from them", group("grammar", grammarAbout, grammarCommands)},
 
-		{"bench", "benchmarks (token masks on data/bench/masks, tokenizer)", runBench},
+		{"bench", "benchmarks (token masks on data/bench/masks, tokenizer)", group("bench", benchAbout, benchCommands)},
 		{"demo", "the main job: GCD, ASAp and MCMC on a SyGuS task, KL per k, plots", runDemo},
 
-		{"fuzz", "fuzzing experiment: seeds, grammar validity, AFL++ coverage (libxml2, SQLite)", runFuzz},
+		{"fuzz", "fuzzing experiment: seeds, grammar validity, AFL++ coverage (libxml2, SQLite)", group("fuzz", fuzzAbout, fuzzCommands)},
 		{"logits", "next-token logits of a Llama model for given token ids", runLogits},
 		{"doctor", "check the backend, PJRT plugin, devices and memory for a model", runDoctor},
 		{"sample", "sample completions of a Llama model under a grammar (gcd, rejection, asap, mcmc)", runSample},
-		{"experiment", "run an experiment grid (experiments/*.json) into the run store mcmc/<name>", runExperiment},
+		{"experiment", "run an experiment grid (experiments/*.json) into the run store mcmc/<name>", group("experiment", experimentAbout, experimentCommands)},
 		{"analyze", "regenerate analysis/<experiment> (KL tables, figures) from mcmc/<experiment>", runAnalyze},
 		{"import", "convert the authors' run logs (runs_log/) into a run store: gasp import authors DIR --out STORE", runImport},
 		{"analyze-true", "every method's true distance to P^G, from exact CARS samples (analysis/quick-true)", runAnalyzeTrue},
@@ -68,6 +68,9 @@ func init() {
 		{"help", "show help for a command", runHelp},
 	}
 }
+
+// benchAbout introduces the subcommands of "gasp bench" (benchCommands).
+const benchAbout = "Benchmarks. Workloads are in data/bench/masks."
 
 func main() {
 	ensureFastExp()

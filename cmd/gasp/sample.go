@@ -94,47 +94,46 @@ func runSample(args []string, stdout, stderr io.Writer) int {
 // when the command ends with code (help, or a usage error).
 func parseSample(args []string, stdout, stderr io.Writer) (*sampleCmd, int, bool) {
 	c := &sampleCmd{}
-	fset := newFlagSet("gasp sample", sampleUsage, sampleDoc)
+	cl := newCmdLine("gasp sample", sampleUsage, sampleDoc, stdout, stderr)
 	t := &c.task
-	fset.StringVar(&t.Grammar, "grammar", "", "grammar file (GBNF)")
-	fset.BoolVar(&t.Lenient, "lenient", false, "treat references to undefined rules as rules with no alternatives")
-	fset.StringVar(&t.Prompt, "prompt", "", "prompt file, or the prompt text")
-	fset.StringVar(&c.name, "method", "gcd", "sampler: gcd, rejection, asap, mcmc-uniform, mcmc-priority, mcmc-restart, mcmc-mix-P, cars, ars, rsft, smc, smc-N, smc-awrs-N")
-	fset.IntVar(&c.k, "k", 1, "MCMC steps, or the ASAp sample number (from 1)")
-	fset.IntVar(&c.n, "n", 10, "number of runs (samples, chains)")
-	fset.IntVar(&c.first, "first", 0, "index of the first run")
-	fset.Uint64Var(&c.seed, "seed", 1, "random seed of the experiment")
-	fset.StringVar(&t.Model, "model", "", "model directory (default: data/models/tiny of the repository)")
-	fset.StringVar(&t.Template, "template", "", "prompt template: chat or raw (default chat when the tokenizer has chat tokens)")
-	fset.IntVar(&t.MaxNew, "max-new-tokens", 256, "length cap of a completion, EOS included")
-	fset.Float64Var(&t.Transform.Temperature, "temperature", 1, "sampling temperature")
-	fset.Float64Var(&t.Transform.TopP, "top-p", 1, "nucleus sampling mass (1: off)")
-	fset.IntVar(&t.Transform.TopK, "top-k", 0, "top-k sampling (0: off)")
-	fset.IntVar(&c.budget, "budget", 20, "rejection, cars, ars, rsft: most attempts per run")
-	fset.StringVar(&c.trie, "trie", "", "cars, ars: read the trie from this file if it exists, write it after each batch")
-	fset.IntVar(&c.batch, "batch", 100, "runs drawn together, one row each")
-	fset.StringVar(&t.Name, "task", "", "task name written in each record (default: the grammar file's path)")
-	fset.StringVar(&c.out, "out", "", "append the records to this run-store file instead of standard output")
-	fset.BoolVar(&c.resume, "resume", false, "with --out: continue a killed run, skipping the runs already in the file")
-	fset.BoolVar(&c.quiet, "quiet", false, "no progress bar")
-	pos, done, code := parseFlags(fset, args, stdout, stderr)
-	if done {
+	cl.StringVar(&t.Grammar, "grammar", "", "grammar file (GBNF)")
+	cl.BoolVar(&t.Lenient, "lenient", false, "treat references to undefined rules as rules with no alternatives")
+	cl.StringVar(&t.Prompt, "prompt", "", "prompt file, or the prompt text")
+	cl.StringVar(&c.name, "method", "gcd", "sampler: gcd, rejection, asap, mcmc-uniform, mcmc-priority, mcmc-restart, mcmc-mix-P, cars, ars, rsft, smc, smc-N, smc-awrs-N")
+	cl.IntVar(&c.k, "k", 1, "MCMC steps, or the ASAp sample number (from 1)")
+	cl.IntVar(&c.n, "n", 10, "number of runs (samples, chains)")
+	cl.IntVar(&c.first, "first", 0, "index of the first run")
+	cl.Uint64Var(&c.seed, "seed", 1, "random seed of the experiment")
+	cl.modelVar(&t.Model)
+	cl.StringVar(&t.Template, "template", "", "prompt template: chat or raw (default chat when the tokenizer has chat tokens)")
+	cl.IntVar(&t.MaxNew, "max-new-tokens", 256, "length cap of a completion, EOS included")
+	cl.Float64Var(&t.Transform.Temperature, "temperature", 1, "sampling temperature")
+	cl.Float64Var(&t.Transform.TopP, "top-p", 1, "nucleus sampling mass (1: off)")
+	cl.IntVar(&t.Transform.TopK, "top-k", 0, "top-k sampling (0: off)")
+	cl.IntVar(&c.budget, "budget", 20, "rejection, cars, ars, rsft: most attempts per run")
+	cl.StringVar(&c.trie, "trie", "", "cars, ars: read the trie from this file if it exists, write it after each batch")
+	cl.IntVar(&c.batch, "batch", 100, "runs drawn together, one row each")
+	cl.StringVar(&t.Name, "task", "", "task name written in each record (default: the grammar file's path)")
+	cl.StringVar(&c.out, "out", "", "append the records to this run-store file instead of standard output")
+	cl.BoolVar(&c.resume, "resume", false, "with --out: continue a killed run, skipping the runs already in the file")
+	cl.BoolVar(&c.quiet, "quiet", false, "no progress bar")
+	if done, code := cl.parseNoArgs(args); done {
 		return c, code, true
 	}
-	bad := c.check(pos)
+	bad := c.check()
 	c.batch = min(c.batch, c.n) // a larger batch would only have idle rows
 	if bad == "" && c.trie != "" && !method.Learns(c.meth) {
 		bad = "--trie is for cars and ars only"
 	}
 	if bad != "" {
-		return c, usageError(fset, stderr, bad), true
+		return c, cl.usageError("%s", bad), true
 	}
 	return c, 0, false
 }
 
 // check checks the flags, returning the first problem ("" if none), and
 // resolves the method.
-func (c *sampleCmd) check(pos []string) string {
+func (c *sampleCmd) check() string {
 	var err error
 	c.meth, err = method.Parse(c.name)
 	firstK := 0 // the first k a run of the method has a record at
@@ -142,7 +141,6 @@ func (c *sampleCmd) check(pos []string) string {
 		firstK, _ = c.meth.Steps().Range(max(c.k, 1))
 	}
 	bad := firstBad(
-		flagCheck{len(pos) > 0, fmt.Sprintf("unexpected arguments %q", pos)},
 		flagCheck{c.task.Grammar == "", "--grammar is required"},
 		flagCheck{c.task.Prompt == "", "--prompt is required"},
 		flagCheck{err != nil, fmt.Sprintf("unknown --method %q: %v", c.name, err)},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -54,15 +53,6 @@ func runConfigured[C interface {
 		return 1
 	}
 	return 0
-}
-
-// usageError prints msg after the command's name, and the usage: exit
-// code 2.
-func usageError(fset *flag.FlagSet, stderr io.Writer, msg string) int {
-	fmt.Fprintf(stderr, "%s: %s\n", fset.Name(), msg)
-	fset.SetOutput(stderr)
-	fset.Usage()
-	return 2
 }
 
 // defaultTask returns the directory of a task of the repository: rel

@@ -106,7 +106,10 @@ func Load(path string) (*Config, error) {
 }
 
 // Parse parses a configuration: JSON whose lines may end in // comments.
-// Unknown keys are errors, so that a misspelt setting is not ignored.
+// Unknown keys are errors, so that a misspelt setting is not ignored. The
+// settings are checked but not the methods' names: a store's
+// experiment.json may name a user's method (Options.Methods), which only
+// Run, given the methods, can resolve (Validate checks built-in names).
 func Parse(data []byte) (*Config, error) {
 	dec := json.NewDecoder(bytes.NewReader(jsontext.StripComments(data)))
 	dec.DisallowUnknownFields()
@@ -117,13 +120,14 @@ func Parse(data []byte) (*Config, error) {
 	if dec.More() {
 		return nil, errors.New("experiment config: data after the object")
 	}
-	if err := c.Validate(); err != nil {
+	if err := c.check(); err != nil {
 		return nil, err
 	}
 	return &c, nil
 }
 
-// Validate checks the settings, with built-in methods only.
+// Validate checks the settings and that every method is built in, as Run
+// without Options.Methods needs.
 func (c *Config) Validate() error {
 	_, err := c.methods(nil)
 	return err
@@ -139,17 +143,14 @@ func (c *Config) methods(user map[string]method.Method) (map[string]method.Metho
 	for _, name := range c.Methods {
 		m, err := method.Resolve(name, user)
 		if err != nil {
-			return nil, fmt.Errorf("experiment config: %w", err)
-		}
-		if out[name] != nil {
-			return nil, fmt.Errorf("experiment config: method %q listed twice", name)
+			return nil, fmt.Errorf("experiment config: %w; a user method runs only from a Go program, given to experiment.Run in Options.Methods", err)
 		}
 		out[name] = m
 	}
 	return out, nil
 }
 
-// check checks the settings but the methods' names.
+// check checks the settings but the methods' names, which Run resolves.
 func (c *Config) check() error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("experiment config: "+format, a...)
@@ -182,6 +183,13 @@ func (c *Config) check() error {
 		if _, err := filepath.Match(p, ""); err != nil {
 			return bad("task pattern %q: %v", p, err)
 		}
+	}
+	seen := map[string]bool{}
+	for _, name := range c.Methods {
+		if seen[name] {
+			return bad("method %q listed twice", name)
+		}
+		seen[name] = true
 	}
 	return c.Transform().Validate()
 }

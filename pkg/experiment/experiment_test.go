@@ -36,7 +36,6 @@ func TestParse(t *testing.T) {
 		{`"seed": 7`, `"seed": 7, "sede": 1`},
 		{`"k": 3`, `"k": 0`},
 		{`"runs": 4`, `"runs": 0`},
-		{`"mcmc-restart"`, `"mcmc-foo"`},
 		{`"mcmc-restart"`, `"gcd"`},
 		{`"temperature": 1`, `"temperature": 0`},
 		{`"name": "x"`, `"name": "a/b"`},
@@ -48,6 +47,16 @@ func TestParse(t *testing.T) {
 		if _, err := Parse([]byte(s)); err == nil {
 			t.Errorf("Parse accepted %s", bad.want)
 		}
+	}
+	// A method name that is not built in parses (a store's experiment.json
+	// may name a user's method); Validate, for Run without
+	// Options.Methods, refuses it by name.
+	c, err = Parse([]byte(strings.Replace(src, `"mcmc-restart"`, `"mcmc-foo"`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), `"mcmc-foo"`) || !strings.Contains(err.Error(), "Options.Methods") {
+		t.Errorf("Validate of mcmc-foo: %v", err)
 	}
 }
 
@@ -159,17 +168,26 @@ func storeLines(t *testing.T, dir string) []string {
 	return out
 }
 
-func TestRunShardsAndSettings(t *testing.T) {
+// runToy runs the toy grid (toyConfig) into a new store and returns its
+// configuration, the store and the summary. It skips in -short mode: it
+// loads the embedded model.
+func runToy(t *testing.T) (*Config, string, Summary) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("loads the embedded model")
 	}
-	ctx := context.Background()
 	c := toyConfig(t)
-	full := filepath.Join(t.TempDir(), "full")
-	sum, err := Run(ctx, c, Options{Store: full})
+	dir := filepath.Join(t.TempDir(), "full")
+	sum, err := Run(context.Background(), c, Options{Store: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c, dir, sum
+}
+
+func TestRunShardsAndSettings(t *testing.T) {
+	ctx := context.Background()
+	c, full, sum := runToy(t)
 	// 3 runs in batches of 2: 2 batches per method; records 3·(1+2+3+1).
 	if sum.Batches != 8 || sum.Ran != 8 || sum.Records != 21 {
 		t.Errorf("summary %+v", sum)
@@ -204,15 +222,8 @@ func TestRunShardsAndSettings(t *testing.T) {
 }
 
 func TestRunResume(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads the embedded model")
-	}
 	ctx := context.Background()
-	c := toyConfig(t)
-	full := filepath.Join(t.TempDir(), "full")
-	if _, err := Run(ctx, c, Options{Store: full}); err != nil {
-		t.Fatal(err)
-	}
+	c, full, _ := runToy(t)
 	want := storeLines(t, full)
 	// Interrupted inside a batch (after 4 records: gcd's two batches and
 	// one record of asap's first), then resumed.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/analysis"
@@ -60,11 +61,19 @@ func TestUserMethod(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "s")
 	user := map[string]method.Method{"mcmc-floor": method.MCMC{Proposal: floor}}
-	if _, err := Run(ctx, c, Options{Store: dir}); err == nil {
-		t.Fatal("Run accepts an unknown method")
+	if _, err := Run(ctx, c, Options{Store: dir}); err == nil || !strings.Contains(err.Error(), `"mcmc-floor"`) {
+		t.Fatalf("Run without Options.Methods: %v", err)
 	}
 	if _, err := Run(ctx, c, Options{Store: dir, Methods: user}); err != nil {
 		t.Fatal(err)
+	}
+	// The store's configuration names the user's method and parses.
+	b, err := os.ReadFile(filepath.Join(dir, settingsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored, err := Parse(b); err != nil || !slices.Equal(stored.Methods, c.Methods) {
+		t.Errorf("stored configuration: %v, %v", stored, err)
 	}
 	st, err := runs.OpenReadOnly(dir)
 	if err != nil {
