@@ -199,16 +199,28 @@ func (k *Masker) Mask(s earley.State) Bitset {
 }
 
 // sink collects the tokens a walk accepts: into a Bitset, or, when list
-// is set, appended to ids (cheap for the small sets most views allow).
+// is set, appended to ids (cheap for the small sets most views allow). A
+// list sink with a limit turns into a Bitset of size tokens once it holds
+// more than limit ids: a walk that may accept many tokens need not start
+// with 16 KB to zero and scan.
 type sink struct {
-	bits Bitset
-	list bool
-	ids  []int32
+	bits  Bitset
+	list  bool
+	ids   []int32
+	limit int
+	size  int
 }
 
 func (k *sink) add(ids []int32) {
 	if k.list {
 		k.ids = append(k.ids, ids...)
+		if k.limit > 0 && len(k.ids) > k.limit {
+			k.bits, k.list = NewBitset(k.size), false
+			for _, id := range k.ids {
+				k.bits.Set(int(id))
+			}
+			k.ids = nil
+		}
 		return
 	}
 	for _, id := range ids {
@@ -231,6 +243,7 @@ func (w *itemWalk) addTo(out *sink) {
 		out.add(w.ids)
 	case out.list:
 		w.bits.Each(func(id int) { out.ids = append(out.ids, int32(id)) })
+		out.add(nil) // past its limit, the list becomes a Bitset
 	default:
 		for i, x := range w.bits {
 			out.bits[i] |= x
@@ -244,10 +257,16 @@ func (k *Masker) walkView(v earley.State, node int32) *itemWalk {
 	k.Stats.ViewWalks++
 	iw := &itemWalk{}
 	if node == 0 {
-		// A whole-trie walk: collect into a Bitset, then list it if sparse.
-		out := &sink{bits: NewBitset(k.trie.size)}
+		// A whole-trie walk: a list while it is sparse, a Bitset once not.
+		limit := k.trie.size / 32
+		out := &sink{list: true, limit: limit, size: k.trie.size}
 		escapes := k.walk(v, node, true, out, true, false)
-		*iw = k.compact(out.bits)
+		if out.list {
+			iw.ids = slices.Clip(out.ids)
+			k.remember(4 * len(iw.ids))
+		} else {
+			*iw = k.compact(out.bits)
+		}
 		iw.escapes = escapes
 	} else {
 		out := &sink{list: true}
