@@ -361,6 +361,11 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local, es
 			i = t.end[i]
 			continue
 		}
+		if t.end[i]-i >= loopMin {
+			// Inside an identifier or a number, most of a large subtree
+			// stays in next's loop and is accepted whole.
+			k.loopClasses(next)
+		}
 		stack = append(stack[:d], next)
 		esc = append(esc[:d], e)
 		i++
@@ -371,6 +376,10 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local, es
 
 // splitMin is the size of a subtree below which split is not worth it.
 const splitMin = 256
+
+// loopMin is the size of a subtree below which finding the loop of the
+// State at its root, to accept parts of it whole, is not worth it.
+const loopMin = 128
 
 // split adds to b the tokens below trie node i that are viable from s, the
 // State at i, as the union of what the views of s's scan items allow (each
@@ -451,7 +460,9 @@ func (k *Masker) loopClasses(s earley.State) grammar.ByteSet {
 		if !scan.Has(uint8(c)) {
 			continue
 		}
-		if next, esc := k.m.StepLocal(s, c); next == s && !esc {
+		// A step of a view that escapes but stays in s keeps every token
+		// alive all the same, which is all a walk asks of a loop.
+		if next, _ := k.m.StepLocal(s, c); next == s {
 			set.Add(uint8(c))
 		}
 	}
