@@ -74,6 +74,12 @@ type Machine struct {
 	classOf    [256]uint8        // byte → byte class
 	numClasses int               // classes are numbered 0..numClasses-1
 	termClass  []grammar.ByteSet // by terminal: the classes it matches (a class set, not bytes)
+	follow     []grammar.ByteSet // by rule: the classes that can come right after it in a sentence
+
+	// escFollow[s<<8|class]: after an escaping step of view s by class,
+	// the classes the items beyond the view could scan next (see EscapeFollow).
+	escFollow map[int64]grammar.ByteSet
+	escSet    grammar.ByteSet // scratch: what closure found for escFollow
 
 	states []stateData
 	index  map[string]State
@@ -109,6 +115,8 @@ func New(g *grammar.Grammar) *Machine {
 	}
 	m.nullable = nullableRules(g)
 	m.computeByteClasses()
+	m.follow = followClasses(g, m.nullable, m.termClass)
+	m.escFollow = make(map[int64]grammar.ByteSet)
 
 	m.states = append(m.states, stateData{}) // Dead
 	var items []item
@@ -143,6 +151,63 @@ func nullableRules(g *grammar.Grammar) []bool {
 		}
 	}
 	return null
+}
+
+// followClasses returns, by rule, the byte classes that can come right
+// after a complete instance of it in some sentence (FOLLOW sets over byte
+// classes; the end of the input is not a class).
+func followClasses(g *grammar.Grammar, nullable []bool, termClass []grammar.ByteSet) []grammar.ByteSet {
+	first := make([]grammar.ByteSet, len(g.Rules))
+	follow := make([]grammar.ByteSet, len(g.Rules))
+	// firstOf returns the classes that can start rhs, and whether rhs is nullable.
+	firstOf := func(rhs []grammar.Symbol) (set grammar.ByteSet, null bool) {
+		for _, sym := range rhs {
+			if sym.IsTerminal() {
+				orSet(&set, &termClass[sym.Terminal()])
+				return set, false
+			}
+			orSet(&set, &first[sym.Rule()])
+			if !nullable[sym.Rule()] {
+				return set, false
+			}
+		}
+		return set, true
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, p := range g.Prods {
+			f, _ := firstOf(p.RHS)
+			changed = orSet(&first[p.LHS], &f) || changed
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, p := range g.Prods {
+			for i, sym := range p.RHS {
+				if sym.IsTerminal() {
+					continue
+				}
+				f, null := firstOf(p.RHS[i+1:])
+				if null {
+					orSet(&f, &follow[p.LHS])
+				}
+				changed = orSet(&follow[sym.Rule()], &f) || changed
+			}
+		}
+	}
+	return follow
+}
+
+// orSet adds src to dst and reports whether dst grew.
+func orSet(dst, src *grammar.ByteSet) bool {
+	grew := false
+	for w := range dst {
+		if src[w]&^dst[w] != 0 {
+			dst[w] |= src[w]
+			grew = true
+		}
+	}
+	return grew
 }
 
 // computeByteClasses groups bytes that every terminal treats alike. Bytes in
@@ -268,12 +333,23 @@ func (m *Machine) compute(s State, class int) State {
 	if len(items) == 0 {
 		return Dead
 	}
+	m.escSet = grammar.ByteSet{}
 	items, esc := m.closure(items, seen)
 	n := m.intern(items)
 	if esc {
+		m.escFollow[int64(s)<<8|int64(class)] = m.escSet
 		n |= escaped
 	}
 	return n
+}
+
+// EscapeFollow returns, after a step of view s by class that escaped (see
+// StepLocal), the byte classes that the items the view cannot see could
+// scan next: those that can follow a rule the step completed into an
+// opaque origin. If the next byte's class is not among them, those items
+// die there, and the true set is again what the view holds.
+func (m *Machine) EscapeFollow(s State, class int) grammar.ByteSet {
+	return m.escFollow[int64(s)<<8|int64(class)]
 }
 
 func (m *Machine) addItem(items []item, seen *itemSet, it item) []item {
@@ -352,6 +428,7 @@ func (m *Machine) closure(items []item, seen *itemSet) (_ []item, esc bool) {
 			}
 			if it.origin == opaque {
 				esc = true
+				orSet(&m.escSet, &m.follow[m.lrLHS[it.lr]])
 				continue
 			}
 			lhs := grammar.NT(int(m.lrLHS[it.lr]))

@@ -186,7 +186,7 @@ func (k *Masker) Mask(s earley.State) Bitset {
 		k.escapes = escapes
 		k.walkEscapes(s, 0, k.outermost(escapes), out, false)
 	} else {
-		k.walk(s, 0, true, out, false, false)
+		k.walk(s, 0, true, out, false, grammar.ByteSet{})
 	}
 	if k.m.Accepting(s) {
 		for _, id := range k.vocab.EOS {
@@ -260,7 +260,7 @@ func (k *Masker) walkView(v earley.State, node int32) *itemWalk {
 		// A whole-trie walk: a list while it is sparse, a Bitset once not.
 		limit := k.trie.size / 32
 		out := &sink{list: true, limit: limit, size: k.trie.size}
-		escapes := k.walk(v, node, true, out, true, false)
+		escapes := k.walk(v, node, true, out, true, grammar.ByteSet{})
 		if out.list {
 			iw.ids = slices.Clip(out.ids)
 			k.remember(4 * len(iw.ids))
@@ -270,7 +270,7 @@ func (k *Masker) walkView(v earley.State, node int32) *itemWalk {
 		iw.escapes = escapes
 	} else {
 		out := &sink{list: true}
-		iw.escapes = k.walk(v, node, true, out, true, false)
+		iw.escapes = k.walk(v, node, true, out, true, grammar.ByteSet{})
 		iw.ids = slices.Clip(out.ids)
 		k.remember(4 * len(iw.ids))
 	}
@@ -313,24 +313,25 @@ func (k *Masker) remember(n int) {
 // From a view (local), a token is accepted when the view's own items keep
 // it alive: they are a part of the true set's. A step that escaped the view
 // means the true set holds items the view cannot see; where the view then
-// dies, the subtree is undecided, and walk returns its root node instead.
-// With escaped set, the path to s already escaped.
+// dies on a byte those items could scan, the subtree is undecided, and walk
+// returns its root node instead. Escaped is what the path to s left
+// pending (see pendingAfter).
 //
 // Below the first byte of a whole-trie walk, large subtrees are not walked
 // directly: the State there is split into the views of its scan items, and
 // each view's walk of the subtree is cached. After a space and inside an
 // expression, say, every view that starts an identifier is the same, so the
 // identifiers are walked once, whatever came before the space.
-func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local, escaped bool) (escapes []int32) {
+func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local bool, escaped grammar.ByteSet) (escapes []int32) {
 	t := k.trie
 	first, base := root, t.depth[root]-1
 	if below {
 		first, base = root+1, t.depth[root]
 	}
 	// stack[d] is the State after the first base+d bytes of the current
-	// node's path; esc[d] whether a step on that path escaped.
+	// node's path; esc[d] what its escapes left pending.
 	stack := []earley.State{s}
-	esc := []bool{escaped}
+	esc := []grammar.ByteSet{escaped}
 	if below {
 		// Worth it for a large walk, not for the small subtrees of escapes.
 		k.loopClasses(s)
@@ -346,17 +347,18 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local, es
 			i = t.end[i]
 			continue
 		}
-		next, e := k.m.StepLocal(parent, int(t.label[i]))
-		e = e || esc[d-1]
+		c := int(t.label[i])
+		next, e := k.m.StepLocal(parent, c)
 		if next == earley.Dead {
-			if e && local {
+			if local && esc[d-1].Has(uint8(c)) {
 				escapes = append(escapes, i)
 			}
 			i = t.end[i]
 			continue
 		}
+		pend := k.pendingAfter(&esc[d-1], parent, c, e)
 		b.add(t.ids[t.first[i]:t.first[i+1]])
-		if root == 0 && d == 1 && !e && k.LocalDepth > 0 && t.end[i]-i >= splitMin {
+		if root == 0 && d == 1 && pend == (grammar.ByteSet{}) && k.LocalDepth > 0 && t.end[i]-i >= splitMin {
 			escapes = append(escapes, k.split(next, i, b, local)...)
 			i = t.end[i]
 			continue
@@ -367,7 +369,7 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local, es
 			k.loopClasses(next)
 		}
 		stack = append(stack[:d], next)
-		esc = append(esc[:d], e)
+		esc = append(esc[:d], pend)
 		i++
 	}
 	k.Stats.Nodes += nodes
@@ -413,7 +415,7 @@ func (k *Masker) walkEscapes(s earley.State, from int32, roots []int32, b *sink,
 	base := t.depth[from]
 	path := []int32{from}       // trie nodes on the current path, by depth-base
 	states := []earley.State{s} // the State after each
-	escs := []bool{false}       // whether the path to it escaped
+	escs := []grammar.ByteSet{{}} // what its escapes left pending (see pendingAfter)
 	var climb []int32
 	for _, r := range roots {
 		// Find the deepest ancestor of r on the current path.
@@ -427,15 +429,21 @@ func (k *Masker) walkEscapes(s earley.State, from int32, roots []int32, b *sink,
 		path, states, escs = path[:d+1], states[:d+1], escs[:d+1]
 		ps, pe := states[d], escs[d]
 		for j := len(climb) - 1; j >= 0 && ps != earley.Dead; j-- {
-			var e bool
-			ps, e = k.m.StepLocal(ps, int(t.label[climb[j]]))
-			pe = pe || e
+			c := int(t.label[climb[j]])
+			next, e := k.m.StepLocal(ps, c)
+			switch {
+			case next != earley.Dead:
+				pe = k.pendingAfter(&pe, ps, c, e)
+			case !pe.Has(uint8(c)):
+				pe = grammar.ByteSet{} // dead in the true set too
+			}
+			ps = next
 			path = append(path, climb[j])
 			states = append(states, ps)
 			escs = append(escs, pe)
 		}
 		switch {
-		case ps == earley.Dead && pe && local:
+		case ps == earley.Dead && pe != (grammar.ByteSet{}) && local:
 			undecided = append(undecided, r)
 		case ps == earley.Dead:
 		default:
@@ -444,6 +452,23 @@ func (k *Masker) walkEscapes(s earley.State, from int32, roots []int32, b *sink,
 		}
 	}
 	return undecided
+}
+
+// pendingAfter returns what the escapes of a walk's path leave pending
+// after a live step from parent by class c that escaped or not (esc):
+// the classes that the items a view cannot see, which the path completed
+// into origins beyond it, could scan next (earley.Machine.EscapeFollow).
+// Where the view dies on a class that is not pending, the true set dies
+// too. If those items could scan c, they may be anywhere after it: every
+// class is pending from then on.
+func (k *Masker) pendingAfter(pending *grammar.ByteSet, parent earley.State, c int, esc bool) grammar.ByteSet {
+	if pending.Has(uint8(c)) {
+		return grammar.ByteSet{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+	}
+	if esc {
+		return k.m.EscapeFollow(parent, c)
+	}
+	return grammar.ByteSet{}
 }
 
 // loopClasses returns the byte classes that lead from s back to s, stepping

@@ -243,7 +243,7 @@ func (k *Masker) maskRegion(states []earley.State, key []byte, root int32, out *
 	t := k.trie
 	for _, f := range sh.frontier {
 		if t.end[f.node]-f.node < regionMin {
-			k.walk(states[f.from], f.node, false, out, false, false)
+			k.walk(states[f.from], f.node, false, out, false, grammar.ByteSet{})
 			continue
 		}
 		e := k.m.StepClass(states[f.from], int(t.label[f.node]))
@@ -267,5 +267,5 @@ func (k *Masker) walkBelow(s earley.State, root int32, out *sink) {
 		k.split(s, root, out, false)
 		return
 	}
-	k.walk(s, root, true, out, false, false)
+	k.walk(s, root, true, out, false, grammar.ByteSet{})
 }
