@@ -413,8 +413,8 @@ type subKey struct {
 func (k *Masker) walkEscapes(s earley.State, from int32, roots []int32, b *sink, local bool) (undecided []int32) {
 	t := k.trie
 	base := t.depth[from]
-	path := []int32{from}       // trie nodes on the current path, by depth-base
-	states := []earley.State{s} // the State after each
+	path := []int32{from}         // trie nodes on the current path, by depth-base
+	states := []earley.State{s}   // the State after each
 	escs := []grammar.ByteSet{{}} // what its escapes left pending (see pendingAfter)
 	var climb []int32
 	for _, r := range roots {
