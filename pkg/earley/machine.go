@@ -88,6 +88,9 @@ type Machine struct {
 	items  []item  // scratch for compute
 	start  State
 	key    []byte // scratch for interning
+
+	groups    []scanGroup // scratch for ScanViews
+	viewItems []item      // scratch for ScanViews
 }
 
 // New returns a Machine for g. The grammar must be a compiled, pruned
@@ -451,18 +454,22 @@ func (m *Machine) closure(items []item, seen *itemSet) (_ []item, esc bool) {
 	return items, esc
 }
 
-// ScanViews appends to dst a view of each scan item of s (each item whose
-// next symbol is a terminal) and returns dst.
+// ScanViews appends to dst the views of the scan items of s (the items
+// whose next symbol is a terminal), one for each rule and origin set they
+// share, and returns dst.
 //
 // The set of tokens allowed in s is the union, over its scan items, of the
 // tokens each allows on its own: scanning and closure act on every item
 // separately. And what an item allows depends on the sets it points to only
 // through completion, which looks in the origin set for the items waiting on
-// the completed rule. A view keeps just that: the item, with its origin
+// the completed rule. A view keeps just that: the items, with their origin
 // replaced by a view of the origin set restricted to the items that wait on
-// the item's rule (and, recursively, their origins). So the view of an
+// the items' rule (and, recursively, their origins). So the view of an
 // identifier's next character is the same State in every SQL clause, and the
-// view of a JSON string's next character the same in every object.
+// view of a JSON string's next character the same in every object. The
+// items of one rule with one origin share that origin's view, and keeping
+// them in one view walks a long alternation of literals (a tag set) once
+// rather than once per literal.
 //
 // Depth bounds how far views reach, counted in rules the user wrote: the
 // origin of an item of a generated rule (a repetition, group or character
@@ -471,15 +478,42 @@ func (m *Machine) closure(items []item, seen *itemSet) (_ []item, esc bool) {
 // says when a step would complete an item with an opaque origin, whose
 // future the view does not know. Views are never accepting.
 func (m *Machine) ScanViews(s State, depth int, dst []State) []State {
+	groups := m.groups[:0]
 	for _, it := range m.states[s].scan {
 		origin := it.origin
 		if origin == self {
 			origin = int32(s)
 		}
-		v := item{it.lr, m.originView(origin, it.lr, depth)}
-		dst = append(dst, m.add([]item{v}, false, true))
+		groups = append(groups, scanGroup{origin, m.lrLHS[it.lr], it.lr})
 	}
+	slices.SortFunc(groups, compareGroups)
+	for i := 0; i < len(groups); {
+		g := groups[i]
+		ov := m.originView(g.origin, g.lr, depth)
+		items := m.viewItems[:0]
+		for ; i < len(groups) && groups[i].origin == g.origin && groups[i].rule == g.rule; i++ {
+			items = append(items, item{groups[i].lr, ov})
+		}
+		dst = append(dst, m.add(items, false, true)) // sorted by lr, as groups are
+		m.viewItems = items
+	}
+	m.groups = groups
 	return dst
+}
+
+// scanGroup is a scan item with its rule and true origin, to group by.
+type scanGroup struct {
+	origin, rule, lr int32
+}
+
+func compareGroups(a, b scanGroup) int {
+	switch {
+	case a.origin != b.origin:
+		return int(a.origin - b.origin)
+	case a.rule != b.rule:
+		return int(a.rule - b.rule)
+	}
+	return int(a.lr - b.lr)
 }
 
 // originView returns the view of origin for item lr at depth (see ScanViews).
