@@ -44,6 +44,7 @@ type stateData struct {
 	items       []item          // sorted; origins are State ids, self or opaque
 	scan        []item          // the items whose next symbol is a terminal
 	scanClasses grammar.ByteSet // the byte classes their terminals accept
+	scanWidth   int16           // the most classes one of their terminals accepts
 	next        []State         // per byte class, maybe with the escaped bit; unknown entries are -1; allocated on first use
 	accepting   bool
 	waiting     map[grammar.Symbol][]item // items by next nonterminal; built on first completion into this set
@@ -265,6 +266,11 @@ func (m *Machine) NumClasses() int { return m.numClasses }
 // ScanClasses returns the byte classes that some scan item of s accepts:
 // every other class leads from s to Dead.
 func (m *Machine) ScanClasses(s State) grammar.ByteSet { return m.states[s].scanClasses }
+
+// ScanWidth returns the most byte classes that the terminal of one scan
+// item of s accepts: 1 where s expects a literal, more where it expects a
+// character class.
+func (m *Machine) ScanWidth(s State) int { return int(m.states[s].scanWidth) }
 
 // ByteClass returns the class of byte b.
 func (m *Machine) ByteClass(b byte) int { return int(m.classOf[b]) }
@@ -640,6 +646,7 @@ func (m *Machine) add(items []item, accepting, local bool) State {
 			for w := range st.scanClasses {
 				st.scanClasses[w] |= tc[w]
 			}
+			st.scanWidth = max(st.scanWidth, int16(tc.Len()))
 		}
 	}
 	m.states = append(m.states, st)

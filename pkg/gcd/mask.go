@@ -1,6 +1,7 @@
 package gcd
 
 import (
+	"math/bits"
 	"slices"
 
 	"github.com/gasplab/gasp/pkg/earley"
@@ -81,10 +82,10 @@ type Masker struct {
 	views   []earley.State // scratch
 	escapes []int32        // scratch
 
-	// loopOf[s] holds the byte classes leading from State s back to s, once
-	// hasLoop[s] is set.
-	loopOf  []grammar.ByteSet
-	hasLoop []bool
+	// Of the byte classes in loopKnown[s], those in loopOf[s] lead from
+	// State s back to s (see loops).
+	loopOf    []grammar.ByteSet
+	loopKnown []grammar.ByteSet
 }
 
 // MaskStats counts a Masker's work.
@@ -332,23 +333,19 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 	// node's path; esc[d] what its escapes left pending.
 	stack := []earley.State{s}
 	esc := []grammar.ByteSet{escaped}
-	if below {
-		// Worth it for a large walk, not for the small subtrees of escapes.
-		k.loopClasses(s)
-	}
 	nodes := 0
 	for i := first; i < t.end[root]; {
 		nodes++
 		d := t.depth[i] - base
 		parent := stack[d-1]
-		if int(parent) < len(k.hasLoop) && k.hasLoop[parent] && subsetOf(&k.subtree[i], &k.loopOf[parent]) {
+		c := int(t.label[i])
+		next, e := k.m.StepLocal(parent, c)
+		if next == parent && k.loops(parent, &k.subtree[i]) {
 			// Every byte below keeps the parent's State: all viable.
 			b.add(t.ids[t.first[i]:t.first[t.end[i]]])
 			i = t.end[i]
 			continue
 		}
-		c := int(t.label[i])
-		next, e := k.m.StepLocal(parent, c)
 		if next == earley.Dead {
 			if local && esc[d-1].Has(uint8(c)) {
 				escapes = append(escapes, i)
@@ -363,11 +360,6 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 			i = t.end[i]
 			continue
 		}
-		if t.end[i]-i >= loopMin {
-			// Inside an identifier or a number, most of a large subtree
-			// stays in next's loop and is accepted whole.
-			k.loopClasses(next)
-		}
 		stack = append(stack[:d], next)
 		esc = append(esc[:d], pend)
 		i++
@@ -378,10 +370,6 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 
 // splitMin is the size of a subtree below which split is not worth it.
 const splitMin = 256
-
-// loopMin is the size of a subtree below which finding the loop of the
-// State at its root, to accept parts of it whole, is not worth it.
-const loopMin = 128
 
 // split adds to b the tokens below trie node i that are viable from s, the
 // State at i, as the union of what the views of s's scan items allow (each
@@ -471,30 +459,48 @@ func (k *Masker) pendingAfter(pending *grammar.ByteSet, parent earley.State, c i
 	return grammar.ByteSet{}
 }
 
-// loopClasses returns the byte classes that lead from s back to s, stepping
-// s by every class it can scan (which the Machine memoizes) the first time. It is
-// computed for the State a walk starts from: doing it for every State a
-// walk meets would build many States no token reaches.
-func (k *Masker) loopClasses(s earley.State) grammar.ByteSet {
-	if int(s) < len(k.hasLoop) && k.hasLoop[s] {
-		return k.loopOf[s]
+// loops reports whether every byte class in set leads from s back to s.
+// It steps s by the classes it has not tested before, in increasing order,
+// and stops at the first that does not loop: a walk asks it only where the
+// edge's own class loops, inside an identifier, a number or a string, so
+// it builds the States of the classes in a subtree only where most of them
+// stay in the loop.
+func (k *Masker) loops(s earley.State, set *grammar.ByteSet) bool {
+	if n := k.m.NumStates(); len(k.loopOf) < n {
+		k.loopOf = append(k.loopOf, make([]grammar.ByteSet, n-len(k.loopOf))...)
+		k.loopKnown = append(k.loopKnown, make([]grammar.ByteSet, n-len(k.loopKnown))...)
 	}
-	var set grammar.ByteSet
+	known, loop := &k.loopKnown[s], &k.loopOf[s]
+	if subsetOf(set, loop) {
+		return true
+	}
+	for w := range set {
+		if set[w]&known[w]&^loop[w] != 0 {
+			return false // a class already known not to loop
+		}
+	}
+	for w := range set {
+		for x := set[w] &^ known[w]; x != 0; x &= x - 1 {
+			c := uint8(w<<6 | bits.TrailingZeros64(x))
+			known.Add(c)
+			if next, _ := k.m.StepLocal(s, int(c)); next != s {
+				return false
+			}
+			loop.Add(c)
+		}
+	}
+	return true
+}
+
+// loopClasses returns the byte classes that lead from s back to s.
+func (k *Masker) loopClasses(s earley.State) grammar.ByteSet {
+	var loop grammar.ByteSet
 	scan := k.m.ScanClasses(s)
 	for c := 0; c < k.m.NumClasses(); c++ {
-		if !scan.Has(uint8(c)) {
-			continue
-		}
-		// A step of a view that escapes but stays in s keeps every token
-		// alive all the same, which is all a walk asks of a loop.
-		if next, _ := k.m.StepLocal(s, c); next == s {
-			set.Add(uint8(c))
+		var one grammar.ByteSet
+		if one.Add(uint8(c)); scan.Has(uint8(c)) && k.loops(s, &one) {
+			loop.Add(uint8(c))
 		}
 	}
-	if n := k.m.NumStates(); len(k.hasLoop) < n {
-		k.loopOf = append(k.loopOf, make([]grammar.ByteSet, n-len(k.loopOf))...)
-		k.hasLoop = append(k.hasLoop, make([]bool, n-len(k.hasLoop))...)
-	}
-	k.loopOf[s], k.hasLoop[s] = set, true
-	return set
+	return loop
 }

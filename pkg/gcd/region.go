@@ -73,6 +73,11 @@ type frontier struct {
 // it too): a position where many classes lead to one State is a character
 // class, one where each leads elsewhere (a choice of keywords) is not.
 func (k *Masker) region(s earley.State) (states []earley.State, key []byte, ok bool) {
+	if k.m.ScanWidth(s) < minLoopClasses {
+		// Only a character class makes a wide region: spare the States
+		// of a choice of literals, which no token may reach.
+		return nil, nil, false
+	}
 	nc := k.m.NumClasses()
 	states = append(k.regionStates[:0], s)
 	key = k.regionKey[:0]
