@@ -1,7 +1,6 @@
 package earley
 
 import (
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -47,6 +46,8 @@ type stateData struct {
 	scanWidth   int16           // the most classes one of their terminals accepts
 	next        []State         // per byte class, maybe with the escaped bit; unknown entries are -1; allocated on first use
 	accepting   bool
+	local       bool  // a view (see ScanViews)
+	sameHash    State // the State added before it with the same setHash, or Dead
 	waiting     map[grammar.Symbol][]item // items by next nonterminal; built on first completion into this set
 }
 
@@ -83,12 +84,13 @@ type Machine struct {
 	escSet    grammar.ByteSet // scratch: what closure found for escFollow
 
 	states []stateData
-	index  map[string]State
+	index  map[uint64]State // by setHash: the last State added with that hash
 	views  map[viewKey]State
 	seen   itemSet // scratch for compute
 	items  []item  // scratch for compute
 	start  State
-	key    []byte // scratch for interning
+	cmp      itemSet // scratch for sameSet
+	cmpItems []item  // scratch for sameSet
 
 	groups    []scanGroup // scratch for ScanViews
 	viewItems []item      // scratch for ScanViews
@@ -98,7 +100,7 @@ type Machine struct {
 // grammar (as grammar.Compile returns): otherwise a viable prefix is only
 // one that the grammar's productive part can continue.
 func New(g *grammar.Grammar) *Machine {
-	m := &Machine{g: g, index: make(map[string]State), views: make(map[viewKey]State)}
+	m := &Machine{g: g, index: make(map[uint64]State), views: make(map[viewKey]State)}
 	m.prodBase = make([]int32, len(g.Prods))
 	n := int32(0)
 	for p, prod := range g.Prods {
@@ -615,27 +617,20 @@ func (m *Machine) intern(items []item) State {
 			accepting = true
 		}
 	}
-	slices.SortFunc(kept, compareItems)
 	return m.add(kept, accepting, false)
 }
 
-// add returns the State of sorted items, adding it if it is new.
+// add returns the State of items (a set: no item twice, in any order),
+// adding it if it is new. States are found by a hash of the set that does
+// not depend on the order, so an item set need not be sorted to be looked
+// up, and a match is checked item by item.
 func (m *Machine) add(items []item, accepting, local bool) State {
-	m.key = m.key[:0]
-	switch {
-	case accepting:
-		m.key = append(m.key, 'A')
-	case local:
-		m.key = append(m.key, 'L')
-	default:
-		m.key = append(m.key, 'S')
-	}
-	for _, it := range items {
-		m.key = binary.AppendVarint(m.key, int64(it.lr))
-		m.key = binary.AppendVarint(m.key, int64(it.origin))
-	}
-	if s, ok := m.index[string(m.key)]; ok {
-		return s
+	h := setHash(items, accepting, local)
+	for s := m.index[h]; s != Dead; s = m.states[s].sameHash {
+		st := &m.states[s]
+		if st.accepting == accepting && st.local == local && m.sameSet(st.items, items) {
+			return s
+		}
 	}
 	s := State(len(m.states))
 	st := stateData{items: slices.Clone(items), accepting: accepting}
@@ -649,9 +644,48 @@ func (m *Machine) add(items []item, accepting, local bool) State {
 			st.scanWidth = max(st.scanWidth, int16(tc.Len()))
 		}
 	}
+	st.local, st.sameHash = local, m.index[h]
 	m.states = append(m.states, st)
-	m.index[string(m.key)] = s
+	m.index[h] = s
 	return s
+}
+
+// setHash hashes an item set with its kind: a sum of mixed items, which
+// no order changes.
+func setHash(items []item, accepting, local bool) uint64 {
+	var h uint64
+	switch {
+	case accepting:
+		h = 1
+	case local:
+		h = 2
+	}
+	for _, it := range items {
+		x := uint64(uint32(it.lr))<<32 | uint64(uint32(it.origin))
+		x = (x ^ x>>30) * 0xbf58476d1ce4e5b9 // splitmix64's finalizer
+		x = (x ^ x>>27) * 0x94d049bb133111eb
+		h += x ^ x>>31
+	}
+	return h
+}
+
+// sameSet reports whether item sets a and b are equal.
+func (m *Machine) sameSet(a, b []item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	m.cmp.reset()
+	m.cmpItems = m.cmpItems[:0]
+	for _, it := range a {
+		m.cmp.has(m.cmpItems, it)
+		m.cmpItems = append(m.cmpItems, it)
+	}
+	for _, it := range b {
+		if !m.cmp.has(m.cmpItems, it) {
+			return false
+		}
+	}
+	return true
 }
 
 // Describe formats the items of State s, one per line, with their origins
