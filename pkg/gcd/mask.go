@@ -331,8 +331,12 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 	}
 	// stack[d] is the State after the first base+d bytes of the current
 	// node's path; esc[d] what its escapes left pending.
-	stack := []earley.State{s}
-	esc := []grammar.ByteSet{escaped}
+	// On the goroutine's stack while tokens are short: a region's frontier
+	// calls walk once per node.
+	var stackBuf [32]earley.State
+	var escBuf [32]grammar.ByteSet
+	stack := append(stackBuf[:0], s)
+	esc := append(escBuf[:0], escaped)
 	nodes := 0
 	for i := first; i < t.end[root]; {
 		nodes++
