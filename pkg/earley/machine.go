@@ -46,8 +46,8 @@ type stateData struct {
 	scanWidth   int16           // the most classes one of their terminals accepts
 	next        []State         // per byte class, maybe with the escaped bit; unknown entries are -1; allocated on first use
 	accepting   bool
-	local       bool  // a view (see ScanViews)
-	sameHash    State // the State added before it with the same setHash, or Dead
+	local       bool                      // a view (see ScanViews)
+	sameHash    State                     // the State added before it with the same setHash, or Dead
 	waiting     map[grammar.Symbol][]item // items by next nonterminal; built on first completion into this set
 }
 
@@ -83,12 +83,12 @@ type Machine struct {
 	escFollow map[int64]grammar.ByteSet
 	escSet    grammar.ByteSet // scratch: what closure found for escFollow
 
-	states []stateData
-	index  map[uint64]State // by setHash: the last State added with that hash
-	views  map[viewKey]State
-	seen   itemSet // scratch for compute
-	items  []item  // scratch for compute
-	start  State
+	states   []stateData
+	index    map[uint64]State // by setHash: the last State added with that hash
+	views    map[viewKey]State
+	seen     itemSet // scratch for compute
+	items    []item  // scratch for compute
+	start    State
 	cmp      itemSet // scratch for sameSet
 	cmpItems []item  // scratch for sameSet
 
@@ -119,7 +119,7 @@ func New(g *grammar.Grammar) *Machine {
 			m.initial[r] = append(m.initial[r], m.prodBase[p])
 		}
 	}
-	m.nullable = nullableRules(g)
+	m.nullable = g.Nullable()
 	m.computeByteClasses()
 	m.follow = followClasses(g, m.nullable, m.termClass)
 	m.escFollow = make(map[int64]grammar.ByteSet)
@@ -133,30 +133,6 @@ func New(g *grammar.Grammar) *Machine {
 	items, _ = m.closure(items, seen)
 	m.start = m.intern(items)
 	return m
-}
-
-func nullableRules(g *grammar.Grammar) []bool {
-	null := make([]bool, len(g.Rules))
-	for changed := true; changed; {
-		changed = false
-		for _, p := range g.Prods {
-			if null[p.LHS] {
-				continue
-			}
-			all := true
-			for _, s := range p.RHS {
-				if s.IsTerminal() || !null[s.Rule()] {
-					all = false
-					break
-				}
-			}
-			if all {
-				null[p.LHS] = true
-				changed = true
-			}
-		}
-	}
-	return null
 }
 
 // followClasses returns, by rule, the byte classes that can come right

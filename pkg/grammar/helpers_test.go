@@ -22,35 +22,10 @@ func mustCompile(t testing.TB, src string, opts Options) (*Grammar, ErrorList) {
 	return g, warns
 }
 
-// nullable reports which rules derive ε.
-func nullable(g *Grammar) []bool {
-	null := make([]bool, len(g.Rules))
-	for changed := true; changed; {
-		changed = false
-		for _, p := range g.Prods {
-			if null[p.LHS] {
-				continue
-			}
-			all := true
-			for _, s := range p.RHS {
-				if s.IsTerminal() || !null[s.Rule()] {
-					all = false
-					break
-				}
-			}
-			if all {
-				null[p.LHS] = true
-				changed = true
-			}
-		}
-	}
-	return null
-}
-
 // recognize reports whether g derives input, with a textbook Earley
 // recognizer (Aycock-Horspool treatment of nullable rules).
 func recognize(g *Grammar, input []byte) bool {
-	null := nullable(g)
+	null := g.Nullable()
 	type item struct{ prod, dot, origin int }
 	sets := make([][]item, len(input)+1)
 	seen := make([]map[item]bool, len(input)+1)
