@@ -46,9 +46,10 @@ type stateData struct {
 	scanWidth   int16           // the most classes one of their terminals accepts
 	next        []State         // per byte class, maybe with the escaped bit; unknown entries are -1; allocated on first use
 	accepting   bool
-	local       bool                      // a view (see ScanViews)
-	sameHash    State                     // the State added before it with the same setHash, or Dead
-	waiting     map[grammar.Symbol][]item // items by next nonterminal; built on first completion into this set
+	local       bool   // a view (see ScanViews)
+	sameHash    State  // the State added before it with the same setHash, or Dead
+	wait        []item // the items before a nonterminal, by that nonterminal; built on first use (waiting)
+	waitBuilt   bool
 }
 
 // Machine is an incremental byte-level Earley recognizer for one grammar.
@@ -419,7 +420,7 @@ func (m *Machine) closure(items []item, seen *itemSet) (_ []item, esc bool) {
 				continue
 			}
 			lhs := grammar.NT(int(m.lrLHS[it.lr]))
-			for _, w := range m.waiting(State(it.origin))[lhs] {
+			for _, w := range m.waiting(State(it.origin), lhs) {
 				origin := w.origin
 				if origin == self {
 					origin = it.origin
@@ -522,10 +523,9 @@ func (m *Machine) view(o State, want grammar.Symbol, depth int) State {
 	if v, ok := m.views[key]; ok {
 		return v
 	}
-	wait := m.waiting(o)
 	wanted := []grammar.Symbol{want}
 	for i := 0; i < len(wanted); i++ {
-		for _, it := range wait[wanted[i]] {
+		for _, it := range m.waiting(o, wanted[i]) {
 			if lhs := grammar.NT(int(m.lrLHS[it.lr])); it.origin == self && !slices.Contains(wanted, lhs) {
 				wanted = append(wanted, lhs)
 			}
@@ -533,7 +533,7 @@ func (m *Machine) view(o State, want grammar.Symbol, depth int) State {
 	}
 	var items []item
 	for _, w := range wanted {
-		for _, it := range wait[w] {
+		for _, it := range m.waiting(o, w) {
 			if it.origin != self {
 				it.origin = m.originView(it.origin, it.lr, depth)
 			}
@@ -560,18 +560,25 @@ func compareItems(a, b item) int {
 	return int(a.origin - b.origin)
 }
 
-// waiting returns the items of State s indexed by the nonterminal after their dot.
-func (m *Machine) waiting(s State) map[grammar.Symbol][]item {
+// waiting returns the items of State s whose dot is before nonterminal sym.
+func (m *Machine) waiting(s State, sym grammar.Symbol) []item {
 	st := &m.states[s]
-	if st.waiting == nil {
-		st.waiting = make(map[grammar.Symbol][]item)
+	if !st.waitBuilt {
 		for _, it := range st.items {
-			if sym := m.lrNext[it.lr]; sym != noSymbol && !sym.IsTerminal() {
-				st.waiting[sym] = append(st.waiting[sym], it)
+			if next := m.lrNext[it.lr]; next != noSymbol && !next.IsTerminal() {
+				st.wait = append(st.wait, it)
 			}
 		}
+		slices.SortStableFunc(st.wait, func(a, b item) int { return int(m.lrNext[a.lr]) - int(m.lrNext[b.lr]) })
+		st.waitBuilt = true
 	}
-	return st.waiting
+	w := st.wait
+	i, _ := slices.BinarySearchFunc(w, sym, func(it item, sym grammar.Symbol) int { return int(m.lrNext[it.lr]) - int(sym) })
+	j := i
+	for j < len(w) && m.lrNext[w[j].lr] == sym {
+		j++
+	}
+	return w[i:j]
 }
 
 // intern returns the State of an item set, adding it if it is new.
