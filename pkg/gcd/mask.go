@@ -21,20 +21,25 @@ import (
 //   - Masks are cached per State. earley States are canonical, so a mask
 //     computed once serves every later prefix that reaches an equal State
 //     (inside a JSON string, every position of that string).
-//   - A State's mask is the union of what its scan items allow, and each
-//     item is walked from its view (earley.Machine.ScanViews), which keeps
-//     only what the item can complete into, up to LocalDepth user rules.
-//     Views recur across contexts (the next character of any JSON string,
-//     of any SQL identifier), so their walks are cached. Where a token
-//     reaches past a view (closing the string and going on), the view's walk
-//     leaves the subtree undecided and it is walked again from the true
-//     State.
+//   - A State's mask is the union of what its scan items allow, and the
+//     items of each rule and origin are walked from their view
+//     (earley.Machine.ScanViews), which keeps only what the items can
+//     complete into, up to LocalDepth user rules. Views recur across
+//     contexts (the next character of any JSON string, of any SQL
+//     identifier, any tag of a tag set), so their walks are cached. Where a
+//     token reaches past a view (closing the string and going on), the
+//     view's walk leaves the subtree undecided and it is walked again from
+//     the true State, but only where the next byte could follow the rule
+//     that the view completed (earley.Machine.EscapeFollow): an identifier
+//     that runs into a byte no clause allows after it is dead in every
+//     context.
 //   - Below the first byte of a view's walk, large subtrees are split the
 //     same way and cached by view and trie node: after a space, the
 //     identifiers that may start an expression are walked once for every
 //     clause that allows an expression there.
 //   - A subtree whose bytes all fall in byte classes that lead from the
-//     current State back to itself is accepted whole without walking it.
+//     current State back to itself is accepted whole without walking it
+//     (the rest of an identifier, a number, a run of string characters).
 //   - A wide State, inside a regular sub-language (a string body, XML text
 //     or a comment, an identifier, a run of digits), is served by its
 //     region (region.go): the small automaton of the State, the States
