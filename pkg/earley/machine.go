@@ -40,7 +40,7 @@ type item struct {
 }
 
 type stateData struct {
-	items       []item          // sorted; origins are State ids, self or opaque
+	items       []item          // a set, in no set order; origins are State ids, self or opaque
 	scan        []item          // the items whose next symbol is a terminal
 	scanClasses grammar.ByteSet // the byte classes their terminals accept
 	scanWidth   int16           // the most classes one of their terminals accepts
