@@ -479,7 +479,7 @@ func (m *Machine) ScanViews(s State, depth int, dst []State) []State {
 		for ; i < len(groups) && groups[i].origin == g.origin && groups[i].rule == g.rule; i++ {
 			items = append(items, item{groups[i].lr, ov})
 		}
-		dst = append(dst, m.add(items, false, true)) // sorted by lr, as groups are
+		dst = append(dst, m.add(items, false, true))
 		m.viewItems = items
 	}
 	m.groups = groups
