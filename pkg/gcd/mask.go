@@ -104,7 +104,8 @@ type MaskStats struct {
 }
 
 // NewMasker returns a Masker for the grammar of m over vocabulary v, whose
-// trie is t (build it once per vocabulary with NewTrie).
+// trie is t (build it once per vocabulary with NewTrie), with the mask of
+// the start State computed.
 func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 	t = t.relabel(func(b byte) uint8 { return uint8(m.ByteClass(b)) })
 	k := &Masker{
@@ -141,6 +142,9 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 		}
 		open = append(open, int32(i))
 	}
+	// Every sampler asks for the start State's mask first, and it is often
+	// the costliest (a document's prolog): it is part of compiling.
+	k.Mask(m.Start())
 	return k
 }
 
