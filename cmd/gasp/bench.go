@@ -52,7 +52,61 @@ type maskReport struct {
 	States   int       `json:"earley_states"`  // Earley states built in the last pass
 }
 
+// maskBench is a parsed "gasp bench masks" command line.
+type maskBench struct {
+	tokPath, gramPath, idsPath string
+	passes, verify, eos        int
+	asJSON, lenient            bool
+}
+
 func runBenchMasks(args []string, stdout, stderr io.Writer) int {
+	o, done, code := parseBenchMasks(args, stdout, stderr)
+	if done {
+		return code
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "gasp bench masks: %v\n", err)
+		return 1
+	}
+	w, err := o.load()
+	if err != nil {
+		return fail(err)
+	}
+	runtime.LockOSThread() // for threadCPU
+	defer runtime.UnlockOSThread()
+	rep := w.rep
+	var compiles, steps, cpus []float64
+	rep.StepUS = make([]float64, len(w.ids)+1)
+	for pass := 0; pass < o.passes; pass++ {
+		runtime.GC() // the last pass's garbage is not this pass's cost
+		t0 := time.Now()
+		g, _, err := grammar.Compile(o.gramPath, w.src, grammar.Options{Lenient: o.lenient})
+		if err != nil {
+			return fail(err)
+		}
+		m := earley.New(g)
+		masker := gcd.NewMasker(m, w.vocab, w.trie)
+		compiles = append(compiles, ms(time.Since(t0)))
+		r := maskRun{o: o, w: w, g: g, rep: &rep, first: pass == 0}
+		if err := r.pass(masker.NewState()); err != nil {
+			return fail(err)
+		}
+		steps, cpus = append(steps, r.steps...), append(cpus, r.cpus...)
+		rep.States = m.NumStates()
+	}
+	rep.summarize(compiles, steps, cpus)
+	if o.asJSON {
+		if err := json.NewEncoder(stdout).Encode(rep); err != nil {
+			return fail(err)
+		}
+		return 0
+	}
+	rep.print(stdout, len(cpus) > 0)
+	return 0
+}
+
+// parseBenchMasks parses and checks the command line.
+func parseBenchMasks(args []string, stdout, stderr io.Writer) (o maskBench, done bool, code int) {
 	fset := newFlagSet("gasp bench masks", "gasp bench masks --tokenizer PATH --grammar G.gbnf --ids IDS [--passes N] [--json] [--verify K]", `
 Steps through a sentence's token ids (one per line, no BOS) under a grammar.
 At each step it computes the mask of allowed tokens over the whole vocabulary,
@@ -64,129 +118,150 @@ ready masker; median over passes), per-step p50/p90/p99/max in µs over all
 passes, the same percentiles of the mask thread's CPU time (Linux), and the
 number of allowed tokens at each step. Exits 1 if a token or the final EOS
 is rejected, or if a verified mask differs from brute force.`)
-	tokPath := fset.String("tokenizer", ".cache/llama3/tokenizer.json", "Hugging Face tokenizer.json")
-	gramPath := fset.String("grammar", "", "grammar file (GBNF)")
-	idsPath := fset.String("ids", "", "token ids of the sentence, one per line")
-	passes := fset.Int("passes", 5, "number of passes")
-	asJSON := fset.Bool("json", false, "print one JSON object")
-	verify := fset.Int("verify", 0, "in the first pass, check every K-th step's mask against brute force (0: off)")
-	lenient := fset.Bool("lenient", false, "lenient grammar compilation")
-	eos := fset.Int("eos", -1, "EOS token id (default: the tokenizer's end-of-text tokens)")
+	fset.StringVar(&o.tokPath, "tokenizer", ".cache/llama3/tokenizer.json", "Hugging Face tokenizer.json")
+	fset.StringVar(&o.gramPath, "grammar", "", "grammar file (GBNF)")
+	fset.StringVar(&o.idsPath, "ids", "", "token ids of the sentence, one per line")
+	fset.IntVar(&o.passes, "passes", 5, "number of passes")
+	fset.BoolVar(&o.asJSON, "json", false, "print one JSON object")
+	fset.IntVar(&o.verify, "verify", 0, "in the first pass, check every K-th step's mask against brute force (0: off)")
+	fset.BoolVar(&o.lenient, "lenient", false, "lenient grammar compilation")
+	fset.IntVar(&o.eos, "eos", -1, "EOS token id (default: the tokenizer's end-of-text tokens)")
 	pos, done, code := parseFlags(fset, args, stdout, stderr)
 	if done {
-		return code
+		return o, true, code
 	}
-	usageErr := func(format string, a ...any) int {
+	usageErr := func(format string, a ...any) (maskBench, bool, int) {
 		fmt.Fprintf(stderr, "gasp bench masks: "+format+"\n", a...)
 		fset.SetOutput(stderr)
 		fset.Usage()
-		return 2
+		return o, true, 2
 	}
 	switch {
 	case len(pos) > 0:
 		return usageErr("unexpected arguments %q", pos)
-	case *gramPath == "" || *idsPath == "":
+	case o.gramPath == "" || o.idsPath == "":
 		return usageErr("--grammar and --ids are required")
-	case *passes < 1 || *passes > 1_000_000:
-		return usageErr("--passes must be in [1, 1000000], got %d", *passes)
-	case *verify < 0:
-		return usageErr("--verify must not be negative (0: off), got %d", *verify)
-	case *eos < -1:
-		return usageErr("--eos must be a token id (-1: the tokenizer's), got %d", *eos)
+	case o.passes < 1 || o.passes > 1_000_000:
+		return usageErr("--passes must be in [1, 1000000], got %d", o.passes)
+	case o.verify < 0:
+		return usageErr("--verify must not be negative (0: off), got %d", o.verify)
+	case o.eos < -1:
+		return usageErr("--eos must be a token id (-1: the tokenizer's), got %d", o.eos)
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "gasp bench masks: %v\n", err)
-		return 1
-	}
+	return o, false, 0
+}
 
-	src, err := readInput("--grammar", *gramPath, maxGrammarBytes)
+// maskWorkload is what every pass of "gasp bench masks" shares.
+type maskWorkload struct {
+	src   []byte
+	ids   []int
+	vocab *gcd.Vocab
+	trie  *gcd.Trie
+	rep   maskReport // with the fields known before the first pass
+}
+
+// load reads the grammar, the token ids and the vocabulary, and builds the trie.
+func (o maskBench) load() (*maskWorkload, error) {
+	src, err := readInput("--grammar", o.gramPath, maxGrammarBytes)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
-	ids, err := readIDs(*idsPath)
+	ids, err := readIDs(o.idsPath)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	t0 := time.Now()
-	if err := checkInput("--tokenizer", *tokPath, maxTokenizerBytes); err != nil {
-		return fail(err)
+	if err := checkInput("--tokenizer", o.tokPath, maxTokenizerBytes); err != nil {
+		return nil, err
 	}
-	vocab, err := gcd.LoadVocab(*tokPath)
+	vocab, err := gcd.LoadVocab(o.tokPath)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
-	if *eos >= vocab.Size() {
-		return fail(fmt.Errorf("--eos %d is not a token id of %s (vocabulary 0…%d)", *eos, *tokPath, vocab.Size()-1))
+	if o.eos >= vocab.Size() {
+		return nil, fmt.Errorf("--eos %d is not a token id of %s (vocabulary 0…%d)", o.eos, o.tokPath, vocab.Size()-1)
 	}
-	if *eos >= 0 {
-		vocab.EOS = []int{*eos}
+	if o.eos >= 0 {
+		vocab.EOS = []int{o.eos}
 	}
-	trie := gcd.NewTrie(vocab)
-	rep := maskReport{Grammar: *gramPath, Tokenizer: *tokPath, VocabSize: vocab.Size(), Passes: *passes,
+	w := &maskWorkload{src: src, ids: ids, vocab: vocab, trie: gcd.NewTrie(vocab)}
+	w.rep = maskReport{Grammar: o.gramPath, Tokenizer: o.tokPath, VocabSize: vocab.Size(), Passes: o.passes,
 		VocabMS: ms(time.Since(t0))}
 	for _, id := range ids {
 		if id < 0 || id >= vocab.Size() {
-			return fail(fmt.Errorf("%s: token id %d out of range [0, %d)", *idsPath, id, vocab.Size()))
+			return nil, fmt.Errorf("%s: token id %d out of range [0, %d)", o.idsPath, id, vocab.Size())
 		}
 	}
+	return w, nil
+}
 
-	runtime.LockOSThread() // for threadCPU
-	defer runtime.UnlockOSThread()
-	var compiles []float64
-	var steps, cpus []float64
-	rep.StepUS = make([]float64, len(ids)+1)
-	for pass := 0; pass < *passes; pass++ {
-		runtime.GC() // the last pass's garbage is not this pass's cost
+// maskRun is one pass over a workload's token ids.
+type maskRun struct {
+	o     maskBench
+	w     *maskWorkload
+	g     *grammar.Grammar
+	rep   *maskReport // gets each step's wall time; in the first pass, the allowed counts
+	first bool
+	steps []float64 // wall time of each step, µs
+	cpus  []float64 // CPU time of each step's thread, µs, where known
+}
+
+// pass steps st through the token ids, timing every mask.
+func (r *maskRun) pass(st *gcd.State) error {
+	ids, vocab := r.w.ids, r.w.vocab
+	var allowed []int
+	for i := 0; i <= len(ids); i++ {
+		c0, cpuOK := threadCPU()
 		t0 := time.Now()
-		g, _, err := grammar.Compile(*gramPath, src, grammar.Options{Lenient: *lenient})
-		if err != nil {
-			return fail(err)
+		mask := st.Allowed()
+		d := us(time.Since(t0))
+		if c1, ok := threadCPU(); ok && cpuOK {
+			r.cpus = append(r.cpus, us(c1-c0))
 		}
-		m := earley.New(g)
-		masker := gcd.NewMasker(m, vocab, trie)
-		compiles = append(compiles, ms(time.Since(t0)))
-
-		st := masker.NewState()
-		var allowed []int
-		for i := 0; i <= len(ids); i++ {
-			c0, cpuOK := threadCPU()
-			t0 := time.Now()
-			mask := st.Allowed()
-			d := us(time.Since(t0))
-			if c1, ok := threadCPU(); ok && cpuOK {
-				cpus = append(cpus, us(c1-c0))
-			}
-			steps = append(steps, d)
-			rep.StepUS[i] = max(rep.StepUS[i], d)
-			if pass == 0 {
-				allowed = append(allowed, mask.Count())
-				if *verify > 0 && i%*verify == 0 || *verify > 0 && i == len(ids) {
-					if err := verifyMask(g, vocab, st.Bytes(), mask); err != nil {
-						return fail(fmt.Errorf("step %d: %v", i, err))
-					}
-					rep.Verified++
-				}
-			}
-			if i == len(ids) {
-				if !slices.ContainsFunc(vocab.EOS, mask.Has) {
-					return fail(fmt.Errorf("step %d: EOS not allowed at the end of the sentence", i))
-				}
-				break
-			}
-			if !mask.Has(ids[i]) {
-				return fail(fmt.Errorf("step %d: token %d %q not allowed after %q", i, ids[i], vocab.Tokens[ids[i]], st.Bytes()))
-			}
-			if err := st.Advance(ids[i]); err != nil {
-				return fail(fmt.Errorf("step %d: %v", i, err))
+		r.steps = append(r.steps, d)
+		r.rep.StepUS[i] = max(r.rep.StepUS[i], d)
+		if r.first {
+			allowed = append(allowed, mask.Count())
+			if err := r.verify(i, st, mask); err != nil {
+				return err
 			}
 		}
-		if pass == 0 {
-			rep.Allowed = allowed
+		if i == len(ids) {
+			if !slices.ContainsFunc(vocab.EOS, mask.Has) {
+				return fmt.Errorf("step %d: EOS not allowed at the end of the sentence", i)
+			}
+			break
 		}
-		rep.States = m.NumStates()
+		if !mask.Has(ids[i]) {
+			return fmt.Errorf("step %d: token %d %q not allowed after %q", i, ids[i], vocab.Tokens[ids[i]], st.Bytes())
+		}
+		if err := st.Advance(ids[i]); err != nil {
+			return fmt.Errorf("step %d: %v", i, err)
+		}
 	}
+	if r.first {
+		r.rep.Allowed = allowed
+	}
+	return nil
+}
+
+// verify checks the mask of step i against brute force when --verify asks for it.
+func (r *maskRun) verify(i int, st *gcd.State, mask gcd.Bitset) error {
+	k := r.o.verify
+	if k == 0 || i%k != 0 && i != len(r.w.ids) {
+		return nil
+	}
+	if err := verifyMask(r.g, r.w.vocab, st.Bytes(), mask); err != nil {
+		return fmt.Errorf("step %d: %v", i, err)
+	}
+	r.rep.Verified++
+	return nil
+}
+
+// summarize fills in the compile time and the step percentiles.
+func (rep *maskReport) summarize(compiles, steps, cpus []float64) {
 	rep.CompileMS = percentile(compiles, 50)
-	rep.Steps = len(ids) + 1
+	rep.Steps = len(rep.StepUS)
 	rep.P50US = percentile(steps, 50)
 	rep.P90US = percentile(steps, 90)
 	rep.P99US = percentile(steps, 99)
@@ -195,20 +270,16 @@ is rejected, or if a verified mask differs from brute force.`)
 		rep.MeanUS += s / float64(len(steps))
 	}
 	rep.CPUP50US, rep.CPUP99US, rep.CPUMaxUS = percentile(cpus, 50), percentile(cpus, 99), percentile(cpus, 100)
+}
 
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		if err := enc.Encode(rep); err != nil {
-			return fail(err)
-		}
-		return 0
-	}
+// print writes the report as text.
+func (rep *maskReport) print(stdout io.Writer, haveCPU bool) {
 	fmt.Fprintf(stdout, "grammar %s, vocabulary %d tokens (%s, loaded in %.0f ms)\n", rep.Grammar, rep.VocabSize, rep.Tokenizer, rep.VocabMS)
 	fmt.Fprintf(stdout, "compile   %.2f ms (median of %d)\n", rep.CompileMS, rep.Passes)
 	fmt.Fprintf(stdout, "steps     %d per pass, %d passes\n", rep.Steps, rep.Passes)
 	fmt.Fprintf(stdout, "per step  p50 %.1f µs  p90 %.1f µs  p99 %.1f µs  max %.1f µs  mean %.1f µs\n",
 		rep.P50US, rep.P90US, rep.P99US, rep.MaxUS, rep.MeanUS)
-	if len(cpus) > 0 {
+	if haveCPU {
 		fmt.Fprintf(stdout, "cpu/step  p50 %.1f µs  p99 %.1f µs  max %.1f µs (the mask's thread)\n", rep.CPUP50US, rep.CPUP99US, rep.CPUMaxUS)
 	}
 	if rep.Verified > 0 {
@@ -222,7 +293,6 @@ is rejected, or if a verified mask differs from brute force.`)
 		b.WriteString(strconv.Itoa(n))
 	}
 	fmt.Fprintf(stdout, "allowed   %s\n", b.String())
-	return 0
 }
 
 // verifyMask recomputes the allowed set after prefix by brute force, every

@@ -556,25 +556,37 @@ func bruteGrammars() int {
 	return 2000
 }
 
+// prunedGrammar returns the next grammar randomGrammar makes, failing
+// the test if it is not pruned.
+func prunedGrammar(t *testing.T, r *rand.Rand) *grammar.Grammar {
+	for {
+		if g := randomGrammar(r); g != nil {
+			if err := checkPruned(g); err != nil {
+				t.Fatalf("generator made an unpruned grammar: %v\n%s", err, g)
+			}
+			return g
+		}
+	}
+}
+
+// randomWord returns up to 8 bytes drawn from alphabet.
+func randomWord(r *rand.Rand, alphabet string) []byte {
+	w := make([]byte, r.IntN(9))
+	for i := range w {
+		w[i] = alphabet[r.IntN(len(alphabet))]
+	}
+	return w
+}
+
 func TestParseMatchesBrute(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	grammars, parses := 0, 0
 	for grammars < bruteGrammars() {
-		g := randomGrammar(r)
-		if g == nil {
-			continue
-		}
+		g := prunedGrammar(t, r)
 		grammars++
-		if err := checkPruned(g); err != nil {
-			t.Fatalf("generator made an unpruned grammar: %v\n%s", err, g)
-		}
 		c := &bruteChecker{t: t, g: g}
 		for range 10 {
-			w := make([]byte, r.IntN(9))
-			for i := range w {
-				w[i] = "abc"[r.IntN(3)]
-			}
-			c.parse(w)
+			c.parse(randomWord(r, "abc"))
 		}
 		for range 5 {
 			if w := randomSentence(r, g, 10); w != nil {
@@ -593,21 +605,11 @@ func TestIncrementalMatchesBrute(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	grammars, feeds, parses, exhaustive := 0, 0, 0, 0
 	for grammars < bruteGrammars() {
-		g := randomGrammar(r)
-		if g == nil {
-			continue
-		}
+		g := prunedGrammar(t, r)
 		grammars++
-		if err := checkPruned(g); err != nil {
-			t.Fatalf("generator made an unpruned grammar: %v\n%s", err, g)
-		}
 		c := &bruteChecker{t: t, g: g, m: New(g)}
 		for range 8 {
-			try := make([]byte, r.IntN(9))
-			for i := range try {
-				try[i] = "abcd"[r.IntN(4)]
-			}
-			c.attempts(try)
+			c.attempts(randomWord(r, "abcd"))
 		}
 		for range 4 {
 			if w := randomSentence(r, g, 10); w != nil {

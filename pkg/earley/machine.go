@@ -1,7 +1,6 @@
 package earley
 
 import (
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -41,12 +40,16 @@ type item struct {
 }
 
 type stateData struct {
-	items       []item          // sorted; origins are State ids, self or opaque
+	items       []item          // a set, in no set order; origins are State ids, self or opaque
 	scan        []item          // the items whose next symbol is a terminal
 	scanClasses grammar.ByteSet // the byte classes their terminals accept
+	scanWidth   int16           // the most classes one of their terminals accepts
 	next        []State         // per byte class, maybe with the escaped bit; unknown entries are -1; allocated on first use
 	accepting   bool
-	waiting     map[grammar.Symbol][]item // items by next nonterminal; built on first completion into this set
+	local       bool   // a view (see ScanViews)
+	sameHash    State  // the State added before it with the same setHash, or Dead
+	wait        []item // the items before a nonterminal, by that nonterminal; built on first use (waiting)
+	waitBuilt   bool
 }
 
 // Machine is an incremental byte-level Earley recognizer for one grammar.
@@ -74,21 +77,31 @@ type Machine struct {
 	classOf    [256]uint8        // byte → byte class
 	numClasses int               // classes are numbered 0..numClasses-1
 	termClass  []grammar.ByteSet // by terminal: the classes it matches (a class set, not bytes)
+	follow     []grammar.ByteSet // by rule: the classes that can come right after it in a sentence
 
-	states []stateData
-	index  map[string]State
-	views  map[viewKey]State
-	seen   itemSet // scratch for compute
-	items  []item  // scratch for compute
-	start  State
-	key    []byte // scratch for interning
+	// escFollow[s<<8|class]: after an escaping step of view s by class,
+	// the classes the items beyond the view could scan next (see EscapeFollow).
+	escFollow map[int64]grammar.ByteSet
+	escSet    grammar.ByteSet // scratch: what closure found for escFollow
+
+	states   []stateData
+	index    map[uint64]State // by setHash: the last State added with that hash
+	views    map[viewKey]State
+	seen     itemSet // scratch for compute
+	items    []item  // scratch for compute
+	start    State
+	cmp      itemSet // scratch for sameSet
+	cmpItems []item  // scratch for sameSet
+
+	groups    []scanGroup // scratch for ScanViews
+	viewItems []item      // scratch for ScanViews
 }
 
 // New returns a Machine for g. The grammar must be a compiled, pruned
 // grammar (as grammar.Compile returns): otherwise a viable prefix is only
 // one that the grammar's productive part can continue.
 func New(g *grammar.Grammar) *Machine {
-	m := &Machine{g: g, index: make(map[string]State), views: make(map[viewKey]State)}
+	m := &Machine{g: g, index: make(map[uint64]State), views: make(map[viewKey]State)}
 	m.prodBase = make([]int32, len(g.Prods))
 	n := int32(0)
 	for p, prod := range g.Prods {
@@ -107,8 +120,10 @@ func New(g *grammar.Grammar) *Machine {
 			m.initial[r] = append(m.initial[r], m.prodBase[p])
 		}
 	}
-	m.nullable = nullableRules(g)
+	m.nullable = g.Nullable()
 	m.computeByteClasses()
+	m.follow = followClasses(g, m.nullable, m.termClass)
+	m.escFollow = make(map[int64]grammar.ByteSet)
 
 	m.states = append(m.states, stateData{}) // Dead
 	var items []item
@@ -121,28 +136,61 @@ func New(g *grammar.Grammar) *Machine {
 	return m
 }
 
-func nullableRules(g *grammar.Grammar) []bool {
-	null := make([]bool, len(g.Rules))
+// followClasses returns, by rule, the byte classes that can come right
+// after a complete instance of it in some sentence (FOLLOW sets over byte
+// classes; the end of the input is not a class).
+func followClasses(g *grammar.Grammar, nullable []bool, termClass []grammar.ByteSet) []grammar.ByteSet {
+	first := make([]grammar.ByteSet, len(g.Rules))
+	follow := make([]grammar.ByteSet, len(g.Rules))
+	// firstOf returns the classes that can start rhs, and whether rhs is nullable.
+	firstOf := func(rhs []grammar.Symbol) (set grammar.ByteSet, null bool) {
+		for _, sym := range rhs {
+			if sym.IsTerminal() {
+				orSet(&set, &termClass[sym.Terminal()])
+				return set, false
+			}
+			orSet(&set, &first[sym.Rule()])
+			if !nullable[sym.Rule()] {
+				return set, false
+			}
+		}
+		return set, true
+	}
 	for changed := true; changed; {
 		changed = false
 		for _, p := range g.Prods {
-			if null[p.LHS] {
-				continue
-			}
-			all := true
-			for _, s := range p.RHS {
-				if s.IsTerminal() || !null[s.Rule()] {
-					all = false
-					break
+			f, _ := firstOf(p.RHS)
+			changed = orSet(&first[p.LHS], &f) || changed
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, p := range g.Prods {
+			for i, sym := range p.RHS {
+				if sym.IsTerminal() {
+					continue
 				}
-			}
-			if all {
-				null[p.LHS] = true
-				changed = true
+				f, null := firstOf(p.RHS[i+1:])
+				if null {
+					orSet(&f, &follow[p.LHS])
+				}
+				changed = orSet(&follow[sym.Rule()], &f) || changed
 			}
 		}
 	}
-	return null
+	return follow
+}
+
+// orSet adds src to dst and reports whether dst grew.
+func orSet(dst, src *grammar.ByteSet) bool {
+	grew := false
+	for w := range dst {
+		if src[w]&^dst[w] != 0 {
+			dst[w] |= src[w]
+			grew = true
+		}
+	}
+	return grew
 }
 
 // computeByteClasses groups bytes that every terminal treats alike. Bytes in
@@ -197,6 +245,11 @@ func (m *Machine) NumClasses() int { return m.numClasses }
 // ScanClasses returns the byte classes that some scan item of s accepts:
 // every other class leads from s to Dead.
 func (m *Machine) ScanClasses(s State) grammar.ByteSet { return m.states[s].scanClasses }
+
+// ScanWidth returns the most byte classes that the terminal of one scan
+// item of s accepts: 1 where s expects a literal, more where it expects a
+// character class.
+func (m *Machine) ScanWidth(s State) int { return int(m.states[s].scanWidth) }
 
 // ByteClass returns the class of byte b.
 func (m *Machine) ByteClass(b byte) int { return int(m.classOf[b]) }
@@ -268,12 +321,23 @@ func (m *Machine) compute(s State, class int) State {
 	if len(items) == 0 {
 		return Dead
 	}
+	m.escSet = grammar.ByteSet{}
 	items, esc := m.closure(items, seen)
 	n := m.intern(items)
 	if esc {
+		m.escFollow[int64(s)<<8|int64(class)] = m.escSet
 		n |= escaped
 	}
 	return n
+}
+
+// EscapeFollow returns, after a step of view s by class that escaped (see
+// StepLocal), the byte classes that the items the view cannot see could
+// scan next: those that can follow a rule the step completed into an
+// opaque origin. If the next byte's class is not among them, those items
+// die there, and the true set is again what the view holds.
+func (m *Machine) EscapeFollow(s State, class int) grammar.ByteSet {
+	return m.escFollow[int64(s)<<8|int64(class)]
 }
 
 func (m *Machine) addItem(items []item, seen *itemSet, it item) []item {
@@ -352,10 +416,11 @@ func (m *Machine) closure(items []item, seen *itemSet) (_ []item, esc bool) {
 			}
 			if it.origin == opaque {
 				esc = true
+				orSet(&m.escSet, &m.follow[m.lrLHS[it.lr]])
 				continue
 			}
 			lhs := grammar.NT(int(m.lrLHS[it.lr]))
-			for _, w := range m.waiting(State(it.origin))[lhs] {
+			for _, w := range m.waiting(State(it.origin), lhs) {
 				origin := w.origin
 				if origin == self {
 					origin = it.origin
@@ -374,18 +439,22 @@ func (m *Machine) closure(items []item, seen *itemSet) (_ []item, esc bool) {
 	return items, esc
 }
 
-// ScanViews appends to dst a view of each scan item of s (each item whose
-// next symbol is a terminal) and returns dst.
+// ScanViews appends to dst the views of the scan items of s (the items
+// whose next symbol is a terminal), one for each rule and origin set they
+// share, and returns dst.
 //
 // The set of tokens allowed in s is the union, over its scan items, of the
 // tokens each allows on its own: scanning and closure act on every item
 // separately. And what an item allows depends on the sets it points to only
 // through completion, which looks in the origin set for the items waiting on
-// the completed rule. A view keeps just that: the item, with its origin
+// the completed rule. A view keeps just that: the items, with their origin
 // replaced by a view of the origin set restricted to the items that wait on
-// the item's rule (and, recursively, their origins). So the view of an
+// the items' rule (and, recursively, their origins). So the view of an
 // identifier's next character is the same State in every SQL clause, and the
-// view of a JSON string's next character the same in every object.
+// view of a JSON string's next character the same in every object. The
+// items of one rule with one origin share that origin's view, and keeping
+// them in one view walks a long alternation of literals (a tag set) once
+// rather than once per literal.
 //
 // Depth bounds how far views reach, counted in rules the user wrote: the
 // origin of an item of a generated rule (a repetition, group or character
@@ -394,15 +463,42 @@ func (m *Machine) closure(items []item, seen *itemSet) (_ []item, esc bool) {
 // says when a step would complete an item with an opaque origin, whose
 // future the view does not know. Views are never accepting.
 func (m *Machine) ScanViews(s State, depth int, dst []State) []State {
+	groups := m.groups[:0]
 	for _, it := range m.states[s].scan {
 		origin := it.origin
 		if origin == self {
 			origin = int32(s)
 		}
-		v := item{it.lr, m.originView(origin, it.lr, depth)}
-		dst = append(dst, m.add([]item{v}, false, true))
+		groups = append(groups, scanGroup{origin, m.lrLHS[it.lr], it.lr})
 	}
+	slices.SortFunc(groups, compareGroups)
+	for i := 0; i < len(groups); {
+		g := groups[i]
+		ov := m.originView(g.origin, g.lr, depth)
+		items := m.viewItems[:0]
+		for ; i < len(groups) && groups[i].origin == g.origin && groups[i].rule == g.rule; i++ {
+			items = append(items, item{groups[i].lr, ov})
+		}
+		dst = append(dst, m.add(items, false, true))
+		m.viewItems = items
+	}
+	m.groups = groups
 	return dst
+}
+
+// scanGroup is a scan item with its rule and true origin, to group by.
+type scanGroup struct {
+	origin, rule, lr int32
+}
+
+func compareGroups(a, b scanGroup) int {
+	switch {
+	case a.origin != b.origin:
+		return int(a.origin - b.origin)
+	case a.rule != b.rule:
+		return int(a.rule - b.rule)
+	}
+	return int(a.lr - b.lr)
 }
 
 // originView returns the view of origin for item lr at depth (see ScanViews).
@@ -427,10 +523,9 @@ func (m *Machine) view(o State, want grammar.Symbol, depth int) State {
 	if v, ok := m.views[key]; ok {
 		return v
 	}
-	wait := m.waiting(o)
 	wanted := []grammar.Symbol{want}
 	for i := 0; i < len(wanted); i++ {
-		for _, it := range wait[wanted[i]] {
+		for _, it := range m.waiting(o, wanted[i]) {
 			if lhs := grammar.NT(int(m.lrLHS[it.lr])); it.origin == self && !slices.Contains(wanted, lhs) {
 				wanted = append(wanted, lhs)
 			}
@@ -438,7 +533,7 @@ func (m *Machine) view(o State, want grammar.Symbol, depth int) State {
 	}
 	var items []item
 	for _, w := range wanted {
-		for _, it := range wait[w] {
+		for _, it := range m.waiting(o, w) {
 			if it.origin != self {
 				it.origin = m.originView(it.origin, it.lr, depth)
 			}
@@ -465,18 +560,25 @@ func compareItems(a, b item) int {
 	return int(a.origin - b.origin)
 }
 
-// waiting returns the items of State s indexed by the nonterminal after their dot.
-func (m *Machine) waiting(s State) map[grammar.Symbol][]item {
+// waiting returns the items of State s whose dot is before nonterminal sym.
+func (m *Machine) waiting(s State, sym grammar.Symbol) []item {
 	st := &m.states[s]
-	if st.waiting == nil {
-		st.waiting = make(map[grammar.Symbol][]item)
+	if !st.waitBuilt {
 		for _, it := range st.items {
-			if sym := m.lrNext[it.lr]; sym != noSymbol && !sym.IsTerminal() {
-				st.waiting[sym] = append(st.waiting[sym], it)
+			if next := m.lrNext[it.lr]; next != noSymbol && !next.IsTerminal() {
+				st.wait = append(st.wait, it)
 			}
 		}
+		slices.SortStableFunc(st.wait, func(a, b item) int { return int(m.lrNext[a.lr]) - int(m.lrNext[b.lr]) })
+		st.waitBuilt = true
 	}
-	return st.waiting
+	w := st.wait
+	i, _ := slices.BinarySearchFunc(w, sym, func(it item, sym grammar.Symbol) int { return int(m.lrNext[it.lr]) - int(sym) })
+	j := i
+	for j < len(w) && m.lrNext[w[j].lr] == sym {
+		j++
+	}
+	return w[i:j]
 }
 
 // intern returns the State of an item set, adding it if it is new.
@@ -498,27 +600,20 @@ func (m *Machine) intern(items []item) State {
 			accepting = true
 		}
 	}
-	slices.SortFunc(kept, compareItems)
 	return m.add(kept, accepting, false)
 }
 
-// add returns the State of sorted items, adding it if it is new.
+// add returns the State of items (a set: no item twice, in any order),
+// adding it if it is new. States are found by a hash of the set that does
+// not depend on the order, so an item set need not be sorted to be looked
+// up, and a match is checked item by item.
 func (m *Machine) add(items []item, accepting, local bool) State {
-	m.key = m.key[:0]
-	switch {
-	case accepting:
-		m.key = append(m.key, 'A')
-	case local:
-		m.key = append(m.key, 'L')
-	default:
-		m.key = append(m.key, 'S')
-	}
-	for _, it := range items {
-		m.key = binary.AppendVarint(m.key, int64(it.lr))
-		m.key = binary.AppendVarint(m.key, int64(it.origin))
-	}
-	if s, ok := m.index[string(m.key)]; ok {
-		return s
+	h := setHash(items, accepting, local)
+	for s := m.index[h]; s != Dead; s = m.states[s].sameHash {
+		st := &m.states[s]
+		if st.accepting == accepting && st.local == local && m.sameSet(st.items, items) {
+			return s
+		}
 	}
 	s := State(len(m.states))
 	st := stateData{items: slices.Clone(items), accepting: accepting}
@@ -529,11 +624,51 @@ func (m *Machine) add(items []item, accepting, local bool) State {
 			for w := range st.scanClasses {
 				st.scanClasses[w] |= tc[w]
 			}
+			st.scanWidth = max(st.scanWidth, int16(tc.Len()))
 		}
 	}
+	st.local, st.sameHash = local, m.index[h]
 	m.states = append(m.states, st)
-	m.index[string(m.key)] = s
+	m.index[h] = s
 	return s
+}
+
+// setHash hashes an item set with its kind: a sum of mixed items, which
+// no order changes.
+func setHash(items []item, accepting, local bool) uint64 {
+	var h uint64
+	switch {
+	case accepting:
+		h = 1
+	case local:
+		h = 2
+	}
+	for _, it := range items {
+		x := uint64(uint32(it.lr))<<32 | uint64(uint32(it.origin))
+		x = (x ^ x>>30) * 0xbf58476d1ce4e5b9 // splitmix64's finalizer
+		x = (x ^ x>>27) * 0x94d049bb133111eb
+		h += x ^ x>>31
+	}
+	return h
+}
+
+// sameSet reports whether item sets a and b are equal.
+func (m *Machine) sameSet(a, b []item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	m.cmp.reset()
+	m.cmpItems = m.cmpItems[:0]
+	for _, it := range a {
+		m.cmp.has(m.cmpItems, it)
+		m.cmpItems = append(m.cmpItems, it)
+	}
+	for _, it := range b {
+		if !m.cmp.has(m.cmpItems, it) {
+			return false
+		}
+	}
+	return true
 }
 
 // Describe formats the items of State s, one per line, with their origins

@@ -11,22 +11,12 @@ import (
 // rollback to the start, as MCMC does when it regrows a suffix) allocates
 // nothing.
 func TestSteadyStateAllocs(t *testing.T) {
-	v := loadLlama3(t)
-	v.EOS = []int{128001}
-	trie := NewTrie(v)
+	v, trie := llama3Trie(t)
 	for _, name := range workloads {
 		w := loadWorkload(t, name)
 		st := NewMasker(earley.New(w.g), v, trie).NewState()
 		pass := func() {
-			for _, id := range w.ids {
-				if !st.Allowed().Has(id) {
-					t.Fatalf("%s: token %d rejected", name, id)
-				}
-				if err := st.Advance(id); err != nil {
-					t.Fatal(err)
-				}
-			}
-			st.Allowed()
+			stepThrough(t, st, w.ids)
 			st.Rollback(0)
 		}
 		pass() // fills the caches

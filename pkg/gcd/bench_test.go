@@ -13,26 +13,14 @@ import (
 // data/bench/masks, each from a freshly built Machine (cold caches), and
 // reports the mean time per step. "gasp bench masks" reports percentiles.
 func BenchmarkWorkload(b *testing.B) {
-	v := loadLlama3(b)
-	v.EOS = []int{128001}
-	trie := NewTrie(v)
+	v, trie := llama3Trie(b)
 	for _, name := range workloads {
 		w := loadWorkload(b, name)
 		b.Run(name, func(b *testing.B) {
 			steps := 0
 			for b.Loop() {
-				st := NewMasker(earley.New(w.g), v, trie).NewState()
-				for _, id := range w.ids {
-					if !st.Allowed().Has(id) {
-						b.Fatal("rejected")
-					}
-					if err := st.Advance(id); err != nil {
-						b.Fatal(err)
-					}
-					steps++
-				}
-				st.Allowed()
-				steps++
+				stepThrough(b, NewMasker(earley.New(w.g), v, trie).NewState(), w.ids)
+				steps += len(w.ids) + 1
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps)/1e3, "µs/step")
 		})
@@ -44,9 +32,7 @@ func BenchmarkWorkload(b *testing.B) {
 // timer) with the naive baseline that feeds every token's bytes to a fresh
 // parser (what an engine without a token trie does, llama.cpp's approach).
 func BenchmarkFirstMask(b *testing.B) {
-	v := loadLlama3(b)
-	v.EOS = []int{128001}
-	trie := NewTrie(v)
+	v, trie := llama3Trie(b)
 	for _, name := range workloads {
 		w := loadWorkload(b, name)
 		b.Run(name+"/gasp", func(b *testing.B) {
@@ -100,24 +86,14 @@ func BenchmarkCompile(b *testing.B) {
 // steady state of a sampler that regrows suffixes; with -benchmem it shows
 // that the steady state allocates nothing.
 func BenchmarkWarmPass(b *testing.B) {
-	v := loadLlama3(b)
-	v.EOS = []int{128001}
-	trie := NewTrie(v)
+	v, trie := llama3Trie(b)
 	for _, name := range workloads {
 		w := loadWorkload(b, name)
 		b.Run(name, func(b *testing.B) {
 			st := NewMasker(earley.New(w.g), v, trie).NewState()
 			steps := 0
 			pass := func() {
-				for _, id := range w.ids {
-					if !st.Allowed().Has(id) {
-						b.Fatal("rejected")
-					}
-					if err := st.Advance(id); err != nil {
-						b.Fatal(err)
-					}
-				}
-				st.Allowed()
+				stepThrough(b, st, w.ids)
 				st.Rollback(0)
 				steps += len(w.ids) + 1
 			}

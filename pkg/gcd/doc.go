@@ -33,23 +33,29 @@
 // Once per vocabulary, NewTrie builds the byte trie of the ordinary tokens
 // (Llama 3: 274,521 nodes, about 5 MB).
 //
-// Once per grammar, NewMasker (part of what "gasp bench masks" reports as
-// compile time) relabels the trie by the grammar's byte classes, merging the
-// tokens that no grammar position can tell apart (74k to 220k nodes on the
-// workloads of data/bench/masks), and records for every node the set of
-// byte classes in its subtree (32 bytes a node): 2.3 to 6.9 MB and 12 to
-// 18 ms of one core on those workloads, of which the relabelling is most.
-// Nothing else is computed ahead: which positions of a grammar a sampler
-// will visit is not known before it does.
+// Once per grammar, earley.New computes the grammar's byte classes and,
+// by rule, the classes that can follow it (FOLLOW sets over byte classes,
+// 32 bytes a rule, well under a millisecond), which tell when a walk that
+// escaped a view is again exact (see Masker). NewMasker (the rest of what
+// "gasp bench masks" reports as compile time) relabels the trie by those
+// classes, merging the tokens that no grammar position can tell apart (74k
+// to 220k nodes on the workloads of data/bench/masks), and records for
+// every node the set of byte classes in its subtree (32 bytes a node): 2.3
+// to 6.9 MB and 12 to 18 ms of one core on those workloads, of which the
+// relabelling is most. It then computes the mask of the start State
+// (0.3 to 2 ms; XML's prolog is the costliest), which every sampler asks
+// for first. Nothing else is computed ahead: which positions of a grammar
+// a sampler will visit is not known before it does.
 //
 // Everything else is computed on first use and cached until MaxCacheBytes
 // (256 MB) is reached, when the caches are emptied: the Earley States and
 // their transitions (earley.Machine), one mask per State (16 KB each on
-// Llama 3), the walks from views of scan items and of their subtrees, and
-// region shapes (region.go): for each shape of a wide position, the slice
-// of tokens that stay inside it (a Bitset when it holds more than 1/32 of the
-// vocabulary, else a list) and its frontier. One pass over each workload
-// from a fresh Masker caches 0.5 to 3.8 MB (2,500 to 3,700 States on the
-// JSON, SQL and constituency-parse grammars; 0 to 33 shapes, at most 422 KB).
-// Steps whose States are cached cost a map look-up and allocate nothing.
+// Llama 3), the walks from views of scan items and of their subtrees, which
+// classes lead a State back to itself (tested class by class, where a walk
+// asks), and region shapes (region.go): for each shape of a wide position,
+// the slice of tokens that stay inside it (a Bitset when it holds more than
+// 1/32 of the vocabulary, else a list) and its frontier. One pass over each
+// workload from a fresh Masker caches 0.5 to 3.9 MB (210 to 2,800 States;
+// 0 to 31 shapes). Steps whose States are cached cost a map look-up and
+// allocate nothing.
 package gcd

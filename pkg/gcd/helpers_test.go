@@ -30,3 +30,27 @@ func loadLlama3(t testing.TB) *Vocab {
 	c.EOS = slices.Clone(v.EOS)
 	return &c
 }
+
+// llama3Trie returns the Llama-3 vocabulary with the workloads' EOS
+// (<|end_of_text|>, 128001) and its trie.
+func llama3Trie(t testing.TB) (*Vocab, *Trie) {
+	t.Helper()
+	v := loadLlama3(t)
+	v.EOS = []int{128001}
+	return v, NewTrie(v)
+}
+
+// stepThrough takes ids in st, checking that the mask allows each, and
+// then asks for the mask after the last.
+func stepThrough(t testing.TB, st *State, ids []int) {
+	t.Helper()
+	for _, id := range ids {
+		if !st.Allowed().Has(id) {
+			t.Fatalf("token %d rejected after %q", id, st.Bytes())
+		}
+		if err := st.Advance(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Allowed()
+}

@@ -1,6 +1,7 @@
 package gcd
 
 import (
+	"math/bits"
 	"slices"
 
 	"github.com/gasplab/gasp/pkg/earley"
@@ -20,20 +21,25 @@ import (
 //   - Masks are cached per State. earley States are canonical, so a mask
 //     computed once serves every later prefix that reaches an equal State
 //     (inside a JSON string, every position of that string).
-//   - A State's mask is the union of what its scan items allow, and each
-//     item is walked from its view (earley.Machine.ScanViews), which keeps
-//     only what the item can complete into, up to LocalDepth user rules.
-//     Views recur across contexts (the next character of any JSON string,
-//     of any SQL identifier), so their walks are cached. Where a token
-//     reaches past a view (closing the string and going on), the view's walk
-//     leaves the subtree undecided and it is walked again from the true
-//     State.
+//   - A State's mask is the union of what its scan items allow, and the
+//     items of each rule and origin are walked from their view
+//     (earley.Machine.ScanViews), which keeps only what the items can
+//     complete into, up to LocalDepth user rules. Views recur across
+//     contexts (the next character of any JSON string, of any SQL
+//     identifier, any tag of a tag set), so their walks are cached. Where a
+//     token reaches past a view (closing the string and going on), the
+//     view's walk leaves the subtree undecided and it is walked again from
+//     the true State, but only where the next byte could follow the rule
+//     that the view completed (earley.Machine.EscapeFollow): an identifier
+//     that runs into a byte no clause allows after it is dead in every
+//     context.
 //   - Below the first byte of a view's walk, large subtrees are split the
 //     same way and cached by view and trie node: after a space, the
 //     identifiers that may start an expression are walked once for every
 //     clause that allows an expression there.
 //   - A subtree whose bytes all fall in byte classes that lead from the
-//     current State back to itself is accepted whole without walking it.
+//     current State back to itself is accepted whole without walking it
+//     (the rest of an identifier, a number, a run of string characters).
 //   - A wide State, inside a regular sub-language (a string body, XML text
 //     or a comment, an identifier, a run of digits), is served by its
 //     region (region.go): the small automaton of the State, the States
@@ -81,10 +87,10 @@ type Masker struct {
 	views   []earley.State // scratch
 	escapes []int32        // scratch
 
-	// loopOf[s] holds the byte classes leading from State s back to s, once
-	// hasLoop[s] is set.
-	loopOf  []grammar.ByteSet
-	hasLoop []bool
+	// Of the byte classes in loopKnown[s], those in loopOf[s] lead from
+	// State s back to s (see loops).
+	loopOf    []grammar.ByteSet
+	loopKnown []grammar.ByteSet
 }
 
 // MaskStats counts a Masker's work.
@@ -98,7 +104,8 @@ type MaskStats struct {
 }
 
 // NewMasker returns a Masker for the grammar of m over vocabulary v, whose
-// trie is t (build it once per vocabulary with NewTrie).
+// trie is t (build it once per vocabulary with NewTrie), with the mask of
+// the start State computed.
 func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 	t = t.relabel(func(b byte) uint8 { return uint8(m.ByteClass(b)) })
 	k := &Masker{
@@ -135,6 +142,9 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 		}
 		open = append(open, int32(i))
 	}
+	// Every sampler asks for the start State's mask first, and it is often
+	// the costliest (a document's prolog): it is part of compiling.
+	k.Mask(m.Start())
 	return k
 }
 
@@ -186,7 +196,7 @@ func (k *Masker) Mask(s earley.State) Bitset {
 		k.escapes = escapes
 		k.walkEscapes(s, 0, k.outermost(escapes), out, false)
 	} else {
-		k.walk(s, 0, true, out, false, false)
+		k.walk(s, 0, true, out, false, grammar.ByteSet{})
 	}
 	if k.m.Accepting(s) {
 		for _, id := range k.vocab.EOS {
@@ -199,16 +209,28 @@ func (k *Masker) Mask(s earley.State) Bitset {
 }
 
 // sink collects the tokens a walk accepts: into a Bitset, or, when list
-// is set, appended to ids (cheap for the small sets most views allow).
+// is set, appended to ids (cheap for the small sets most views allow). A
+// list sink with a limit turns into a Bitset of size tokens once it holds
+// more than limit ids: a walk that may accept many tokens need not start
+// with 16 KB to zero and scan.
 type sink struct {
-	bits Bitset
-	list bool
-	ids  []int32
+	bits  Bitset
+	list  bool
+	ids   []int32
+	limit int
+	size  int
 }
 
 func (k *sink) add(ids []int32) {
 	if k.list {
 		k.ids = append(k.ids, ids...)
+		if k.limit > 0 && len(k.ids) > k.limit {
+			k.bits, k.list = NewBitset(k.size), false
+			for _, id := range k.ids {
+				k.bits.Set(int(id))
+			}
+			k.ids = nil
+		}
 		return
 	}
 	for _, id := range ids {
@@ -231,6 +253,7 @@ func (w *itemWalk) addTo(out *sink) {
 		out.add(w.ids)
 	case out.list:
 		w.bits.Each(func(id int) { out.ids = append(out.ids, int32(id)) })
+		out.add(nil) // past its limit, the list becomes a Bitset
 	default:
 		for i, x := range w.bits {
 			out.bits[i] |= x
@@ -244,14 +267,20 @@ func (k *Masker) walkView(v earley.State, node int32) *itemWalk {
 	k.Stats.ViewWalks++
 	iw := &itemWalk{}
 	if node == 0 {
-		// A whole-trie walk: collect into a Bitset, then list it if sparse.
-		out := &sink{bits: NewBitset(k.trie.size)}
-		escapes := k.walk(v, node, true, out, true, false)
-		*iw = k.compact(out.bits)
+		// A whole-trie walk: a list while it is sparse, a Bitset once not.
+		limit := k.trie.size / 32
+		out := &sink{list: true, limit: limit, size: k.trie.size}
+		escapes := k.walk(v, node, true, out, true, grammar.ByteSet{})
+		if out.list {
+			iw.ids = slices.Clip(out.ids)
+			k.remember(4 * len(iw.ids))
+		} else {
+			*iw = k.compact(out.bits)
+		}
 		iw.escapes = escapes
 	} else {
 		out := &sink{list: true}
-		iw.escapes = k.walk(v, node, true, out, true, false)
+		iw.escapes = k.walk(v, node, true, out, true, grammar.ByteSet{})
 		iw.ids = slices.Clip(out.ids)
 		k.remember(4 * len(iw.ids))
 	}
@@ -294,56 +323,58 @@ func (k *Masker) remember(n int) {
 // From a view (local), a token is accepted when the view's own items keep
 // it alive: they are a part of the true set's. A step that escaped the view
 // means the true set holds items the view cannot see; where the view then
-// dies, the subtree is undecided, and walk returns its root node instead.
-// With escaped set, the path to s already escaped.
+// dies on a byte those items could scan, the subtree is undecided, and walk
+// returns its root node instead. Escaped is what the path to s left
+// pending (see pendingAfter).
 //
 // Below the first byte of a whole-trie walk, large subtrees are not walked
 // directly: the State there is split into the views of its scan items, and
 // each view's walk of the subtree is cached. After a space and inside an
 // expression, say, every view that starts an identifier is the same, so the
 // identifiers are walked once, whatever came before the space.
-func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local, escaped bool) (escapes []int32) {
+func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local bool, escaped grammar.ByteSet) (escapes []int32) {
 	t := k.trie
 	first, base := root, t.depth[root]-1
 	if below {
 		first, base = root+1, t.depth[root]
 	}
 	// stack[d] is the State after the first base+d bytes of the current
-	// node's path; esc[d] whether a step on that path escaped.
-	stack := []earley.State{s}
-	esc := []bool{escaped}
-	if below {
-		// Worth it for a large walk, not for the small subtrees of escapes.
-		k.loopClasses(s)
-	}
+	// node's path; esc[d] what its escapes left pending.
+	// On the goroutine's stack while tokens are short: a region's frontier
+	// calls walk once per node.
+	var stackBuf [32]earley.State
+	var escBuf [32]grammar.ByteSet
+	stack := append(stackBuf[:0], s)
+	esc := append(escBuf[:0], escaped)
 	nodes := 0
 	for i := first; i < t.end[root]; {
 		nodes++
 		d := t.depth[i] - base
 		parent := stack[d-1]
-		if int(parent) < len(k.hasLoop) && k.hasLoop[parent] && subsetOf(&k.subtree[i], &k.loopOf[parent]) {
+		c := int(t.label[i])
+		next, e := k.m.StepLocal(parent, c)
+		if next == parent && k.loops(parent, &k.subtree[i]) {
 			// Every byte below keeps the parent's State: all viable.
 			b.add(t.ids[t.first[i]:t.first[t.end[i]]])
 			i = t.end[i]
 			continue
 		}
-		next, e := k.m.StepLocal(parent, int(t.label[i]))
-		e = e || esc[d-1]
 		if next == earley.Dead {
-			if e && local {
+			if local && esc[d-1].Has(uint8(c)) {
 				escapes = append(escapes, i)
 			}
 			i = t.end[i]
 			continue
 		}
+		pend := k.pendingAfter(&esc[d-1], parent, c, e)
 		b.add(t.ids[t.first[i]:t.first[i+1]])
-		if root == 0 && d == 1 && !e && k.LocalDepth > 0 && t.end[i]-i >= splitMin {
+		if root == 0 && d == 1 && pend == (grammar.ByteSet{}) && k.LocalDepth > 0 && t.end[i]-i >= splitMin {
 			escapes = append(escapes, k.split(next, i, b, local)...)
 			i = t.end[i]
 			continue
 		}
 		stack = append(stack[:d], next)
-		esc = append(esc[:d], e)
+		esc = append(esc[:d], pend)
 		i++
 	}
 	k.Stats.Nodes += nodes
@@ -383,9 +414,9 @@ type subKey struct {
 func (k *Masker) walkEscapes(s earley.State, from int32, roots []int32, b *sink, local bool) (undecided []int32) {
 	t := k.trie
 	base := t.depth[from]
-	path := []int32{from}       // trie nodes on the current path, by depth-base
-	states := []earley.State{s} // the State after each
-	escs := []bool{false}       // whether the path to it escaped
+	path := []int32{from}         // trie nodes on the current path, by depth-base
+	states := []earley.State{s}   // the State after each
+	escs := []grammar.ByteSet{{}} // what its escapes left pending (see pendingAfter)
 	var climb []int32
 	for _, r := range roots {
 		// Find the deepest ancestor of r on the current path.
@@ -399,15 +430,21 @@ func (k *Masker) walkEscapes(s earley.State, from int32, roots []int32, b *sink,
 		path, states, escs = path[:d+1], states[:d+1], escs[:d+1]
 		ps, pe := states[d], escs[d]
 		for j := len(climb) - 1; j >= 0 && ps != earley.Dead; j-- {
-			var e bool
-			ps, e = k.m.StepLocal(ps, int(t.label[climb[j]]))
-			pe = pe || e
+			c := int(t.label[climb[j]])
+			next, e := k.m.StepLocal(ps, c)
+			switch {
+			case next != earley.Dead:
+				pe = k.pendingAfter(&pe, ps, c, e)
+			case !pe.Has(uint8(c)):
+				pe = grammar.ByteSet{} // dead in the true set too
+			}
+			ps = next
 			path = append(path, climb[j])
 			states = append(states, ps)
 			escs = append(escs, pe)
 		}
 		switch {
-		case ps == earley.Dead && pe && local:
+		case ps == earley.Dead && pe != (grammar.ByteSet{}) && local:
 			undecided = append(undecided, r)
 		case ps == earley.Dead:
 		default:
@@ -418,28 +455,65 @@ func (k *Masker) walkEscapes(s earley.State, from int32, roots []int32, b *sink,
 	return undecided
 }
 
-// loopClasses returns the byte classes that lead from s back to s, stepping
-// s by every class it can scan (which the Machine memoizes) the first time. It is
-// computed for the State a walk starts from: doing it for every State a
-// walk meets would build many States no token reaches.
-func (k *Masker) loopClasses(s earley.State) grammar.ByteSet {
-	if int(s) < len(k.hasLoop) && k.hasLoop[s] {
-		return k.loopOf[s]
+// pendingAfter returns what the escapes of a walk's path leave pending
+// after a live step from parent by class c that escaped or not (esc):
+// the classes that the items a view cannot see, which the path completed
+// into origins beyond it, could scan next (earley.Machine.EscapeFollow).
+// Where the view dies on a class that is not pending, the true set dies
+// too. If those items could scan c, they may be anywhere after it: every
+// class is pending from then on.
+func (k *Masker) pendingAfter(pending *grammar.ByteSet, parent earley.State, c int, esc bool) grammar.ByteSet {
+	if pending.Has(uint8(c)) {
+		return grammar.ByteSet{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
 	}
-	var set grammar.ByteSet
+	if esc {
+		return k.m.EscapeFollow(parent, c)
+	}
+	return grammar.ByteSet{}
+}
+
+// loops reports whether every byte class in set leads from s back to s.
+// It steps s by the classes it has not tested before, in increasing order,
+// and stops at the first that does not loop: a walk asks it only where the
+// edge's own class loops, inside an identifier, a number or a string, so
+// it builds the States of the classes in a subtree only where most of them
+// stay in the loop.
+func (k *Masker) loops(s earley.State, set *grammar.ByteSet) bool {
+	if n := k.m.NumStates(); len(k.loopOf) < n {
+		k.loopOf = append(k.loopOf, make([]grammar.ByteSet, n-len(k.loopOf))...)
+		k.loopKnown = append(k.loopKnown, make([]grammar.ByteSet, n-len(k.loopKnown))...)
+	}
+	known, loop := &k.loopKnown[s], &k.loopOf[s]
+	if subsetOf(set, loop) {
+		return true
+	}
+	for w := range set {
+		if set[w]&known[w]&^loop[w] != 0 {
+			return false // a class already known not to loop
+		}
+	}
+	for w := range set {
+		for x := set[w] &^ known[w]; x != 0; x &= x - 1 {
+			c := uint8(w<<6 | bits.TrailingZeros64(x))
+			known.Add(c)
+			if next, _ := k.m.StepLocal(s, int(c)); next != s {
+				return false
+			}
+			loop.Add(c)
+		}
+	}
+	return true
+}
+
+// loopClasses returns the byte classes that lead from s back to s.
+func (k *Masker) loopClasses(s earley.State) grammar.ByteSet {
+	var loop grammar.ByteSet
 	scan := k.m.ScanClasses(s)
 	for c := 0; c < k.m.NumClasses(); c++ {
-		if !scan.Has(uint8(c)) {
-			continue
-		}
-		if next, esc := k.m.StepLocal(s, c); next == s && !esc {
-			set.Add(uint8(c))
+		var one grammar.ByteSet
+		if one.Add(uint8(c)); scan.Has(uint8(c)) && k.loops(s, &one) {
+			loop.Add(uint8(c))
 		}
 	}
-	if n := k.m.NumStates(); len(k.hasLoop) < n {
-		k.loopOf = append(k.loopOf, make([]grammar.ByteSet, n-len(k.loopOf))...)
-		k.hasLoop = append(k.hasLoop, make([]bool, n-len(k.hasLoop))...)
-	}
-	k.loopOf[s], k.hasLoop[s] = set, true
-	return set
+	return loop
 }

@@ -73,6 +73,11 @@ type frontier struct {
 // it too): a position where many classes lead to one State is a character
 // class, one where each leads elsewhere (a choice of keywords) is not.
 func (k *Masker) region(s earley.State) (states []earley.State, key []byte, ok bool) {
+	if k.m.ScanWidth(s) < minLoopClasses {
+		// Only a character class makes a wide region: spare the States
+		// of a choice of literals, which no token may reach.
+		return nil, nil, false
+	}
 	nc := k.m.NumClasses()
 	states = append(k.regionStates[:0], s)
 	key = k.regionKey[:0]
@@ -243,7 +248,7 @@ func (k *Masker) maskRegion(states []earley.State, key []byte, root int32, out *
 	t := k.trie
 	for _, f := range sh.frontier {
 		if t.end[f.node]-f.node < regionMin {
-			k.walk(states[f.from], f.node, false, out, false, false)
+			k.walk(states[f.from], f.node, false, out, false, grammar.ByteSet{})
 			continue
 		}
 		e := k.m.StepClass(states[f.from], int(t.label[f.node]))
@@ -267,5 +272,5 @@ func (k *Masker) walkBelow(s earley.State, root int32, out *sink) {
 		k.split(s, root, out, false)
 		return
 	}
-	k.walk(s, root, true, out, false, false)
+	k.walk(s, root, true, out, false, grammar.ByteSet{})
 }

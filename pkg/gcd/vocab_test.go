@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -219,34 +218,23 @@ func TestLlama3Workloads(t *testing.T) {
 	v := loadLlama3(t)
 	for _, name := range workloads {
 		t.Run(name, func(t *testing.T) {
-			dir := filepath.Join("..", "..", "data", "bench", "masks")
-			text, err := os.ReadFile(filepath.Join(dir, name+".txt"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			idsText, err := os.ReadFile(filepath.Join(dir, name+".ids"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			w := loadWorkload(t, name)
 			var got []byte
-			n := 0
-			for _, line := range strings.Fields(string(idsText)) {
-				id, err := strconv.Atoi(line)
-				if err != nil || id < 0 || id >= v.Size() {
-					t.Fatalf("bad id %q", line)
+			for _, id := range w.ids {
+				if id < 0 || id >= v.Size() {
+					t.Fatalf("bad id %d", id)
 				}
 				if v.Special[id] {
 					t.Errorf("id %d (%q) is special", id, v.Names[id])
 				}
 				got = append(got, v.Tokens[id]...)
-				n++
 			}
-			if !bytes.Equal(got, text) {
+			if !bytes.Equal(got, w.text) {
 				i := 0
-				for i < len(got) && i < len(text) && got[i] == text[i] {
+				for i < len(got) && i < len(w.text) && got[i] == w.text[i] {
 					i++
 				}
-				t.Fatalf("decoded %d ids to %d bytes, want %d; first difference at byte %d", n, len(got), len(text), i)
+				t.Fatalf("decoded %d ids to %d bytes, want %d; first difference at byte %d", len(w.ids), len(got), len(w.text), i)
 			}
 		})
 	}
