@@ -15,15 +15,14 @@ import (
 	"github.com/gasplab/gasp/pkg/grammar"
 )
 
+// benchAbout introduces the subcommands of "gasp bench" (benchCommands).
+const benchAbout = "Benchmarks. Workloads are in data/bench/masks."
+
 var benchCommands = []subcommand{
 	{"masks", "token-mask speed: step through a sentence's tokens under a grammar", runBenchMasks},
 	{"tokenize", "tokenizer speed: encode megabytes of mixed text (MB/s)", runBenchTokenize},
 	{"lm", "LM speed: batched KV-cached decode tokens/s per batch size, prefill tokens/s", runBenchLM},
 	{"sample", "MCMC speed on a model: samples/s, time outside the model, evaluations per step", runBenchSample},
-}
-
-func runBench(args []string, stdout, stderr io.Writer) int {
-	return runGroup("bench", "Benchmarks. Workloads are in data/bench/masks.", benchCommands, args, stdout, stderr)
 }
 
 // maskReport is what "gasp bench masks --json" prints.

@@ -69,9 +69,6 @@ func init() {
 	}
 }
 
-// benchAbout introduces the subcommands of "gasp bench" (benchCommands).
-const benchAbout = "Benchmarks. Workloads are in data/bench/masks."
-
 func main() {
 	ensureFastExp()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))

@@ -111,31 +111,6 @@ func byteString(c byte) string {
 	return fmt.Sprintf(`\x%02X`, c)
 }
 
-// Nullable reports, by rule, which rules derive the empty string.
-func (g *Grammar) Nullable() []bool {
-	null := make([]bool, len(g.Rules))
-	for changed := true; changed; {
-		changed = false
-		for _, p := range g.Prods {
-			if null[p.LHS] {
-				continue
-			}
-			all := true
-			for _, s := range p.RHS {
-				if s.IsTerminal() || !null[s.Rule()] {
-					all = false
-					break
-				}
-			}
-			if all {
-				null[p.LHS] = true
-				changed = true
-			}
-		}
-	}
-	return null
-}
-
 // SymbolString formats a symbol for messages and dumps.
 func (g *Grammar) SymbolString(s Symbol) string {
 	if s.IsTerminal() {
