@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gasplab/gasp/pkg/runs/runstest"
 )
 
 // TestExperimentMergeShards runs the tiny experiment unsharded, and as two shards in two separate
@@ -27,7 +29,7 @@ func TestExperimentMergeShards(t *testing.T) {
 		procs[i].Env = append(os.Environ(), "GASP_TEST_MAIN="+string(args))
 	}
 	runSideBySide(t, "shard", procs)
-	if a, b := len(records(t, shards[0])), len(records(t, shards[1])); a == 0 || b == 0 || a+b != 12 {
+	if a, b := len(runstest.Lines(t, shards[0])), len(runstest.Lines(t, shards[1])); a == 0 || b == 0 || a+b != 12 {
 		t.Fatalf("shards hold %d and %d records, want 12 together", a, b)
 	}
 	merged := filepath.Join(dir, "merged")
@@ -45,8 +47,8 @@ func TestExperimentMergeShards(t *testing.T) {
 			t.Errorf("merged store lacks %s", name)
 		}
 	}
-	if !slices.Equal(records(t, merged), records(t, full)) {
-		t.Errorf("merged store:\n%s\nwant\n%s", strings.Join(records(t, merged), "\n"), strings.Join(records(t, full), "\n"))
+	if !slices.Equal(runstest.Lines(t, merged), runstest.Lines(t, full)) {
+		t.Errorf("merged store:\n%s\nwant\n%s", strings.Join(runstest.Lines(t, merged), "\n"), strings.Join(runstest.Lines(t, full), "\n"))
 	}
 	if string(got["experiment.json"]) != string(want["experiment.json"]) {
 		t.Errorf("experiment.json:\n%s\nwant\n%s", got["experiment.json"], want["experiment.json"])
@@ -100,7 +102,7 @@ func TestDeployScripts(t *testing.T) {
 	if code, _, errOut := gasp(append([]string{"experiment", "merge", "--into", merged}, shards...)...); code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, errOut)
 	}
-	if !slices.Equal(records(t, merged), records(t, full)) {
+	if !slices.Equal(runstest.Lines(t, merged), runstest.Lines(t, full)) {
 		t.Errorf("merged store differs from the unsharded run")
 	}
 

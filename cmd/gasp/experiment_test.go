@@ -13,7 +13,7 @@ import (
 	"github.com/gasplab/gasp/pkg/experiment"
 	"github.com/gasplab/gasp/pkg/mcmc"
 	"github.com/gasplab/gasp/pkg/method"
-	"github.com/gasplab/gasp/pkg/runs"
+	"github.com/gasplab/gasp/pkg/runs/runstest"
 	"github.com/gasplab/gasp/pkg/sample"
 )
 
@@ -35,28 +35,6 @@ func tinyExperiment(t *testing.T) string {
   "methods": ["gcd", "asap", "mcmc-restart"], "k": 2, "runs": 2,
   "model": "`+model+`", "temperature": 1, "top_p": 1, "max_new_tokens": 16, "seed": 5
 }`)
-}
-
-// records returns a store's records as JSON lines without elapsed_ms,
-// in file order.
-func records(t *testing.T, dir string) []string {
-	t.Helper()
-	st, err := runs.OpenReadOnly(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	var out []string
-	err = st.Each(func(r runs.Record) error {
-		r.ElapsedMS = 0
-		b, err := r.MarshalJSON()
-		out = append(out, string(b))
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // runTiny runs the tiny experiment (tinyExperiment) unsharded into a new
@@ -82,7 +60,7 @@ func TestExperimentRunResume(t *testing.T) {
 	if !strings.Contains(errOut, "[3/3] toy/bv mcmc-restart runs 0–1") || !strings.Contains(errOut, "12 records appended") {
 		t.Errorf("progress:\n%s", errOut)
 	}
-	want := records(t, full)
+	want := runstest.Lines(t, full)
 	if len(want) != 2+4+6 {
 		t.Fatalf("%d records", len(want))
 	}
@@ -92,7 +70,7 @@ func TestExperimentRunResume(t *testing.T) {
 		!strings.Contains(errOut, "stopped at --limit") {
 		t.Fatalf("limited run: exit %d: %s", code, errOut)
 	}
-	got := records(t, part)
+	got := runstest.Lines(t, part)
 	if len(got) != 3 {
 		t.Fatalf("limited run stored %d records:\n%s", len(got), strings.Join(got, "\n"))
 	}
@@ -106,7 +84,7 @@ func TestExperimentRunResume(t *testing.T) {
 			t.Fatalf("resume: exit %d: %s", code, errOut)
 		}
 	}
-	if got := records(t, part); !slices.Equal(got, want) {
+	if got := runstest.Lines(t, part); !slices.Equal(got, want) {
 		t.Errorf("resumed store:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	// The store analyzes.

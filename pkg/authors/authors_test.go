@@ -10,6 +10,7 @@ import (
 
 	"github.com/gasplab/gasp/pkg/analysis"
 	"github.com/gasplab/gasp/pkg/runs"
+	"github.com/gasplab/gasp/pkg/runs/runstest"
 )
 
 const (
@@ -29,18 +30,9 @@ func importFixtures(t *testing.T) (string, Summary) {
 
 func readStore(t *testing.T, dir string) map[string][]runs.Record {
 	t.Helper()
-	st, err := runs.OpenReadOnly(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	out := map[string][]runs.Record{}
-	err = st.Each(func(r runs.Record) error {
+	for _, r := range runstest.Records(t, dir) {
 		out[r.Task+" "+r.Method] = append(out[r.Task+" "+r.Method], r)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return out
 }

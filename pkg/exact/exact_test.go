@@ -26,15 +26,7 @@ func (suffixOnly) Weights(x *sample.Record, w []float64) {
 	}
 }
 
-func name(p mcmc.Proposal) string {
-	switch p := p.(type) {
-	case mcmc.Mix:
-		return fmt.Sprintf("Mix(%g)", p.P)
-	case suffixOnly:
-		return "suffix-only"
-	}
-	return fmt.Sprintf("%T", p)[5:]
-}
+func (suffixOnly) String() string { return "suffix-only" }
 
 func langs(t *testing.T) ([]*exact.Toy, []*exact.Lang) {
 	t.Helper()
@@ -89,12 +81,12 @@ func TestStationary(t *testing.T) {
 			for _, row := range T {
 				for _, v := range row {
 					if v < -1e-15 {
-						t.Fatalf("%s %s: negative transition probability %v", toys[i].Name, name(p), v)
+						t.Fatalf("%s %s: negative transition probability %v", toys[i].Name, p, v)
 					}
 				}
 			}
 			if d := exact.TV(exact.Step(l.Target, T), l.Target); d > 1e-13 {
-				t.Errorf("%s %s: P^G moves by %v in one step", toys[i].Name, name(p), d)
+				t.Errorf("%s %s: P^G moves by %v in one step", toys[i].Name, p, d)
 			}
 		}
 	}
@@ -132,19 +124,19 @@ func TestTVTables(t *testing.T) {
 			for k := range tv {
 				tv[k] = exact.TV(d[k], l.Target)
 				if k > 0 && tv[k] > tv[k-1]+1e-12 {
-					t.Errorf("%s %s: TV rises from %v to %v at step %d", toy.Name, name(p), tv[k-1], tv[k], k)
+					t.Errorf("%s %s: TV rises from %v to %v at step %d", toy.Name, p, tv[k-1], tv[k], k)
 				}
 			}
-			fmt.Fprintf(&b, "\n%-12s", name(p))
+			fmt.Fprintf(&b, "\n%-12s", p)
 			for _, k := range ks {
 				fmt.Fprintf(&b, " %8.2g", tv[k])
 			}
 			stalls := p == suffixOnly{} && toy.Name != "forced"
 			switch {
 			case stalls && tv[K] < min(0.3, tv[0]/2):
-				t.Errorf("%s %s: TV_%d = %v; expected it to stall (first token never resampled)", toy.Name, name(p), K, tv[K])
+				t.Errorf("%s %s: TV_%d = %v; expected it to stall (first token never resampled)", toy.Name, p, K, tv[K])
 			case !stalls && tv[K] > 1e-9:
-				t.Errorf("%s %s: TV_%d = %v, not converging", toy.Name, name(p), K, tv[K])
+				t.Errorf("%s %s: TV_%d = %v, not converging", toy.Name, p, K, tv[K])
 			}
 		}
 		t.Log(b.String())
@@ -184,7 +176,7 @@ func TestPower(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, k := range []int{1, 2, 5} {
-				targets = append(targets, target{fmt.Sprintf("%s k=%d", name(p), k), d[k], 30000})
+				targets = append(targets, target{fmt.Sprintf("%s k=%d", p, k), d[k], 30000})
 			}
 		}
 		power := func(tg target) int {

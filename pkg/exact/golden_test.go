@@ -130,7 +130,7 @@ func goldenCases(toy *exact.Toy) map[string]func(c sample.Config, g *goldenHash)
 			}
 		}
 		for _, proposal := range []mcmc.Proposal{mcmc.Uniform{}, mcmc.Priority{}, mcmc.PriorityPP{}, mcmc.Restart{}, mcmc.Mix{P: 0.5}} {
-			cases[fmt.Sprintf("mcmc-%s%s", name(proposal), tag)] = func(c sample.Config, g *goldenHash) error {
+			cases[fmt.Sprintf("mcmc-%s%s", proposal, tag)] = func(c sample.Config, g *goldenHash) error {
 				res, err := mcmc.RunEach(m, p, mcmc.Config{Sample: c, Proposal: proposal, Steps: 6}, rands(6))
 				if err != nil {
 					return err

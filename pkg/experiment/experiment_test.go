@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gasplab/gasp/pkg/method"
-
 	"github.com/gasplab/gasp/pkg/analysis"
+	"github.com/gasplab/gasp/pkg/method"
 	"github.com/gasplab/gasp/pkg/runs"
+	"github.com/gasplab/gasp/pkg/runs/runstest"
 )
 
 func TestParse(t *testing.T) {
@@ -150,22 +150,9 @@ func toyConfig(t *testing.T) *Config {
 // zeroed, sorted.
 func storeLines(t *testing.T, dir string) []string {
 	t.Helper()
-	st, err := runs.OpenReadOnly(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	var out []string
-	if err := st.Each(func(r runs.Record) error {
-		r.ElapsedMS = 0
-		b, err := r.MarshalJSON()
-		out = append(out, string(b))
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(out)
-	return out
+	lines := runstest.Lines(t, dir)
+	slices.Sort(lines)
+	return lines
 }
 
 // runToy runs the toy grid (toyConfig) into a new store and returns its

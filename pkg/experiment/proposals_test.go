@@ -8,6 +8,7 @@ import (
 
 	"github.com/gasplab/gasp/pkg/model"
 	"github.com/gasplab/gasp/pkg/runs"
+	"github.com/gasplab/gasp/pkg/runs/runstest"
 )
 
 // Records carry the EOS that ended them (the embedded model has two), and
@@ -35,20 +36,7 @@ func TestKeepProposalsAndEOS(t *testing.T) {
 	if _, err := Run(ctx, c, Options{Store: kept}); err != nil {
 		t.Fatal(err)
 	}
-	read := func(dir string) []runs.Record {
-		st, err := runs.OpenReadOnly(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		var out []runs.Record
-		err = st.Each(func(r runs.Record) error { out = append(out, r); return nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	a, b := read(plain), read(kept)
+	a, b := runstest.Records(t, plain), runstest.Records(t, kept)
 	if len(a) != len(b) || len(a) == 0 {
 		t.Fatalf("%d and %d records", len(a), len(b))
 	}

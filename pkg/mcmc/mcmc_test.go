@@ -21,15 +21,8 @@ func proposals() []mcmc.Proposal {
 	return []mcmc.Proposal{mcmc.Uniform{}, mcmc.Priority{}, mcmc.PriorityPP{}, mcmc.Restart{}, mcmc.Mix{P: 0.5}, Tail{N: 2, R: 0.2}}
 }
 
-func name(p mcmc.Proposal) string {
-	switch p := p.(type) {
-	case mcmc.Mix:
-		return fmt.Sprintf("Mix(%g)", p.P)
-	case Tail:
-		return "user-tail"
-	}
-	return fmt.Sprintf("%T", p)[5:]
-}
+// String names the example's proposal in test output.
+func (Tail) String() string { return "user-tail" }
 
 func problems(t *testing.T) []exact.Problem {
 	pbs, err := exact.Problems()
@@ -72,7 +65,7 @@ func TestLogQMatchesDefinition(t *testing.T) {
 						continue
 					}
 					if math.Abs(got-want) > 1e-9*max(1, math.Abs(want)) {
-						t.Fatalf("%s %s: log q(%q | %q) = %v, want %v", pb.Toy.Name, name(p), y.Text(pb.Toy.Vocab), x.Text(pb.Toy.Vocab), got, want)
+						t.Fatalf("%s %s: log q(%q | %q) = %v, want %v", pb.Toy.Name, p, y.Text(pb.Toy.Vocab), x.Text(pb.Toy.Vocab), got, want)
 					}
 				}
 			}
@@ -138,13 +131,13 @@ func TestChainsMatchExact(t *testing.T) {
 				}
 				checkAccounting(t, res, len(toy.Prompt))
 				s := res.Stats
-				line := fmt.Sprintf("%s %-10s accept %.3f  evals/step %.3f  regenerated/step %.3f  restored/step %.3f (in %d of %d steps after a rejection)  authors/step %.3f |", toy.Name, name(p),
+				line := fmt.Sprintf("%s %-10s accept %.3f  evals/step %.3f  regenerated/step %.3f  restored/step %.3f (in %d of %d steps after a rejection)  authors/step %.3f |", toy.Name, p,
 					s.AcceptanceRate(), s.EvalsPerStep(), s.RegeneratedPerStep(), float64(s.Restored)/float64(s.Steps), s.RestoredSteps, s.AfterRejection, s.AuthorsEvalsPerStep())
 				for _, k := range []int{1, 2, 5} {
 					r := pb.Lang.Test(res.Final(k), dist[k])
 					line += fmt.Sprintf(" k=%d: %v |", k, r)
 					if r.P < pMin {
-						t.Errorf("%s after %d steps: samples do not match the exact distribution: %v", name(p), k, r)
+						t.Errorf("%s after %d steps: samples do not match the exact distribution: %v", p, k, r)
 					}
 				}
 				t.Log(line)
@@ -252,7 +245,7 @@ func TestCutOnlyQHarmless(t *testing.T) {
 				for k, s := range right.Chains[c].Steps {
 					w := wrong.Chains[c].Steps[k]
 					if s.Accepted != w.Accepted || math.Abs(s.LogAlpha-w.LogAlpha) > 1e-9 {
-						t.Fatalf("%s %s chain %d step %d: log α %v (summed q) vs %v (cut only)", pb.Toy.Name, name(p), c, k, s.LogAlpha, w.LogAlpha)
+						t.Fatalf("%s %s chain %d step %d: log α %v (summed q) vs %v (cut only)", pb.Toy.Name, p, c, k, s.LogAlpha, w.LogAlpha)
 					}
 				}
 			}
@@ -279,12 +272,12 @@ func TestTransformed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		line := fmt.Sprintf("utf8 with %v (%d sentences, TV(GCD, P^G) = %.3f), %s:", toy.Config.Transform, l.Len(), exact.TV(l.GCD, l.Target), name(p))
+		line := fmt.Sprintf("utf8 with %v (%d sentences, TV(GCD, P^G) = %.3f), %s:", toy.Config.Transform, l.Len(), exact.TV(l.GCD, l.Target), p)
 		for _, k := range []int{1, 2, 5} {
 			r := l.Test(res.Final(k), dist[k])
 			line += fmt.Sprintf(" k=%d: %v |", k, r)
 			if r.P < pMin {
-				t.Errorf("%s after %d steps: %v", name(p), k, r)
+				t.Errorf("%s after %d steps: %v", p, k, r)
 			}
 		}
 		t.Log(line)
@@ -339,7 +332,7 @@ func TestRunEachIndependentOfBatch(t *testing.T) {
 					x, y := a.At(k), b.At(k)
 					if fmt.Sprint(x.Tokens) != fmt.Sprint(y.Tokens) || a.EvalsAt(k) != b.EvalsAt(k) {
 						t.Fatalf("%s %s chain %d step %d: %v (%d evals) in a batch, %v (%d evals) alone",
-							toy.Name, name(p), i, k, x.Tokens, a.EvalsAt(k), y.Tokens, b.EvalsAt(k))
+							toy.Name, p, i, k, x.Tokens, a.EvalsAt(k), y.Tokens, b.EvalsAt(k))
 					}
 				}
 			}

@@ -45,10 +45,16 @@ func (Uniform) Weights(x *sample.Record, w []float64) {
 	}
 }
 
+// String returns "Uniform". Each built-in proposal prints as its name, so
+// that tests and logs can name the proposal they ran.
+func (Uniform) String() string { return "Uniform" }
+
 // Restart always cuts at 0: an independent GCD sample each step.
 type Restart struct{}
 
 func (Restart) Weights(x *sample.Record, w []float64) { w[0] = 1 }
+
+func (Restart) String() string { return "Restart" }
 
 // Priority is the authors' code: p(i) ∝ exp(H_i) − 1, H_i the entropy of the
 // grammar-masked distribution P_GCD(·|x_{1:i}). Positions where the grammar
@@ -70,6 +76,8 @@ func (Priority) Weights(x *sample.Record, w []float64) {
 	}
 }
 
+func (Priority) String() string { return "Priority" }
+
 // PriorityPP is the paper's text: p(i) ∝ PP(P(·|x_{1:i})), the perplexity
 // exp(H) of the model's unmasked next-token distribution. It is ≥ 1 at every
 // position, so p(0) > 0.
@@ -80,6 +88,8 @@ func (PriorityPP) Weights(x *sample.Record, w []float64) {
 		w[i] = math.Exp(x.RawEntropy[i])
 	}
 }
+
+func (PriorityPP) String() string { return "PriorityPP" }
 
 // Mix is the authors' "mix-p": each step is a Restart step with probability
 // P, else a step of Else (nil means Priority), a mixture of kernels. Its
@@ -111,6 +121,14 @@ func (m Mix) Weights(x *sample.Record, w []float64) {
 		w[i] = (1 - m.P) * p[i]
 	}
 	w[0] += m.P
+}
+
+// String returns "Mix(P)", or "Mix(P, Else)" when Else is set.
+func (m Mix) String() string {
+	if m.Else == nil {
+		return fmt.Sprintf("Mix(%g)", m.P)
+	}
+	return fmt.Sprintf("Mix(%g, %v)", m.P, m.Else)
 }
 
 // Positions returns p_pos^x: p's weights for x, normalised.
