@@ -166,7 +166,8 @@ func TestCrash(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			appendRaw(t, st.Path("SLIA/crash", "mcmc-uniform"), string(line[:rng.IntN(len(line))]))
+			// At least one byte: an empty "torn line" would be no torn line at all.
+			appendRaw(t, st.Path("SLIA/crash", "mcmc-uniform"), string(line[:1+rng.IntN(len(line)-1)]))
 			planted++
 		}
 	}
