@@ -46,9 +46,10 @@ type stateData struct {
 	scanWidth   int16           // the most classes one of their terminals accepts
 	next        []State         // per byte class, maybe with the escaped bit; unknown entries are -1; allocated on first use
 	accepting   bool
-	local       bool   // a view (see ScanViews)
-	sameHash    State  // the State added before it with the same setHash, or Dead
-	wait        []item // the items before a nonterminal, by that nonterminal; built on first use (waiting)
+	local       bool             // a view (see ScanViews)
+	sameHash    State            // the State added before it with the same setHash, or Dead
+	wait        []item           // the items before a nonterminal, by that nonterminal; built on first use (waiting)
+	waitSym     []grammar.Symbol // by wait item: its nonterminal, to search
 	waitBuilt   bool
 }
 
@@ -101,29 +102,24 @@ type Machine struct {
 	// allocation of its own (XML's prolog builds hundreds in one step).
 	itemBlock []item
 	nextBlock []State
+	symBlock  []grammar.Symbol
 }
 
-// blockSize is how many items or transitions a block holds.
-const blockSize = 4096
-
-// newItems returns a slice of n items carved from the current block.
-func (m *Machine) newItems(n int) []item {
-	if n > len(m.itemBlock) {
-		m.itemBlock = make([]item, max(n, blockSize))
+// carve returns a slice of n elements cut from *block, which it refills
+// with a new block of blockSize elements when too few are left.
+func carve[T any](block *[]T, n int) []T {
+	const blockSize = 4096
+	if n > len(*block) {
+		*block = make([]T, max(n, blockSize))
 	}
-	b := m.itemBlock[:n:n]
-	m.itemBlock = m.itemBlock[n:]
+	b := (*block)[:n:n]
+	*block = (*block)[n:]
 	return b
 }
 
 // newNext returns a State's transition row, every entry unknown (-1).
 func (m *Machine) newNext() []State {
-	n := m.numClasses
-	if n > len(m.nextBlock) {
-		m.nextBlock = make([]State, max(n, blockSize))
-	}
-	b := m.nextBlock[:n:n]
-	m.nextBlock = m.nextBlock[n:]
+	b := carve(&m.nextBlock, m.numClasses)
 	for i := range b {
 		b[i] = -1
 	}
@@ -643,28 +639,45 @@ func compareItems(a, b item) int {
 func (m *Machine) waiting(s State, sym grammar.Symbol) []item {
 	st := &m.states[s]
 	if !st.waitBuilt {
-		n := 0
-		for _, it := range st.items {
-			if next := m.lrNext[it.lr]; next != noSymbol && !next.IsTerminal() {
-				n++
-			}
-		}
-		st.wait = m.newItems(n)[:0]
-		for _, it := range st.items {
-			if next := m.lrNext[it.lr]; next != noSymbol && !next.IsTerminal() {
-				st.wait = append(st.wait, it)
-			}
-		}
-		slices.SortStableFunc(st.wait, func(a, b item) int { return int(m.lrNext[a.lr]) - int(m.lrNext[b.lr]) })
-		st.waitBuilt = true
+		m.buildWaiting(st)
 	}
-	w := st.wait
-	i, _ := slices.BinarySearchFunc(w, sym, func(it item, sym grammar.Symbol) int { return int(m.lrNext[it.lr]) - int(sym) })
+	syms := st.waitSym
+	var i int
+	if len(syms) <= 16 { // most States: a scan beats a search
+		for i < len(syms) && syms[i] < sym {
+			i++
+		}
+	} else {
+		i, _ = slices.BinarySearch(syms, sym)
+	}
 	j := i
-	for j < len(w) && m.lrNext[w[j].lr] == sym {
+	for j < len(syms) && syms[j] == sym {
 		j++
 	}
-	return w[i:j]
+	return st.wait[i:j]
+}
+
+// buildWaiting collects st's items whose dot is before a nonterminal,
+// sorted by that nonterminal.
+func (m *Machine) buildWaiting(st *stateData) {
+	n := 0
+	for _, it := range st.items {
+		if next := m.lrNext[it.lr]; next != noSymbol && !next.IsTerminal() {
+			n++
+		}
+	}
+	st.wait = carve(&m.itemBlock, n)[:0]
+	for _, it := range st.items {
+		if next := m.lrNext[it.lr]; next != noSymbol && !next.IsTerminal() {
+			st.wait = append(st.wait, it)
+		}
+	}
+	slices.SortStableFunc(st.wait, func(a, b item) int { return int(m.lrNext[a.lr]) - int(m.lrNext[b.lr]) })
+	st.waitSym = carve(&m.symBlock, n)
+	for i, it := range st.wait {
+		st.waitSym[i] = m.lrNext[it.lr]
+	}
+	st.waitBuilt = true
 }
 
 // intern returns the State of an item set, adding it if it is new.
@@ -703,7 +716,7 @@ func (m *Machine) add(items []item, accepting, local bool) State {
 	}
 	s := State(len(m.states))
 	// The items, scan items first: st.scan is a prefix of st.items.
-	st := stateData{items: m.newItems(len(items)), accepting: accepting}
+	st := stateData{items: carve(&m.itemBlock, len(items)), accepting: accepting}
 	nscan := 0
 	for _, it := range items {
 		if m.lrNext[it.lr].IsTerminal() {
