@@ -80,6 +80,8 @@ type Masker struct {
 	cacheBytes int
 
 	contClasses  grammar.ByteSet // the byte classes of UTF-8 continuation bytes only
+	highClasses  grammar.ByteSet // the byte classes of bytes 80-FF only
+	utf8Rows     [][][]uint8     // by form of utf8Seqs, by byte: its classes
 	regionStates []earley.State  // scratch
 	regionKey    []byte          // scratch
 	regionRow    []earley.State  // scratch
@@ -117,17 +119,24 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 		subs:          make(map[subKey]*itemWalk),
 		shapes:        make(map[string]map[int32]*shape),
 	}
-	var other grammar.ByteSet // classes with a byte that is not a continuation byte
+	var other, ascii grammar.ByteSet // classes with a byte that is not a continuation byte; with an ASCII byte
 	for b := 0; b < 256; b++ {
 		if b < 0x80 || b > 0xBF {
 			other.Add(uint8(m.ByteClass(byte(b))))
+		}
+		if b < 0x80 {
+			ascii.Add(uint8(m.ByteClass(byte(b))))
 		}
 	}
 	for c := 0; c < m.NumClasses(); c++ {
 		if !other.Has(uint8(c)) {
 			k.contClasses.Add(uint8(c))
 		}
+		if !ascii.Has(uint8(c)) {
+			k.highClasses.Add(uint8(c))
+		}
 	}
+	k.utf8Rows = utf8Classes(m.ByteClass)
 	n := t.Nodes()
 	k.subtree = make([]grammar.ByteSet, n)
 	// Children follow their parent in preorder: fold each node into its parent

@@ -161,11 +161,18 @@ func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 	t := k.trie
 	nc := k.m.NumClasses()
 	loops := make([]grammar.ByteSet, nq) // the classes leading each State to itself
+	// With every multi-byte character too, where q takes each back to q:
+	// a subtree of valid UTF-8 within them stays at q (utf8.go).
+	chars := make([]grammar.ByteSet, nq)
 	for q := 0; q < nq; q++ {
 		for c := 0; c < nc; c++ {
 			if int(table[q*nc+c]) == q {
 				loops[q].Add(uint8(c))
 			}
+		}
+		if k.utf8Closed(table, nc, q) {
+			chars[q] = loops[q]
+			orInto(&chars[q], &k.highClasses)
 		}
 	}
 	sh := &shape{}
@@ -182,7 +189,7 @@ func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 		nodes++
 		d := t.depth[i] - base
 		q := at[d-1]
-		if subsetOf(&k.subtree[i], &loops[q]) {
+		if subsetOf(&k.subtree[i], &loops[q]) || t.utf8[i] && subsetOf(&k.subtree[i], &chars[q]) {
 			out.add(t.ids[t.first[i]:t.first[t.end[i]]])
 			i = t.end[i]
 			continue
