@@ -189,7 +189,7 @@ func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 		nodes++
 		d := t.depth[i] - base
 		q := at[d-1]
-		if subsetOf(&k.subtree[i], &loops[q]) || t.utf8[i] && subsetOf(&k.subtree[i], &chars[q]) {
+		if k.subtreeWithin(i, &loops[q]) || t.utf8[i] && k.subtreeWithin(i, &chars[q]) {
 			out.add(t.ids[t.first[i]:t.first[t.end[i]]])
 			i = t.end[i]
 			continue
