@@ -31,6 +31,19 @@ const (
 	u8States
 )
 
+// narrowCont is, after the lead bytes E0, ED, F0 and F4, the range of the
+// next byte (narrower than 80-BF: no overlong forms, surrogates or runes
+// past U+10FFFF) and the state after it.
+var narrowCont = [u8States]struct {
+	lo, hi byte
+	next   utf8State
+}{
+	u8E0: {0xA0, 0xBF, u8Cont1},
+	u8ED: {0x80, 0x9F, u8Cont1},
+	u8F0: {0x90, 0xBF, u8Cont2},
+	u8F4: {0x80, 0x8F, u8Cont2},
+}
+
 // utf8Step returns the decoder's state after byte b.
 func utf8Step(s utf8State, b byte) utf8State {
 	cont := b >= 0x80 && b <= 0xBF
@@ -58,21 +71,9 @@ func utf8Step(s utf8State, b byte) utf8State {
 		if cont {
 			return s - 1
 		}
-	case u8E0:
-		if b >= 0xA0 && b <= 0xBF {
-			return u8Cont1
-		}
-	case u8ED:
-		if b >= 0x80 && b <= 0x9F {
-			return u8Cont1
-		}
-	case u8F0:
-		if b >= 0x90 && b <= 0xBF {
-			return u8Cont2
-		}
-	case u8F4:
-		if b >= 0x80 && b <= 0x8F {
-			return u8Cont2
+	case u8E0, u8ED, u8F0, u8F4:
+		if r := narrowCont[s]; b >= r.lo && b <= r.hi {
+			return r.next
 		}
 	}
 	return u8Bad
