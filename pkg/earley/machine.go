@@ -46,9 +46,10 @@ type stateData struct {
 	scanWidth   int16           // the most classes one of their terminals accepts
 	next        []State         // per byte class, maybe with the escaped bit; unknown entries are -1; allocated on first use
 	accepting   bool
-	local       bool   // a view (see ScanViews)
-	sameHash    State  // the State added before it with the same setHash, or Dead
-	wait        []item // the items before a nonterminal, by that nonterminal; built on first use (waiting)
+	local       bool             // a view (see ScanViews)
+	sameHash    State            // the State added before it with the same setHash, or Dead
+	wait        []item           // the items before a nonterminal, by that nonterminal; built on first use (waiting)
+	waitSym     []grammar.Symbol // by wait item: its nonterminal, to search
 	waitBuilt   bool
 }
 
@@ -73,6 +74,7 @@ type Machine struct {
 	lrLHS    []int32          // rule of the item's production
 	nullable []bool           // by rule
 	initial  [][]int32        // by rule: the LR(0) items with the dot at the start
+	predict  [][]int32        // by rule: the LR(0) items its prediction adds with origin self (see predictions)
 
 	classOf    [256]uint8        // byte → byte class
 	numClasses int               // classes are numbered 0..numClasses-1
@@ -95,6 +97,33 @@ type Machine struct {
 
 	groups    []scanGroup // scratch for ScanViews
 	viewItems []item      // scratch for ScanViews
+
+	// Blocks that States' slices are carved from: a State costs no
+	// allocation of its own (XML's prolog builds hundreds in one step).
+	itemBlock []item
+	nextBlock []State
+	symBlock  []grammar.Symbol
+}
+
+// carve returns a slice of n elements cut from *block, which it refills
+// with a new block of blockSize elements when too few are left.
+func carve[T any](block *[]T, n int) []T {
+	const blockSize = 4096
+	if n > len(*block) {
+		*block = make([]T, max(n, blockSize))
+	}
+	b := (*block)[:n:n]
+	*block = (*block)[n:]
+	return b
+}
+
+// newNext returns a State's transition row, every entry unknown (-1).
+func (m *Machine) newNext() []State {
+	b := carve(&m.nextBlock, m.numClasses)
+	for i := range b {
+		b[i] = -1
+	}
+	return b
 }
 
 // New returns a Machine for g. The grammar must be a compiled, pruned
@@ -121,16 +150,14 @@ func New(g *grammar.Grammar) *Machine {
 		}
 	}
 	m.nullable = g.Nullable()
+	m.predict = m.predictions()
 	m.computeByteClasses()
 	m.follow = followClasses(g, m.nullable, m.termClass)
 	m.escFollow = make(map[int64]grammar.ByteSet)
 
 	m.states = append(m.states, stateData{}) // Dead
-	var items []item
 	seen := new(itemSet)
-	for _, lr := range m.initial[g.Start] {
-		items = m.addItem(items, seen, item{lr, self})
-	}
+	items := m.addPredicted(nil, seen, g.Start)
 	items, _ = m.closure(items, seen)
 	m.start = m.intern(items)
 	return m
@@ -284,10 +311,7 @@ func (m *Machine) stepSlow(s State, class int) (next State, esc bool) {
 	}
 	st := &m.states[s]
 	if st.next == nil {
-		st.next = make([]State, m.numClasses)
-		for i := range st.next {
-			st.next[i] = -1
-		}
+		st.next = m.newNext()
 	}
 	n := st.next[class]
 	if n < 0 && !st.scanClasses.Has(uint8(class)) {
@@ -400,20 +424,73 @@ func (s *itemSet) grow(items []item) {
 	}
 }
 
+// predictions returns, by rule, the LR(0) items that predicting it adds
+// to a set with origin self: its productions' initial items, closed under
+// prediction and, for a nullable rule, moving the dot over it (Aycock and
+// Horspool). An item with origin self completes into the set that holds it,
+// where the nullable step has already moved past it, so these items depend
+// on the rule alone and closure adds them as a block.
+func (m *Machine) predictions() [][]int32 {
+	pred := make([][]int32, len(m.g.Rules))
+	mark := make([]int32, len(m.lrNext)) // lr -> rule+1 whose list holds it
+	for r := range m.g.Rules {
+		var list []int32
+		add := func(lr int32) {
+			if mark[lr] != int32(r)+1 {
+				mark[lr] = int32(r) + 1
+				list = append(list, lr)
+			}
+		}
+		for _, lr := range m.initial[r] {
+			add(lr)
+		}
+		for i := 0; i < len(list); i++ {
+			sym := m.lrNext[list[i]]
+			if sym == noSymbol || sym.IsTerminal() {
+				continue
+			}
+			for _, lr := range m.initial[sym.Rule()] {
+				add(lr)
+			}
+			if m.nullable[sym.Rule()] {
+				add(list[i] + 1)
+			}
+		}
+		pred[r] = slices.Clip(list)
+	}
+	return pred
+}
+
+// addPredicted adds to items the predictions of rule r (see predictions).
+// They come as a block: if the first is in the set, so are the rest, since
+// whatever block added it held r's whole block.
+func (m *Machine) addPredicted(items []item, seen *itemSet, r int) []item {
+	block := m.predict[r]
+	if len(block) == 0 || seen.has(items, item{block[0], self}) {
+		return items
+	}
+	items = append(items, item{block[0], self})
+	for _, lr := range block[1:] {
+		items = m.addItem(items, seen, item{lr, self})
+	}
+	return items
+}
+
 // closure adds predictions and completions to items (Aycock and Horspool's
 // variant: predicting a nullable rule also moves the dot over it, so items
 // completed in the set they were predicted in need no completer step). It
 // reports whether it had to complete an item with an opaque origin, which
-// it cannot.
+// it cannot. Items with origin self come only from addPredicted, which
+// added what they lead to with them.
 func (m *Machine) closure(items []item, seen *itemSet) (_ []item, esc bool) {
 	for i := 0; i < len(items); i++ {
 		it := items[i]
+		if it.origin == self {
+			continue
+		}
 		sym := m.lrNext[it.lr]
 		switch {
 		case sym == noSymbol:
-			if it.origin == self {
-				continue
-			}
 			if it.origin == opaque {
 				esc = true
 				orSet(&m.escSet, &m.follow[m.lrLHS[it.lr]])
@@ -428,9 +505,7 @@ func (m *Machine) closure(items []item, seen *itemSet) (_ []item, esc bool) {
 				items = m.addItem(items, seen, item{w.lr + 1, origin})
 			}
 		case !sym.IsTerminal():
-			for _, lr := range m.initial[sym.Rule()] {
-				items = m.addItem(items, seen, item{lr, self})
-			}
+			items = m.addPredicted(items, seen, sym.Rule())
 			if m.nullable[sym.Rule()] {
 				items = m.addItem(items, seen, item{it.lr + 1, it.origin})
 			}
@@ -564,21 +639,45 @@ func compareItems(a, b item) int {
 func (m *Machine) waiting(s State, sym grammar.Symbol) []item {
 	st := &m.states[s]
 	if !st.waitBuilt {
-		for _, it := range st.items {
-			if next := m.lrNext[it.lr]; next != noSymbol && !next.IsTerminal() {
-				st.wait = append(st.wait, it)
-			}
-		}
-		slices.SortStableFunc(st.wait, func(a, b item) int { return int(m.lrNext[a.lr]) - int(m.lrNext[b.lr]) })
-		st.waitBuilt = true
+		m.buildWaiting(st)
 	}
-	w := st.wait
-	i, _ := slices.BinarySearchFunc(w, sym, func(it item, sym grammar.Symbol) int { return int(m.lrNext[it.lr]) - int(sym) })
+	syms := st.waitSym
+	var i int
+	if len(syms) <= 16 { // most States: a scan beats a search
+		for i < len(syms) && syms[i] < sym {
+			i++
+		}
+	} else {
+		i, _ = slices.BinarySearch(syms, sym)
+	}
 	j := i
-	for j < len(w) && m.lrNext[w[j].lr] == sym {
+	for j < len(syms) && syms[j] == sym {
 		j++
 	}
-	return w[i:j]
+	return st.wait[i:j]
+}
+
+// buildWaiting collects st's items whose dot is before a nonterminal,
+// sorted by that nonterminal.
+func (m *Machine) buildWaiting(st *stateData) {
+	n := 0
+	for _, it := range st.items {
+		if next := m.lrNext[it.lr]; next != noSymbol && !next.IsTerminal() {
+			n++
+		}
+	}
+	st.wait = carve(&m.itemBlock, n)[:0]
+	for _, it := range st.items {
+		if next := m.lrNext[it.lr]; next != noSymbol && !next.IsTerminal() {
+			st.wait = append(st.wait, it)
+		}
+	}
+	slices.SortStableFunc(st.wait, func(a, b item) int { return int(m.lrNext[a.lr]) - int(m.lrNext[b.lr]) })
+	st.waitSym = carve(&m.symBlock, n)
+	for i, it := range st.wait {
+		st.waitSym[i] = m.lrNext[it.lr]
+	}
+	st.waitBuilt = true
 }
 
 // intern returns the State of an item set, adding it if it is new.
@@ -616,16 +715,30 @@ func (m *Machine) add(items []item, accepting, local bool) State {
 		}
 	}
 	s := State(len(m.states))
-	st := stateData{items: slices.Clone(items), accepting: accepting}
+	// The items, scan items first: st.scan is a prefix of st.items.
+	st := stateData{items: carve(&m.itemBlock, len(items)), accepting: accepting}
+	nscan := 0
 	for _, it := range items {
-		if sym := m.lrNext[it.lr]; sym.IsTerminal() {
-			st.scan = append(st.scan, it)
-			tc := &m.termClass[sym.Terminal()]
-			for w := range st.scanClasses {
-				st.scanClasses[w] |= tc[w]
-			}
-			st.scanWidth = max(st.scanWidth, int16(tc.Len()))
+		if m.lrNext[it.lr].IsTerminal() {
+			nscan++
 		}
+	}
+	st.scan = st.items[:nscan]
+	i, j := 0, nscan
+	for _, it := range items {
+		sym := m.lrNext[it.lr]
+		if !sym.IsTerminal() {
+			st.items[j] = it
+			j++
+			continue
+		}
+		st.items[i] = it
+		i++
+		tc := &m.termClass[sym.Terminal()]
+		for w := range st.scanClasses {
+			st.scanClasses[w] |= tc[w]
+		}
+		st.scanWidth = max(st.scanWidth, int16(tc.Len()))
 	}
 	st.local, st.sameHash = local, m.index[h]
 	m.states = append(m.states, st)

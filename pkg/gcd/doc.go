@@ -31,21 +31,25 @@
 // # What is precomputed, when, and what it costs
 //
 // Once per vocabulary, NewTrie builds the byte trie of the ordinary tokens
-// (Llama 3: 274,521 nodes, about 5 MB).
+// (Llama 3: 274,521 nodes, about 5 MB) and marks, by node, whether every
+// path below it is valid UTF-8 from a character boundary (a byte a node).
 //
-// Once per grammar, earley.New computes the grammar's byte classes and,
-// by rule, the classes that can follow it (FOLLOW sets over byte classes,
-// 32 bytes a rule, well under a millisecond), which tell when a walk that
-// escaped a view is again exact (see Masker). NewMasker (the rest of what
-// "gasp bench masks" reports as compile time) relabels the trie by those
-// classes, merging the tokens that no grammar position can tell apart (74k
-// to 220k nodes on the workloads of data/bench/masks), and records for
-// every node the set of byte classes in its subtree (32 bytes a node): 2.3
-// to 6.9 MB and 12 to 18 ms of one core on those workloads, of which the
-// relabelling is most. It then computes the mask of the start State
-// (0.3 to 2 ms; XML's prolog is the costliest), which every sampler asks
-// for first. Nothing else is computed ahead: which positions of a grammar
-// a sampler will visit is not known before it does.
+// Once per grammar, earley.New computes the grammar's byte classes; by
+// rule, the classes that can follow it (FOLLOW sets over byte classes, 32
+// bytes a rule), which tell when a walk that escaped a view is again exact
+// (see Masker); and by rule, the items its prediction adds (the closure
+// under prediction, which every Earley step then adds as a block): well
+// under a millisecond. NewMasker (the rest of what "gasp bench masks"
+// reports as compile time) relabels the trie by those classes, merging the
+// tokens that no grammar position can tell apart (74k to 220k nodes on the
+// workloads of data/bench/masks), and records for every node the set of
+// byte classes in its subtree (16 bytes a node: classes 0 to 127, one bit
+// for the rest) and its UTF-8 mark: 1.3 to 3.7 MB and 12 to 18 ms of one
+// core on those workloads, of which the relabelling is most. It then
+// computes the mask of the start State (0.3 to 2 ms; XML's prolog is the
+// costliest), which every sampler asks for first. Nothing else is computed
+// ahead: which positions of a grammar a sampler will visit is not known
+// before it does.
 //
 // Everything else is computed on first use and cached until MaxCacheBytes
 // (256 MB) is reached, when the caches are emptied: the Earley States and
@@ -54,8 +58,12 @@
 // classes lead a State back to itself (tested class by class, where a walk
 // asks), and region shapes (region.go): for each shape of a wide position,
 // the slice of tokens that stay inside it (a Bitset when it holds more than
-// 1/32 of the vocabulary, else a list) and its frontier. One pass over each
-// workload from a fresh Masker caches 0.5 to 3.9 MB (210 to 2,800 States;
-// 0 to 31 shapes). Steps whose States are cached cost a map look-up and
+// 1/32 of the vocabulary, else a list) and its frontier. A shape's walk
+// takes a subtree whole where its classes loop, or where it is valid UTF-8
+// and the shape takes every multi-byte character back to the same State
+// (utf8.go): the non-ASCII tokens inside a string are not walked byte by
+// byte. Earley States are carved from shared blocks, not allocated one by
+// one. One pass over each workload from a fresh Masker caches 0.5 to 3.9
+// MB (210 to 2,800 States; 0 to 31 shapes). Steps whose States are cached cost a map look-up and
 // allocate nothing.
 package gcd

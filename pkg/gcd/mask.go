@@ -67,8 +67,9 @@ type Masker struct {
 	MaxCacheBytes int
 
 	// subtree[i] is the set of byte classes on the edges of node i's subtree,
-	// the edge into i included.
-	subtree []grammar.ByteSet
+	// the edge into i included (see classSet).
+	subtree   []classSet
+	manyClass bool // more than 128 byte classes: a subtree's bit 127 stands for any class from 127 on
 
 	// Stats counts the work done so far.
 	Stats MaskStats
@@ -80,6 +81,8 @@ type Masker struct {
 	cacheBytes int
 
 	contClasses  grammar.ByteSet // the byte classes of UTF-8 continuation bytes only
+	highClasses  grammar.ByteSet // the byte classes of bytes 80-FF only
+	utf8Rows     [][][]uint8     // by form of utf8Seqs, by byte: its classes
 	regionStates []earley.State  // scratch
 	regionKey    []byte          // scratch
 	regionRow    []earley.State  // scratch
@@ -117,35 +120,60 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 		subs:          make(map[subKey]*itemWalk),
 		shapes:        make(map[string]map[int32]*shape),
 	}
-	var other grammar.ByteSet // classes with a byte that is not a continuation byte
+	var other, ascii grammar.ByteSet // classes with a byte that is not a continuation byte; with an ASCII byte
 	for b := 0; b < 256; b++ {
 		if b < 0x80 || b > 0xBF {
 			other.Add(uint8(m.ByteClass(byte(b))))
+		}
+		if b < 0x80 {
+			ascii.Add(uint8(m.ByteClass(byte(b))))
 		}
 	}
 	for c := 0; c < m.NumClasses(); c++ {
 		if !other.Has(uint8(c)) {
 			k.contClasses.Add(uint8(c))
 		}
-	}
-	n := t.Nodes()
-	k.subtree = make([]grammar.ByteSet, n)
-	// Children follow their parent in preorder: fold each node into its parent
-	// by walking backwards with a stack of open descendants.
-	var open []int32
-	for i := n - 1; i > 0; i-- {
-		k.subtree[i].Add(t.label[i])
-		for len(open) > 0 && t.depth[open[len(open)-1]] > t.depth[i] {
-			c := open[len(open)-1]
-			open = open[:len(open)-1]
-			orInto(&k.subtree[i], &k.subtree[c])
+		if !ascii.Has(uint8(c)) {
+			k.highClasses.Add(uint8(c))
 		}
-		open = append(open, int32(i))
 	}
+	k.utf8Rows = utf8Classes(m.ByteClass)
+	k.subtree, k.manyClass = subtreeClasses(t), m.NumClasses() > 128
 	// Every sampler asks for the start State's mask first, and it is often
 	// the costliest (a document's prolog): it is part of compiling.
 	k.Mask(m.Start())
 	return k
+}
+
+// classSet is a set of the byte classes 0 to 127, half a ByteSet: a
+// subtree's classes are read at every node a walk visits, and nearly every
+// grammar has fewer. Class 127 stands for every class from 127 on.
+type classSet [2]uint64
+
+// subtreeClasses returns, by node of t, the classes in its subtree.
+func subtreeClasses(t *Trie) []classSet {
+	sets := make([]classSet, t.Nodes())
+	// Children follow their parent in preorder: going backwards, a node
+	// is complete when it is folded into its parent.
+	for i := len(sets) - 1; i > 0; i-- {
+		c := min(t.label[i], 127)
+		sets[i][c>>6] |= 1 << (c & 63)
+		p := &sets[t.parent[i]]
+		p[0] |= sets[i][0]
+		p[1] |= sets[i][1]
+	}
+	return sets
+}
+
+// subtreeWithin reports whether the classes of node i's subtree are all
+// in set (false where it cannot tell: a class from 127 on, with more than
+// 128 classes).
+func (k *Masker) subtreeWithin(i int32, set *grammar.ByteSet) bool {
+	a := &k.subtree[i]
+	if k.manyClass && a[1]>>63 != 0 {
+		return false
+	}
+	return a[0]&^set[0] == 0 && a[1]&^set[1] == 0
 }
 
 func orInto(dst, src *grammar.ByteSet) {
@@ -353,7 +381,7 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 		parent := stack[d-1]
 		c := int(t.label[i])
 		next, e := k.m.StepLocal(parent, c)
-		if next == parent && k.loops(parent, &k.subtree[i]) {
+		if next == parent && k.loopsBelow(parent, i) {
 			// Every byte below keeps the parent's State: all viable.
 			b.add(t.ids[t.first[i]:t.first[t.end[i]]])
 			i = t.end[i]
@@ -470,6 +498,17 @@ func (k *Masker) pendingAfter(pending *grammar.ByteSet, parent earley.State, c i
 		return k.m.EscapeFollow(parent, c)
 	}
 	return grammar.ByteSet{}
+}
+
+// loopsBelow reports whether every byte class in the subtree of trie node
+// i leads from s back to s (see loops).
+func (k *Masker) loopsBelow(s earley.State, i int32) bool {
+	a := k.subtree[i]
+	if k.manyClass && a[1]>>63 != 0 {
+		return false
+	}
+	set := grammar.ByteSet{a[0], a[1]}
+	return k.loops(s, &set)
 }
 
 // loops reports whether every byte class in set leads from s back to s.

@@ -161,11 +161,18 @@ func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 	t := k.trie
 	nc := k.m.NumClasses()
 	loops := make([]grammar.ByteSet, nq) // the classes leading each State to itself
+	// With every multi-byte character too, where q takes each back to q:
+	// a subtree of valid UTF-8 within them stays at q (utf8.go).
+	chars := make([]grammar.ByteSet, nq)
 	for q := 0; q < nq; q++ {
 		for c := 0; c < nc; c++ {
 			if int(table[q*nc+c]) == q {
 				loops[q].Add(uint8(c))
 			}
+		}
+		if k.utf8Closed(table, nc, q) {
+			chars[q] = loops[q]
+			orInto(&chars[q], &k.highClasses)
 		}
 	}
 	sh := &shape{}
@@ -182,16 +189,16 @@ func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 		nodes++
 		d := t.depth[i] - base
 		q := at[d-1]
-		if subsetOf(&k.subtree[i], &loops[q]) {
-			out.add(t.ids[t.first[i]:t.first[t.end[i]]])
+		// A dead or exiting class is in neither loops[q] nor, with a
+		// valid UTF-8 subtree, chars[q]: test the edge before the subtree.
+		switch code := table[int(q)*nc+int(t.label[i])]; {
+		case code == codeDead:
 			i = t.end[i]
-			continue
-		}
-		switch code := table[int(q)*nc+int(t.label[i])]; code {
-		case codeDead:
-			i = t.end[i]
-		case codeExit:
+		case code == codeExit:
 			sh.frontier = append(sh.frontier, frontier{i, q})
+			i = t.end[i]
+		case k.subtreeWithin(i, &loops[q]) || t.utf8[i] && k.subtreeWithin(i, &chars[q]):
+			out.add(t.ids[t.first[i]:t.first[t.end[i]]])
 			i = t.end[i]
 		default:
 			out.add(t.ids[t.first[i]:t.first[i+1]])

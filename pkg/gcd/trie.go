@@ -12,7 +12,9 @@ import (
 // Node 0 is the root (the empty string). For node i > 0: label[i] is the
 // byte on the edge into it, depth[i] its length, parent[i] its parent,
 // end[i] the node after its subtree, and ids[first[i]:first[i+1]] the tokens whose bytes end there;
-// the tokens of the whole subtree are ids[first[i]:first[end[i]]].
+// the tokens of the whole subtree are ids[first[i]:first[end[i]]];
+// utf8[i] whether every path from i down is valid UTF-8 from a character
+// boundary (see utf8.go).
 type Trie struct {
 	label  []byte
 	depth  []int32
@@ -20,6 +22,7 @@ type Trie struct {
 	end    []int32
 	first  []int32
 	ids    []int32
+	utf8   []bool
 	size   int // vocabulary size
 }
 
@@ -75,6 +78,7 @@ func NewTrie(v *Vocab) *Trie {
 	for _, s := range stack {
 		t.end[s] = int32(n)
 	}
+	t.utf8 = t.utf8Flags()
 	return t
 }
 
@@ -102,6 +106,7 @@ func (t *Trie) relabel(class func(b byte) uint8) *Trie {
 		parent: make([]int32, 0, n/2),
 		first:  make([]int32, 0, n/2),
 		ids:    make([]int32, 0, len(t.ids)),
+		utf8:   make([]bool, 0, n/2),
 		size:   t.size,
 	}
 	var end []int32
@@ -132,7 +137,9 @@ func (t *Trie) relabel(class func(b byte) uint8) *Trie {
 		r.first = append(r.first, int32(len(r.ids)))
 		end = append(end, 0)
 		touched = touched[:0]
+		valid := true
 		for _, m := range members[p.off : p.off+p.len] {
+			valid = valid && t.utf8[m]
 			r.ids = append(r.ids, t.ids[t.first[m]:t.first[m+1]]...)
 			for c := m + 1; c < t.end[m]; c = t.end[c] {
 				l := class(t.label[c])
@@ -151,6 +158,7 @@ func (t *Trie) relabel(class func(b byte) uint8) *Trie {
 			stack = append(stack, pending{l, p.depth + 1, i, off, int32(len(bucket[l]))})
 			bucket[l] = bucket[l][:0]
 		}
+		r.utf8 = append(r.utf8, valid)
 	}
 	for _, o := range open {
 		end[o] = int32(len(r.label))
