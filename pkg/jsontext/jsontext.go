@@ -15,7 +15,13 @@
 //	}
 package jsontext
 
-import "slices"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"slices"
+)
 
 // A Strings tracks whether JSON text, read byte by byte, is inside a string
 // literal. The zero value is at the start of a text.
@@ -52,4 +58,36 @@ func StripComments(data []byte) []byte {
 		}
 	}
 	return out
+}
+
+// ErrorPosition returns the 1-based line and column (in bytes) in data
+// where encoding/json's error err occurred: a syntax or type error at its
+// offset, a truncated text at its end. ok is false for other errors.
+func ErrorPosition(data []byte, err error) (line, col int, ok bool) {
+	var (
+		syn *json.SyntaxError
+		typ *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &syn):
+		line, col = position(data, syn.Offset)
+	case errors.As(err, &typ):
+		line, col = position(data, typ.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		line, col = position(data, int64(len(data)))
+	default:
+		return 0, 0, false
+	}
+	return line, col, true
+}
+
+// position converts a byte offset in data to a 1-based line and column.
+// The offset of a json.SyntaxError is just past the offending byte, so it
+// names that byte's position.
+func position(data []byte, offset int64) (line, col int) {
+	offset = max(0, min(offset, int64(len(data))))
+	before := data[:offset]
+	line = 1 + bytes.Count(before, []byte{'\n'})
+	col = int(offset) - (bytes.LastIndexByte(before, '\n') + 1)
+	return line, max(col, 1)
 }

@@ -2,7 +2,9 @@ package jsontext_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/jsontext"
@@ -50,4 +52,25 @@ func ExampleStripComments() {
 	err := json.Unmarshal(out, &c)
 	fmt.Println(c.Name, c.URL, err, len(out) == len(config))
 	// Output: quick http://example.com <nil> true
+}
+
+func TestErrorPosition(t *testing.T) {
+	for _, tt := range []struct {
+		text      string
+		line, col int
+	}{
+		{"{\n  \"a\": 1,\n  \"b\": x\n}", 3, 8}, // syntax error at the x
+		{"{\n  \"n\": \"s\"\n}", 2, 10},         // a string where a number goes: its last byte
+		{"{\n  \"n\": 1", 2, 8},                 // truncated: its last byte
+	} {
+		var v struct{ N int }
+		err := json.NewDecoder(strings.NewReader(tt.text)).Decode(&v)
+		line, col, ok := jsontext.ErrorPosition([]byte(tt.text), err)
+		if !ok || line != tt.line || col != tt.col {
+			t.Errorf("%q: %v at %d:%d (ok %v), want %d:%d", tt.text, err, line, col, ok, tt.line, tt.col)
+		}
+	}
+	if _, _, ok := jsontext.ErrorPosition(nil, errors.New("other")); ok {
+		t.Error("a non-JSON error has a position")
+	}
 }
