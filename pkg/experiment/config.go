@@ -83,6 +83,9 @@ func Load(path string) (*Config, error) {
 		return nil, err
 	}
 	c, err := Parse(data)
+	if line, col, ok := jsontext.ErrorPosition(data, err); ok {
+		return nil, fmt.Errorf("%s:%d:%d: %w", path, line, col, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

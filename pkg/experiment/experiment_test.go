@@ -300,3 +300,23 @@ func TestRunNewMethods(t *testing.T) {
 		t.Errorf("with the time spent: %+v, %v", sum, err)
 	}
 }
+
+// TestLoadErrorPosition: a malformed configuration file's error names the
+// file, line and column.
+func TestLoadErrorPosition(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct{ text, want string }{
+		{"{\n  \"name\": \"x\",\n  \"runs\": x\n}", "bad.json:3:11: "},
+		{"{\n  \"runs\": \"ten\"\n}", "bad.json:2:15: "},
+		{"{\n  \"name\": \"x\"", "bad.json:2:13: "},
+	} {
+		path := filepath.Join(dir, "bad.json")
+		if err := os.WriteFile(path, []byte(tt.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(path)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: %v, want %q", tt.text, err, tt.want)
+		}
+	}
+}
