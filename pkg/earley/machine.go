@@ -10,9 +10,11 @@ import (
 
 // State identifies an Earley item set up to isomorphism. States are interned
 // by a Machine: two prefixes reach the same State exactly when their item
-// sets are the same once every origin is replaced by the State of the set it
-// points to. Equal States therefore have equal futures (the same set of
-// continuations), which is what makes transitions and token masks cacheable.
+// sets are the same once every origin is replaced by a State that stands for
+// what completing the item can reach in the set it points to (the view that
+// Machine.origin builds). Equal States therefore have equal futures (the
+// same set of continuations), which is what makes transitions and token
+// masks cacheable.
 type State int32
 
 // Dead is the State of a non-viable prefix.
@@ -33,7 +35,8 @@ const escaped State = 1 << 30
 const noSymbol grammar.Symbol = 1<<31 - 1
 
 // item is an Earley item: an LR(0) item (production and dot, numbered densely)
-// and the State of the set where it was predicted (or self).
+// and its origin: a view of the set where it was predicted (see origin), or
+// self.
 type item struct {
 	lr     int32
 	origin int32
@@ -46,6 +49,7 @@ type stateData struct {
 	scanWidth   int16           // the most classes one of their terminals accepts
 	next        []State         // per byte class, maybe with the escaped bit; unknown entries are -1; allocated on first use
 	accepting   bool
+	predicted   bool             // every item has origin self: as an origin, the start State (see intern)
 	local       bool             // a view (see ScanViews)
 	sameHash    State            // the State added before it with the same setHash, or Dead
 	wait        []item           // the items before a nonterminal, by that nonterminal; built on first use (waiting)
@@ -56,12 +60,14 @@ type stateData struct {
 // Machine is an incremental byte-level Earley recognizer for one grammar.
 //
 // Each State stands for an Earley set whose items point to their origin
-// sets by State. Stepping a State by a byte runs the scanner, completer and
+// sets by State (a view of the origin set that keeps what completion reads
+// there). Stepping a State by a byte runs the scanner, completer and
 // predictor on that representation and interns the result, so a transition
 // is computed once and then looked up: a Machine is a lazily built,
 // possibly infinite automaton whose states are Earley sets. Left-recursive
 // loops (as the grammar compiler emits for repetitions) map every position
-// inside a loop to one State.
+// inside a loop to one State, and so do ambiguous loops such as a run of
+// spaces that a repetition of whitespace rules can split in many ways.
 //
 // A Machine grows as new States are reached and is not safe for concurrent
 // use.
@@ -89,14 +95,18 @@ type Machine struct {
 	states   []stateData
 	index    map[uint64]State // by setHash: the last State added with that hash
 	views    map[viewKey]State
-	seen     itemSet // scratch for compute
-	items    []item  // scratch for compute
+	origins  map[uint64]State // by State<<32|rule: the origin an item of rule predicted in that State gets (see origin)
+	seen     itemSet          // scratch for compute
+	items    []item           // scratch for compute
 	start    State
 	cmp      itemSet // scratch for sameSet
 	cmpItems []item  // scratch for sameSet
 
 	groups    []scanGroup // scratch for ScanViews
 	viewItems []item      // scratch for ScanViews
+
+	wanted      []grammar.Symbol // scratch for origin
+	originItems []item           // scratch for origin
 
 	// Blocks that States' slices are carved from: a State costs no
 	// allocation of its own (XML's prolog builds hundreds in one step).
@@ -130,7 +140,8 @@ func (m *Machine) newNext() []State {
 // grammar (as grammar.Compile returns): otherwise a viable prefix is only
 // one that the grammar's productive part can continue.
 func New(g *grammar.Grammar) *Machine {
-	m := &Machine{g: g, index: make(map[uint64]State), views: make(map[viewKey]State)}
+	m := &Machine{g: g, index: make(map[uint64]State), views: make(map[viewKey]State),
+		origins: make(map[uint64]State)}
 	m.prodBase = make([]int32, len(g.Prods))
 	n := int32(0)
 	for p, prod := range g.Prods {
@@ -337,7 +348,7 @@ func (m *Machine) compute(s State, class int) State {
 		if m.termClass[m.lrNext[it.lr].Terminal()].Has(uint8(class)) {
 			origin := it.origin
 			if origin == self {
-				origin = int32(s)
+				origin = int32(m.origin(s, m.lrLHS[it.lr]))
 			}
 			items = m.addItem(items, seen, item{it.lr + 1, origin})
 		}
@@ -500,7 +511,7 @@ func (m *Machine) closure(items []item, seen *itemSet) (_ []item, esc bool) {
 			for _, w := range m.waiting(State(it.origin), lhs) {
 				origin := w.origin
 				if origin == self {
-					origin = it.origin
+					origin = it.origin // a view with every rule w can complete into (see origin)
 				}
 				items = m.addItem(items, seen, item{w.lr + 1, origin})
 			}
@@ -512,6 +523,42 @@ func (m *Machine) closure(items []item, seen *itemSet) (_ []item, esc bool) {
 		}
 	}
 	return items, esc
+}
+
+// origin returns the origin that an item of rule lhs gets when it was
+// predicted in State o: the view of o that holds just what completing lhs
+// into o can reach (the items of o waiting on lhs, and on the rule of each
+// such item that was predicted in o, and so on), with their own origins,
+// which are views of this kind already.
+//
+// Completion looks into an origin only for the items waiting on the
+// completed rule, so the view completes exactly as o would, and items that
+// differ only in origins with equal views are the same item. This is what
+// keeps ambiguous loops finite: in misc* with misc ::= s | comment and
+// s ::= [ \t\n]+, a run of n spaces can be split into spaces in n ways,
+// and each split's item would otherwise point to its own origin, making
+// every position of the run a new State holding one more item; the
+// origins' views are all equal, so every position is one State.
+func (m *Machine) origin(o State, lhs int32) State {
+	key := uint64(o)<<32 | uint64(lhs)
+	if v, ok := m.origins[key]; ok {
+		return v
+	}
+	wanted := append(m.wanted[:0], grammar.NT(int(lhs)))
+	items := m.originItems[:0]
+	for i := 0; i < len(wanted); i++ {
+		for _, it := range m.waiting(o, wanted[i]) {
+			items = append(items, it)
+			if l := grammar.NT(int(m.lrLHS[it.lr])); it.origin == self && !slices.Contains(wanted, l) {
+				wanted = append(wanted, l)
+			}
+		}
+	}
+	v := m.add(items, false, true)
+	m.wanted, m.originItems = wanted, items
+	m.origins[key] = v
+	m.origins[uint64(v)<<32|uint64(lhs)] = v // the view of a view is itself
+	return v
 }
 
 // ScanViews appends to dst the views of the scan items of s (the items
@@ -686,6 +733,13 @@ func (m *Machine) buildWaiting(st *stateData) {
 // and nothing later looks at them, but their origins would make otherwise
 // equal sets differ (the set after every character of a string would point
 // back to the one before it).
+//
+// A completed start rule makes the set accepting when its origin is a view
+// of the start State (see origin), which is the view whose items were all
+// predicted where they are: a view of any other State holds the item whose
+// prediction brought its rules in, which was not. Whether a set accepts is
+// so a property of its items, as it must be: a State stepped from a view
+// of a scan item (ScanViews) can be the same set as a true State.
 func (m *Machine) intern(items []item) State {
 	accepting := len(m.states) == 1 && m.nullable[m.g.Start] // the empty prefix
 	kept := items[:0]
@@ -695,7 +749,7 @@ func (m *Machine) intern(items []item) State {
 			continue
 		}
 		// The start rule completed from the empty prefix's set: a sentence.
-		if len(m.states) > 1 && int(m.lrLHS[it.lr]) == m.g.Start && it.origin == int32(m.start) {
+		if len(m.states) > 1 && int(m.lrLHS[it.lr]) == m.g.Start && it.origin > 0 && m.states[it.origin].predicted {
 			accepting = true
 		}
 	}
@@ -716,12 +770,13 @@ func (m *Machine) add(items []item, accepting, local bool) State {
 	}
 	s := State(len(m.states))
 	// The items, scan items first: st.scan is a prefix of st.items.
-	st := stateData{items: carve(&m.itemBlock, len(items)), accepting: accepting}
+	st := stateData{items: carve(&m.itemBlock, len(items)), accepting: accepting, predicted: true}
 	nscan := 0
 	for _, it := range items {
 		if m.lrNext[it.lr].IsTerminal() {
 			nscan++
 		}
+		st.predicted = st.predicted && it.origin == self
 	}
 	st.scan = st.items[:nscan]
 	i, j := 0, nscan

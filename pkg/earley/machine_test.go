@@ -119,3 +119,35 @@ func TestLoopReusesState(t *testing.T) {
 		t.Fatal("xa...ay not complete")
 	}
 }
+
+// TestAmbiguousRunReusesState checks that a run that can be split in many
+// ways (spaces inside misc*, each misc a run of spaces, as XML's prolog
+// has) is one State at every position: the items of the splits differ only
+// in origins whose views are equal (see Machine.origin). Without that, each
+// position is a new State with one more item.
+func TestAmbiguousRunReusesState(t *testing.T) {
+	g, _, err := grammar.Compile("t.gbnf", []byte(`root ::= "<" misc* "x" misc*
+misc ::= s | "<!" [a-z]* ">"
+s ::= [ \t\n]+`), grammar.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(g)
+	p := m.NewParser()
+	p.FeedBytes([]byte("<  "))
+	s, n := p.State(), m.NumStates()
+	for i := 0; i < 100; i++ {
+		if !p.Feed(" \t\n"[i%3]) || p.State() != s {
+			t.Fatalf("after %d more spaces: State %d, want %d", i+1, p.State(), s)
+		}
+	}
+	if m.NumStates() != n {
+		t.Errorf("a run of spaces built %d States", m.NumStates()-n)
+	}
+	if !p.FeedBytes([]byte("<!ab> x  ")) || !p.Complete() {
+		t.Fatalf("%q: not a sentence", p.Bytes())
+	}
+	if p.Feed('x') {
+		t.Fatalf("%q is viable", p.Bytes())
+	}
+}
