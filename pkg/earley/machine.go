@@ -48,6 +48,7 @@ type stateData struct {
 	scanClasses grammar.ByteSet // the byte classes their terminals accept
 	scanWidth   int16           // the most classes one of their terminals accepts
 	next        []State         // per byte class, maybe with the escaped bit; unknown entries are -1; allocated on first use
+	escFollow   []int32         // per byte class, for a step that escaped: the index of EscapeFollow's set; allocated on first use
 	accepting   bool
 	predicted   bool             // every item has origin self: as an origin, the start State (see intern)
 	local       bool             // a view (see ScanViews)
@@ -87,10 +88,12 @@ type Machine struct {
 	termClass  []grammar.ByteSet // by terminal: the classes it matches (a class set, not bytes)
 	follow     []grammar.ByteSet // by rule: the classes that can come right after it in a sentence
 
-	// escFollow[s<<8|class]: after an escaping step of view s by class,
-	// the classes the items beyond the view could scan next (see EscapeFollow).
-	escFollow map[int64]grammar.ByteSet
-	escSet    grammar.ByteSet // scratch: what closure found for escFollow
+	// followSets holds the distinct sets that escaping steps leave
+	// pending, indexed by stateData.escFollow (see EscapeFollow), and
+	// followIndex finds a set's index.
+	followSets  []grammar.ByteSet
+	followIndex map[grammar.ByteSet]int32
+	escSet      grammar.ByteSet // scratch: what closure found for escFollow
 
 	states   []stateData
 	index    map[uint64]State // by setHash: the last State added with that hash
@@ -164,7 +167,8 @@ func New(g *grammar.Grammar) *Machine {
 	m.predict = m.predictions()
 	m.computeByteClasses()
 	m.follow = followClasses(g, m.nullable, m.termClass)
-	m.escFollow = make(map[int64]grammar.ByteSet)
+	m.followSets = []grammar.ByteSet{{}} // index 0, for a class whose step did not escape
+	m.followIndex = map[grammar.ByteSet]int32{{}: 0}
 
 	m.states = append(m.states, stateData{}) // Dead
 	seen := new(itemSet)
@@ -360,7 +364,7 @@ func (m *Machine) compute(s State, class int) State {
 	items, esc := m.closure(items, seen)
 	n := m.intern(items)
 	if esc {
-		m.escFollow[int64(s)<<8|int64(class)] = m.escSet
+		m.setEscapeFollow(s, class, m.escSet)
 		n |= escaped
 	}
 	return n
@@ -372,7 +376,25 @@ func (m *Machine) compute(s State, class int) State {
 // opaque origin. If the next byte's class is not among them, those items
 // die there, and the true set is again what the view holds.
 func (m *Machine) EscapeFollow(s State, class int) grammar.ByteSet {
-	return m.escFollow[int64(s)<<8|int64(class)]
+	if row := m.states[s].escFollow; row != nil {
+		return m.followSets[row[class]]
+	}
+	return grammar.ByteSet{}
+}
+
+// setEscapeFollow records what EscapeFollow(s, class) returns.
+func (m *Machine) setEscapeFollow(s State, class int, set grammar.ByteSet) {
+	i, ok := m.followIndex[set]
+	if !ok {
+		i = int32(len(m.followSets))
+		m.followSets = append(m.followSets, set)
+		m.followIndex[set] = i
+	}
+	st := &m.states[s]
+	if st.escFollow == nil {
+		st.escFollow = make([]int32, m.numClasses)
+	}
+	st.escFollow[class] = i
 }
 
 func (m *Machine) addItem(items []item, seen *itemSet, it item) []item {

@@ -88,15 +88,11 @@ func newToy(name, src string, tokens []string, maxNew int, logits func(v *gcd.Vo
 func newToyEOS(name, src string, tokens, ends []string, maxNew int, logits func(v *gcd.Vocab) func([]int) []float32) (*Toy, error) {
 	v := &gcd.Vocab{}
 	for _, t := range tokens {
-		v.Tokens = append(v.Tokens, []byte(t))
-		v.Special = append(v.Special, false)
-		v.Names = append(v.Names, t)
+		v.Add([]byte(t), false, t)
 	}
 	bos := len(tokens)
 	for i, t := range append([]string{"<s>"}, ends...) {
-		v.Tokens = append(v.Tokens, []byte(t))
-		v.Special = append(v.Special, true)
-		v.Names = append(v.Names, t)
+		v.Add([]byte(t), true, t)
 		if i > 0 {
 			v.EOS = append(v.EOS, bos+i)
 		}
@@ -124,7 +120,7 @@ func bigram(rows map[string][]float64) func(v *gcd.Vocab) func([]int) []float32 
 		next := make([][]float32, n)
 		for id := range next {
 			next[id] = uniform
-			if p, ok := rows[v.Names[id]]; ok {
+			if p, ok := rows[v.Name(id)]; ok {
 				l := make([]float32, n)
 				for i := range l {
 					l[i] = float32(math.Log(p[i]))

@@ -51,7 +51,7 @@ func BenchmarkFirstMask(b *testing.B) {
 				b.StopTimer()
 				m := earley.New(w.g)
 				b.StartTimer()
-				if _, err := bruteMaskWith(m, v, v.Tokens[w.ids[0]]); err != nil {
+				if _, err := bruteMaskWith(m, v, v.Token(w.ids[0])); err != nil {
 					b.Fatal(err)
 				}
 			}

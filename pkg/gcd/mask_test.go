@@ -38,7 +38,8 @@ func bruteMaskWith(m *earley.Machine, v *Vocab, prefix []byte) (Bitset, error) {
 	}
 	b := NewBitset(v.Size())
 	cp := p.Checkpoint()
-	for id, tok := range v.Tokens {
+	for id := range v.Size() {
+		tok := v.Token(id)
 		switch {
 		case isEOS(v, id):
 			if p.Complete() {
@@ -59,7 +60,7 @@ func diffMasks(v *Vocab, got, want Bitset) string {
 	var out []string
 	for id := 0; id < v.Size() && len(out) < 10; id++ {
 		if got.Has(id) != want.Has(id) {
-			out = append(out, fmt.Sprintf("%d %q got %v want %v", id, v.Tokens[id], got.Has(id), want.Has(id)))
+			out = append(out, fmt.Sprintf("%d %q got %v want %v", id, v.Token(id), got.Has(id), want.Has(id)))
 		}
 	}
 	return strings.Join(out, "; ")
@@ -71,16 +72,12 @@ func testVocab(rng *rand.Rand) *Vocab {
 	alphabet := []string{"a", "b", "\"", "\\", " ", "{", "}", ",", ":", "1", "é", "\xc3", "\xa9", "€", "\xe2\x82"}
 	seen := map[string]bool{}
 	v := &Vocab{}
-	add := func(s string, special bool) {
-		v.Tokens = append(v.Tokens, []byte(s))
-		v.Special = append(v.Special, special)
-		v.Names = append(v.Names, s)
-	}
+	add := func(s string, special bool) { v.Add([]byte(s), special, s) }
 	for _, a := range alphabet {
 		seen[a] = true
 		add(a, false)
 	}
-	for len(v.Tokens) < 400 {
+	for v.Size() < 400 {
 		var b strings.Builder
 		for n := 1 + rng.IntN(5); n > 0; n-- {
 			b.WriteString(alphabet[rng.IntN(len(alphabet))])
@@ -91,7 +88,7 @@ func testVocab(rng *rand.Rand) *Vocab {
 		}
 	}
 	add("<eos>", true)
-	v.EOS = []int{len(v.Tokens) - 1}
+	v.EOS = []int{v.Size() - 1}
 	add("<special>", true)
 	return v
 }
@@ -177,7 +174,8 @@ func TestAdvanceErrors(t *testing.T) {
 // not the beginning of any valid UTF-8 text.
 func brokenUTF8(v *Vocab, prefix []byte, mask Bitset) int {
 	n := 0
-	for id, tok := range v.Tokens {
+	for id := range v.Size() {
+		tok := v.Token(id)
 		if !v.Special[id] && len(tok) > 0 && !mask.Has(id) && !validUTF8Prefix(append(prefix[len(prefix):len(prefix)], tok...), prefix) {
 			n++
 		}
@@ -380,7 +378,7 @@ func TestXGrammarCPOverPermits(t *testing.T) {
 			if mask.Has(id) {
 				continue
 			}
-			tok := string(v.Tokens[id])
+			tok := string(v.Token(id))
 			extra = append(extra, tok)
 			if rest := prefix[open+1:] + tok; strings.HasPrefix(rest, " ") && tagOK(rest[1:]) {
 				t.Errorf("step %d after %q: gasp rejects %q, which begins a tag", tt.step, prefix, tok)

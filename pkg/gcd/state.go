@@ -64,11 +64,11 @@ func (s *State) Advance(id int) error {
 		return nil
 	}
 	if v.Special[id] {
-		return fmt.Errorf("gcd: special token %d (%s) is never allowed", id, v.Names[id])
+		return fmt.Errorf("gcd: special token %d (%s) is never allowed", id, v.Name(id))
 	}
 	mark := s.p.Checkpoint()
-	if !s.p.FeedBytes(v.Tokens[id]) {
-		return fmt.Errorf("gcd: token %d %q is not allowed after %q", id, v.Tokens[id], s.p.Bytes())
+	if !s.p.FeedBytes(v.Token(id)) {
+		return fmt.Errorf("gcd: token %d %q is not allowed after %q", id, v.Token(id), s.p.Bytes())
 	}
 	s.marks = append(s.marks, mark)
 	s.tokens = append(s.tokens, id)

@@ -30,12 +30,12 @@ type Trie struct {
 // left out: they could never change a parse.
 func NewTrie(v *Vocab) *Trie {
 	var order []int32
-	for id, tok := range v.Tokens {
-		if !v.Special[id] && len(tok) > 0 {
+	for id := range v.Size() {
+		if !v.Special[id] && len(v.Token(id)) > 0 {
 			order = append(order, int32(id))
 		}
 	}
-	slices.SortStableFunc(order, func(a, b int32) int { return bytes.Compare(v.Tokens[a], v.Tokens[b]) })
+	slices.SortStableFunc(order, func(a, b int32) int { return bytes.Compare(v.Token(int(a)), v.Token(int(b))) })
 
 	t := &Trie{size: v.Size()}
 	t.label = append(t.label, 0)
@@ -46,7 +46,7 @@ func NewTrie(v *Vocab) *Trie {
 	path = append(path, 0)
 	var prev []byte
 	for _, id := range order {
-		tok := v.Tokens[id]
+		tok := v.Token(int(id))
 		common := 0
 		for common < len(prev) && common < len(tok) && prev[common] == tok[common] {
 			common++

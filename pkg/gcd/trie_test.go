@@ -8,9 +8,7 @@ import (
 func smallVocab(tokens ...string) *Vocab {
 	v := &Vocab{}
 	for _, t := range tokens {
-		v.Tokens = append(v.Tokens, []byte(t))
-		v.Special = append(v.Special, false)
-		v.Names = append(v.Names, t)
+		v.Add([]byte(t), false, t)
 	}
 	return v
 }
@@ -39,14 +37,14 @@ func checkTrie(t *testing.T, v *Vocab, tr *Trie) {
 	seen := map[int32]bool{}
 	for i := 1; i < n; i++ {
 		for _, id := range tr.ids[tr.first[i]:tr.first[i+1]] {
-			if !bytes.Equal(v.Tokens[id], spell[i]) {
-				t.Errorf("token %d %q at node spelling %q", id, v.Tokens[id], spell[i])
+			if !bytes.Equal(v.Token(int(id)), spell[i]) {
+				t.Errorf("token %d %q at node spelling %q", id, v.Token(int(id)), spell[i])
 			}
 			seen[id] = true
 		}
 		for _, id := range tr.ids[tr.first[i]:tr.first[tr.end[i]]] {
-			if !bytes.HasPrefix(v.Tokens[id], spell[i]) {
-				t.Errorf("token %d %q in subtree of %q", id, v.Tokens[id], spell[i])
+			if !bytes.HasPrefix(v.Token(int(id)), spell[i]) {
+				t.Errorf("token %d %q in subtree of %q", id, v.Token(int(id)), spell[i])
 			}
 		}
 		for j := int(tr.end[i]); j < n && j < int(tr.end[i])+1; j++ {
@@ -55,8 +53,8 @@ func checkTrie(t *testing.T, v *Vocab, tr *Trie) {
 			}
 		}
 	}
-	for id, tok := range v.Tokens {
-		if !v.Special[id] && len(tok) > 0 && !seen[int32(id)] {
+	for id := range v.Size() {
+		if tok := v.Token(id); !v.Special[id] && len(tok) > 0 && !seen[int32(id)] {
 			t.Errorf("token %d %q missing", id, tok)
 		}
 	}
@@ -91,13 +89,12 @@ func TestRelabel(t *testing.T) {
 	}
 	r := NewTrie(v).relabel(class)
 	w := smallVocab()
-	for _, tok := range v.Tokens {
+	for id := range v.Size() {
 		var rt []byte
-		for _, b := range tok {
+		for _, b := range v.Token(id) {
 			rt = append(rt, class(b))
 		}
-		w.Tokens = append(w.Tokens, rt)
-		w.Special = append(w.Special, false)
+		w.Add(rt, false, "")
 	}
 	checkTrie(t, w, r)
 	// root, a, aa, aac, c, ca, caa, x, xy, xyz

@@ -48,7 +48,7 @@ func TestTrieUTF8(t *testing.T) {
 			want := true
 			for _, id := range tr.ids[tr.first[i]:tr.first[tr.end[i]]] {
 				// The token's bytes from node i's depth on, and every prefix of them.
-				tok := v.Tokens[id][tr.depth[i]-1:]
+				tok := v.Token(int(id))[tr.depth[i]-1:]
 				for n := 1; n <= len(tok); n++ {
 					want = want && validPrefix(tok[:n], heads)
 				}

@@ -13,18 +13,60 @@ import (
 
 // Vocab maps token ids to the bytes they stand for.
 //
-// A Vocab from LoadVocab or ParseVocab has one entry per id in [0, Size()):
-// Tokens, Special and Names all have length Size(). Every non-special token
-// has at least one byte. Ids that the tokenizer leaves unused are special
-// with nil bytes and an empty name.
+// A Vocab from LoadVocab, ParseVocab or VocabFrom has one entry per id in
+// [0, Size()); Special has length Size(). Every non-special token has at
+// least one byte. Ids that the tokenizer leaves unused are special with no
+// bytes and an empty name. A hand-built Vocab starts from the zero value
+// and takes its tokens in id order with Add.
+//
+// The bytes and names are held in one array and one string with offsets,
+// not as a slice and a string per token: a Vocab holds no pointer per
+// token, so a garbage collection does not trace 3 × 128k of them (Llama 3)
+// while a sampler waits for a mask.
 type Vocab struct {
-	Tokens  [][]byte // by id; for special tokens, their text (never matched by a grammar)
-	Special []bool   // true for special (control) tokens: never allowed by a grammar mask except as EOS
-	EOS     []int    // end-of-sequence ids: allowed exactly when the prefix is a complete sentence
-	Names   []string // the token string as written in tokenizer.json (for printing)
+	Special []bool // by id: a special (control) token, never allowed by a grammar mask except as EOS
+	EOS     []int  // end-of-sequence ids: allowed exactly when the prefix is a complete sentence
 
-	index map[string]int // name → lowest id with that name; nil for a hand-built Vocab
+	data    []byte  // every token's bytes, in id order
+	off     []int32 // token id's bytes are data[off[id]:off[id+1]]; nil or starting with 0
+	names   []byte  // every token's name, in id order
+	nameOff []int32 // like off, for names
+	byName  []int32 // the ids sorted by name, the lowest id first among equal names; nil: unsorted (see ID)
 }
+
+// Add appends a token with the next id and returns that id: its bytes
+// (for a special token, its text, which no grammar matches), whether it is
+// special, and its name as written in tokenizer.json (for printing).
+func (v *Vocab) Add(token []byte, special bool, name string) int {
+	if v.off == nil {
+		v.off, v.nameOff = []int32{0}, []int32{0}
+	}
+	id := len(v.Special)
+	v.data = append(v.data, token...)
+	v.off = append(v.off, int32(len(v.data)))
+	v.names = append(v.names, name...)
+	v.nameOff = append(v.nameOff, int32(len(v.names)))
+	v.Special = append(v.Special, special)
+	v.byName = nil
+	return id
+}
+
+// Token returns the bytes of token id (nil for an id with none). The slice
+// is shared: do not modify it.
+func (v *Vocab) Token(id int) []byte {
+	a, b := v.off[id], v.off[id+1]
+	if a == b {
+		return nil
+	}
+	return v.data[a:b:b]
+}
+
+// Name returns the name of token id: its string as written in
+// tokenizer.json, such as "Ġthe" or "<|eot_id|>".
+func (v *Vocab) Name(id int) string { return string(v.names[v.nameOff[id]:v.nameOff[id+1]]) }
+
+// name is Name without the copy, to compare.
+func (v *Vocab) name(id int) []byte { return v.names[v.nameOff[id]:v.nameOff[id+1]] }
 
 // DefaultEOSNames are the special tokens that ParseVocab takes as
 // end-of-sequence tokens when a tokenizer has them: Llama 3's
@@ -78,15 +120,11 @@ func ParseVocab(data []byte) (*Vocab, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Vocab{
-		Tokens:  make([][]byte, size),
-		Special: make([]bool, size),
-		Names:   make([]string, size),
-	}
-	seen := make([]bool, size)
+	tokens, names := make([][]byte, size), make([]string, size)
+	special, seen := make([]bool, size), make([]bool, size)
 	for name, id := range model {
 		if seen[id] {
-			return nil, fmt.Errorf("tokens %q and %q have the same id %d", v.Names[id], name, id)
+			return nil, fmt.Errorf("tokens %q and %q have the same id %d", names[id], name, id)
 		}
 		seen[id] = true
 		if name == "" {
@@ -96,8 +134,7 @@ func ParseVocab(data []byte) (*Vocab, error) {
 		if err != nil {
 			return nil, fmt.Errorf("token %q (id %d): %w", name, id, err)
 		}
-		v.Tokens[id] = b
-		v.Names[id] = name
+		tokens[id], names[id] = b, name
 	}
 	for _, t := range added {
 		id := *t.ID
@@ -105,16 +142,13 @@ func ParseVocab(data []byte) (*Vocab, error) {
 			return nil, fmt.Errorf("added token %d has empty content", id)
 		}
 		seen[id] = true
-		v.Tokens[id] = []byte(t.Content)
-		v.Special[id] = t.Special
-		v.Names[id] = t.Content
+		tokens[id], names[id], special[id] = []byte(t.Content), t.Content, t.Special
 	}
+	v := &Vocab{}
 	for id, ok := range seen {
-		if !ok {
-			v.Special[id] = true // a gap: no token has this id
-		}
+		// A gap (no token has this id) is special.
+		v.Add(tokens[id], special[id] || !ok, names[id])
 	}
-
 	v.finish(seen)
 	return v, nil
 }
@@ -122,14 +156,16 @@ func ParseVocab(data []byte) (*Vocab, error) {
 // finish indexes the names of the ids seen and sets EOS to the special
 // tokens named in DefaultEOSNames.
 func (v *Vocab) finish(seen []bool) {
-	v.index = make(map[string]int, len(v.Names))
-	for id, name := range v.Names {
-		if _, dup := v.index[name]; !dup && seen[id] {
-			v.index[name] = id
+	ids := make([]int32, 0, len(seen))
+	for id, ok := range seen {
+		if ok {
+			ids = append(ids, int32(id))
 		}
 	}
+	slices.SortStableFunc(ids, func(a, b int32) int { return bytes.Compare(v.name(int(a)), v.name(int(b))) })
+	v.byName = ids
 	for _, name := range DefaultEOSNames {
-		if id, ok := v.index[name]; ok && v.Special[id] {
+		if id, ok := v.ID(name); ok && v.Special[id] {
 			v.EOS = append(v.EOS, id)
 		}
 	}
@@ -140,18 +176,18 @@ func (v *Vocab) finish(seen []bool) {
 // ParseVocab gives for its tokenizer.json, without reading it again.
 func VocabFrom(t *tokenizer.Tokenizer) *Vocab {
 	size := t.VocabSize()
-	v := &Vocab{Tokens: make([][]byte, size), Special: make([]bool, size), Names: make([]string, size)}
+	v := &Vocab{}
 	seen := make([]bool, size)
 	for id := range size {
 		seen[id] = t.Valid(id)
-		v.Names[id] = t.Name(id)
-		v.Special[id] = !seen[id] || t.IsSpecial(id)
+		var b []byte
 		switch {
 		case t.Added(id): // its content as written, as ParseVocab takes it
-			v.Tokens[id] = []byte(t.Name(id))
+			b = []byte(t.Name(id))
 		case seen[id]:
-			v.Tokens[id] = bytes.Clone(t.Token(id))
+			b = t.Token(id)
 		}
+		v.Add(b, !seen[id] || t.IsSpecial(id), t.Name(id))
 	}
 	v.finish(seen)
 	return v
@@ -225,22 +261,27 @@ func vocabSize(added []addedToken, model map[string]int) (int, error) {
 }
 
 // Size returns the number of token ids, max id + 1.
-func (v *Vocab) Size() int { return len(v.Tokens) }
+func (v *Vocab) Size() int { return len(v.Special) }
 
 // ID returns the id of the token whose name (its string as written in
 // tokenizer.json, such as "Ġthe" or "<|eot_id|>") is name. If several
 // tokens have that name, it returns the lowest id.
 func (v *Vocab) ID(name string) (int, bool) {
-	if v.index != nil {
-		id, ok := v.index[name]
-		return id, ok
-	}
-	for id, n := range v.Names {
-		if n == name {
-			return id, true
+	if v.byName == nil { // a hand-built Vocab
+		for id := range v.Size() {
+			if string(v.name(id)) == name {
+				return id, true
+			}
 		}
+		return 0, false
 	}
-	return 0, false
+	i, ok := slices.BinarySearchFunc(v.byName, name, func(id int32, name string) int {
+		return bytes.Compare(v.name(int(id)), []byte(name))
+	})
+	if !ok {
+		return 0, false
+	}
+	return int(v.byName[i]), true
 }
 
 // hasByteLevel reports whether a pre_tokenizer or decoder description is, or

@@ -41,17 +41,17 @@ func TestParseVocab(t *testing.T) {
 		13: {"", true, ""}, // gap
 		14: {"<s>", true, "<s>"},
 	}
-	if len(v.Tokens) != len(want) || len(v.Special) != len(want) || len(v.Names) != len(want) {
-		t.Fatalf("lengths: Tokens %d, Special %d, Names %d; want %d", len(v.Tokens), len(v.Special), len(v.Names), len(want))
+	if v.Size() != len(want) || len(v.Special) != len(want) {
+		t.Fatalf("lengths: Size %d, Special %d; want %d", v.Size(), len(v.Special), len(want))
 	}
 	for id, w := range want {
-		if string(v.Tokens[id]) != w.bytes || v.Special[id] != w.special || v.Names[id] != w.name {
+		if string(v.Token(id)) != w.bytes || v.Special[id] != w.special || v.Name(id) != w.name {
 			t.Errorf("id %d: bytes %q special %v name %q; want %q %v %q",
-				id, v.Tokens[id], v.Special[id], v.Names[id], w.bytes, w.special, w.name)
+				id, v.Token(id), v.Special[id], v.Name(id), w.bytes, w.special, w.name)
 		}
 	}
-	if v.Tokens[13] != nil {
-		t.Errorf("gap id 13 has bytes %q, want nil", v.Tokens[13])
+	if v.Token(13) != nil {
+		t.Errorf("gap id 13 has bytes %q, want nil", v.Token(13))
 	}
 	if !slices.Equal(v.EOS, []int{10, 11}) {
 		t.Errorf("EOS = %v, want [10 11]", v.EOS)
@@ -68,7 +68,10 @@ func TestParseVocab(t *testing.T) {
 	}
 
 	// A hand-built Vocab has no index: ID scans Names.
-	h := &Vocab{Tokens: v.Tokens, Special: v.Special, Names: v.Names}
+	h := &Vocab{}
+	for id := range v.Size() {
+		h.Add(v.Token(id), v.Special[id], v.Name(id))
+	}
 	if id, ok := h.ID("Ġab"); !ok || id != 5 {
 		t.Errorf("hand-built ID(\"Ġab\") = %d, %v; want 5, true", id, ok)
 	}
@@ -135,11 +138,11 @@ func FuzzParseVocab(f *testing.F) {
 			return
 		}
 		n := v.Size()
-		if n == 0 || len(v.Special) != n || len(v.Names) != n {
-			t.Fatalf("inconsistent vocab: %d tokens, %d special, %d names", n, len(v.Special), len(v.Names))
+		if n == 0 || len(v.Special) != n {
+			t.Fatalf("inconsistent vocab: %d tokens, %d special", n, len(v.Special))
 		}
-		for id, tok := range v.Tokens {
-			if !v.Special[id] && len(tok) == 0 {
+		for id := range n {
+			if !v.Special[id] && len(v.Token(id)) == 0 {
 				t.Fatalf("non-special token %d is empty", id)
 			}
 		}
@@ -158,8 +161,8 @@ func TestLlama3Vocab(t *testing.T) {
 	if v.Size() != 128256 {
 		t.Fatalf("Size() = %d, want 128256", v.Size())
 	}
-	if v.Names[128001] != "<|end_of_text|>" || !v.Special[128001] || string(v.Tokens[128001]) != "<|end_of_text|>" {
-		t.Errorf("id 128001: name %q special %v bytes %q", v.Names[128001], v.Special[128001], v.Tokens[128001])
+	if v.Name(128001) != "<|end_of_text|>" || !v.Special[128001] || string(v.Token(128001)) != "<|end_of_text|>" {
+		t.Errorf("id 128001: name %q special %v bytes %q", v.Name(128001), v.Special[128001], v.Token(128001))
 	}
 	if !slices.Contains(v.EOS, 128001) || !slices.Contains(v.EOS, 128009) {
 		t.Errorf("EOS = %v, want it to contain 128001 and 128009", v.EOS)
@@ -167,15 +170,15 @@ func TestLlama3Vocab(t *testing.T) {
 	if id, ok := v.ID("<|eot_id|>"); !ok || id != 128009 {
 		t.Errorf("ID(<|eot_id|>) = %d, %v; want 128009", id, ok)
 	}
-	if !bytes.Equal(v.Tokens[220], []byte{0x20}) || v.Special[220] {
-		t.Errorf("token 220 = %q (special %v), want \" \"", v.Tokens[220], v.Special[220])
+	if !bytes.Equal(v.Token(220), []byte{0x20}) || v.Special[220] {
+		t.Errorf("token 220 = %q (special %v), want \" \"", v.Token(220), v.Special[220])
 	}
 	nspecial := 0
 	for id := range v.Size() {
 		if v.Special[id] {
 			nspecial++
 			if id < 128000 {
-				t.Errorf("id %d (%q) is special", id, v.Names[id])
+				t.Errorf("id %d (%q) is special", id, v.Name(id))
 			}
 		}
 	}
@@ -184,8 +187,8 @@ func TestLlama3Vocab(t *testing.T) {
 	}
 	// Byte-level BPE has a single-byte token for every byte.
 	single := make(map[byte]bool)
-	for id, tok := range v.Tokens {
-		if !v.Special[id] && len(tok) == 1 {
+	for id := range v.Size() {
+		if tok := v.Token(id); !v.Special[id] && len(tok) == 1 {
 			single[tok[0]] = true
 		}
 	}
@@ -195,8 +198,8 @@ func TestLlama3Vocab(t *testing.T) {
 	// Duplicates are reported, not asserted: a grammar mask handles them
 	// anyway (it allows every id whose bytes fit).
 	byBytes := make(map[string][]int)
-	for id, tok := range v.Tokens {
-		if !v.Special[id] {
+	for id := range v.Size() {
+		if tok := v.Token(id); !v.Special[id] {
 			byBytes[string(tok)] = append(byBytes[string(tok)], id)
 		}
 	}
@@ -225,9 +228,9 @@ func TestLlama3Workloads(t *testing.T) {
 					t.Fatalf("bad id %d", id)
 				}
 				if v.Special[id] {
-					t.Errorf("id %d (%q) is special", id, v.Names[id])
+					t.Errorf("id %d (%q) is special", id, v.Name(id))
 				}
-				got = append(got, v.Tokens[id]...)
+				got = append(got, v.Token(id)...)
 			}
 			if !bytes.Equal(got, w.text) {
 				i := 0
@@ -263,5 +266,27 @@ func TestVocabFromTokenizer(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: VocabFrom differs from ParseVocab", f)
 		}
+	}
+}
+
+// TestVocabAdd checks a hand-built Vocab: ids in order, bytes and names as
+// given, no bytes as nil, and a token's slice that an append cannot spill
+// into the next token's bytes.
+func TestVocabAdd(t *testing.T) {
+	var v Vocab
+	for i, tok := range []string{"ab", "", "c"} {
+		if id := v.Add([]byte(tok), tok == "", "n"+tok); id != i {
+			t.Fatalf("Add(%q) = %d, want %d", tok, id, i)
+		}
+	}
+	if v.Size() != 3 || string(v.Token(0)) != "ab" || v.Token(1) != nil || v.Name(2) != "nc" || !v.Special[1] {
+		t.Fatalf("vocab: size %d, tokens %q %q %q, names %q %q %q", v.Size(), v.Token(0), v.Token(1), v.Token(2), v.Name(0), v.Name(1), v.Name(2))
+	}
+	_ = append(v.Token(0), 'x')
+	if string(v.Token(2)) != "c" {
+		t.Errorf("an append to token 0 changed token 2 to %q", v.Token(2))
+	}
+	if id, ok := v.ID("nc"); !ok || id != 2 {
+		t.Errorf(`ID("nc") = %d, %v; want 2, true`, id, ok)
 	}
 }

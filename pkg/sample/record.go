@@ -109,9 +109,9 @@ func (r *Record) Text(v *gcd.Vocab) string {
 	var b strings.Builder
 	for _, t := range r.Tokens {
 		if v.Special[t] {
-			b.WriteString(v.Names[t])
+			b.WriteString(v.Name(t))
 		} else {
-			b.Write(v.Tokens[t])
+			b.Write(v.Token(t))
 		}
 	}
 	return b.String()
