@@ -49,6 +49,7 @@ type stateData struct {
 	scanWidth   int16           // the most classes one of their terminals accepts
 	next        []State         // per byte class, maybe with the escaped bit; unknown entries are -1; allocated on first use
 	escFollow   []int32         // per byte class, for a step that escaped: the index of EscapeFollow's set; allocated on first use
+	sigs        []scanSig       // the classes it was stepped by, by the scan items that accept them (see sameScan)
 	accepting   bool
 	predicted   bool             // every item has origin self: as an origin, the start State (see intern)
 	local       bool             // a view (see ScanViews)
@@ -333,11 +334,62 @@ func (m *Machine) stepSlow(s State, class int) (next State, esc bool) {
 		n = Dead // no item can scan it: no need to look
 		st.next[class] = n
 	}
+	if n < 0 && st.scanWidth > 1 { // with literals alone, no two classes have the same scanners
+		n = m.sameScan(s, class)
+	}
 	if n < 0 {
 		n = m.compute(s, class)
 		m.states[s].next[class] = n // m.states may have grown: index again
 	}
 	return n &^ escaped, n&escaped != 0
+}
+
+// scanSig is the signature of the scan items of a State that accept a
+// byte class: two classes that the same items accept lead to the same
+// State, and the step by the second is a copy of the first's.
+type scanSig struct {
+	hash  uint64
+	class uint8
+}
+
+// sameScan returns the step of s by class when an earlier step of s was
+// by a class that the same scan items accept, or -1 and records class's
+// signature. Inside a character class ([a-z0-9_]), every class of its
+// bytes costs an Earley step and the interning of its result once, then
+// a comparison: a walk that meets 40 classes of identifier bytes builds
+// one set rather than 40.
+func (m *Machine) sameScan(s State, class int) State {
+	st := &m.states[s]
+	h := uint64(0x9E3779B97F4A7C15)
+	for i, it := range st.scan {
+		if m.termClass[m.lrNext[it.lr].Terminal()].Has(uint8(class)) {
+			h = (h ^ uint64(i)) * 0xbf58476d1ce4e5b9
+		}
+	}
+	for _, sig := range st.sigs {
+		if sig.hash == h && m.sameScanners(st, class, int(sig.class)) {
+			n := st.next[sig.class]
+			st.next[class] = n
+			if n&escaped != 0 {
+				m.setEscapeFollow(s, class, m.EscapeFollow(s, int(sig.class)))
+			}
+			return n
+		}
+	}
+	st.sigs = append(st.sigs, scanSig{h, uint8(class)})
+	return -1
+}
+
+// sameScanners reports whether the scan items of st that accept class a
+// are those that accept class b.
+func (m *Machine) sameScanners(st *stateData, a, b int) bool {
+	for _, it := range st.scan {
+		tc := &m.termClass[m.lrNext[it.lr].Terminal()]
+		if tc.Has(uint8(a)) != tc.Has(uint8(b)) {
+			return false
+		}
+	}
+	return true
 }
 
 // compute runs one Earley step: scan the byte class, then close the new

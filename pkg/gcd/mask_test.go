@@ -102,6 +102,7 @@ ws ::= " "*`,
 	`root ::= ( "a" root "b" | "ab" | "é"+ )`,
 	`root ::= [^a]* "a" | "€" root`,
 	`root ::= x* ; x ::= "ab" | "b"`,
+	`root ::= [ab1]{0,3} " " [ab]{1,4} ( "," [ab1 ]{0,2} )* "}"?`,
 }
 
 // TestMaskMatchesBruteForce follows random paths through several grammars
