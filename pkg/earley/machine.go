@@ -111,6 +111,8 @@ type Machine struct {
 
 	wanted      []grammar.Symbol // scratch for origin
 	originItems []item           // scratch for origin
+	lrSeen      []uint32         // by LR(0) item: lrGen if seen once by mergeOrigins, lrGen+1 if twice
+	lrGen       uint32
 
 	// Blocks that States' slices are carved from: a State costs no
 	// allocation of its own (XML's prolog builds hundreds in one step).
@@ -404,7 +406,7 @@ func (m *Machine) compute(s State, class int) State {
 		if m.termClass[m.lrNext[it.lr].Terminal()].Has(uint8(class)) {
 			origin := it.origin
 			if origin == self {
-				origin = int32(m.origin(s, m.lrLHS[it.lr]))
+				origin = int32(s)
 			}
 			items = m.addItem(items, seen, item{it.lr + 1, origin})
 		}
@@ -414,6 +416,7 @@ func (m *Machine) compute(s State, class int) State {
 	}
 	m.escSet = grammar.ByteSet{}
 	items, esc := m.closure(items, seen)
+	items = m.mergeOrigins(items)
 	n := m.intern(items)
 	if esc {
 		m.setEscapeFollow(s, class, m.escSet)
@@ -599,20 +602,58 @@ func (m *Machine) closure(items []item, seen *itemSet) (_ []item, esc bool) {
 	return items, esc
 }
 
-// origin returns the origin that an item of rule lhs gets when it was
-// predicted in State o: the view of o that holds just what completing lhs
-// into o can reach (the items of o waiting on lhs, and on the rule of each
-// such item that was predicted in o, and so on), with their own origins,
-// which are views of this kind already.
+// mergeOrigins replaces, in an item set, the origin of every item whose
+// LR(0) item is there with another origin too by origin's view of it, and
+// drops the items that become equal.
 //
 // Completion looks into an origin only for the items waiting on the
-// completed rule, so the view completes exactly as o would, and items that
-// differ only in origins with equal views are the same item. This is what
-// keeps ambiguous loops finite: in misc* with misc ::= s | comment and
-// s ::= [ \t\n]+, a run of n spaces can be split into spaces in n ways,
-// and each split's item would otherwise point to its own origin, making
-// every position of the run a new State holding one more item; the
-// origins' views are all equal, so every position is one State.
+// completed rule, so the view completes exactly as the origin would, and
+// items that differ only in origins with equal views are the same item.
+// This is what keeps ambiguous loops finite: in misc* with
+// misc ::= s | comment and s ::= [ \t\n]+, a run of n spaces can be split
+// into spaces in n ways, and each split's item would otherwise point to its
+// own origin, making every position of the run a new State holding one more
+// item; the origins' views are equal, so the run is one State. Only items
+// with an LR(0) item twice are merged: building views for every item costs
+// more than it saves where the grammar is not ambiguous there.
+func (m *Machine) mergeOrigins(items []item) []item {
+	m.lrGen++
+	if len(m.lrSeen) < len(m.lrNext) {
+		m.lrSeen = make([]uint32, len(m.lrNext))
+	}
+	twice := false
+	for _, it := range items {
+		if it.origin < 0 || m.lrNext[it.lr] == noSymbol { // predicted here, or dropped by intern
+			continue
+		}
+		if m.lrSeen[it.lr] == m.lrGen {
+			m.lrSeen[it.lr] = m.lrGen + 1 // twice
+			twice = true
+		} else if m.lrSeen[it.lr] != m.lrGen+1 {
+			m.lrSeen[it.lr] = m.lrGen
+		}
+	}
+	gen := m.lrGen
+	m.lrGen += 2 // the marks of this call are now stale
+	if !twice {
+		return items
+	}
+	out := items[:0]
+	seen := &m.seen
+	seen.reset()
+	for _, it := range items {
+		if it.origin >= 0 && m.lrNext[it.lr] != noSymbol && m.lrSeen[it.lr] == gen+1 {
+			it.origin = int32(m.origin(State(it.origin), m.lrLHS[it.lr]))
+		}
+		out = m.addItem(out, seen, it)
+	}
+	return out
+}
+
+// origin returns the view of State o that an item of rule lhs with
+// origin o can complete into: the items of o waiting on lhs, and on the
+// rule of each such item that was predicted in o, and so on, with their
+// own origins (see mergeOrigins).
 func (m *Machine) origin(o State, lhs int32) State {
 	key := uint64(o)<<32 | uint64(lhs)
 	if v, ok := m.origins[key]; ok {
