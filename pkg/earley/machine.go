@@ -10,11 +10,12 @@ import (
 
 // State identifies an Earley item set up to isomorphism. States are interned
 // by a Machine: two prefixes reach the same State exactly when their item
-// sets are the same once every origin is replaced by a State that stands for
-// what completing the item can reach in the set it points to (the view that
-// Machine.origin builds). Equal States therefore have equal futures (the
-// same set of continuations), which is what makes transitions and token
-// masks cacheable.
+// sets are the same once every origin is replaced by the State of the set it
+// points to (or, for an item that holds its LR(0) item with several
+// origins, by the view of that set that completion reads: see
+// mergeOrigins). Equal States therefore have equal futures (the same set of
+// continuations), which is what makes transitions and token masks
+// cacheable.
 type State int32
 
 // Dead is the State of a non-viable prefix.
@@ -35,8 +36,8 @@ const escaped State = 1 << 30
 const noSymbol grammar.Symbol = 1<<31 - 1
 
 // item is an Earley item: an LR(0) item (production and dot, numbered densely)
-// and its origin: a view of the set where it was predicted (see origin), or
-// self.
+// and its origin: the State of the set where it was predicted or a view of
+// it (see mergeOrigins), or self.
 type item struct {
 	lr     int32
 	origin int32
@@ -62,8 +63,7 @@ type stateData struct {
 // Machine is an incremental byte-level Earley recognizer for one grammar.
 //
 // Each State stands for an Earley set whose items point to their origin
-// sets by State (a view of the origin set that keeps what completion reads
-// there). Stepping a State by a byte runs the scanner, completer and
+// sets by State. Stepping a State by a byte runs the scanner, completer and
 // predictor on that representation and interns the result, so a transition
 // is computed once and then looked up: a Machine is a lazily built,
 // possibly infinite automaton whose states are Earley sets. Left-recursive
@@ -99,7 +99,7 @@ type Machine struct {
 	states   []stateData
 	index    map[uint64]State // by setHash: the last State added with that hash
 	views    map[viewKey]State
-	origins  map[uint64]State // by State<<32|rule: the origin an item of rule predicted in that State gets (see origin)
+	origins  map[uint64]State // by State<<32|rule: origin's view of that State for that rule
 	seen     itemSet          // scratch for compute
 	items    []item           // scratch for compute
 	start    State
@@ -588,7 +588,7 @@ func (m *Machine) closure(items []item, seen *itemSet) (_ []item, esc bool) {
 			for _, w := range m.waiting(State(it.origin), lhs) {
 				origin := w.origin
 				if origin == self {
-					origin = it.origin // a view with every rule w can complete into (see origin)
+					origin = it.origin
 				}
 				items = m.addItem(items, seen, item{w.lr + 1, origin})
 			}
@@ -849,12 +849,13 @@ func (m *Machine) buildWaiting(st *stateData) {
 // equal sets differ (the set after every character of a string would point
 // back to the one before it).
 //
-// A completed start rule makes the set accepting when its origin is a view
-// of the start State (see origin), which is the view whose items were all
-// predicted where they are: a view of any other State holds the item whose
-// prediction brought its rules in, which was not. Whether a set accepts is
-// so a property of its items, as it must be: a State stepped from a view
-// of a scan item (ScanViews) can be the same set as a true State.
+// A completed start rule makes the set accepting when its origin is the
+// start State or a view of it (see mergeOrigins), the only origins whose
+// items were all predicted where they are: any other State, and a view of
+// it, holds the item whose prediction brought its rules in, which was not.
+// Whether a set accepts is so a property of its items, as it must be: a
+// State stepped from a view of a scan item (ScanViews) can be the same set
+// as a true State.
 func (m *Machine) intern(items []item) State {
 	accepting := len(m.states) == 1 && m.nullable[m.g.Start] // the empty prefix
 	kept := items[:0]
