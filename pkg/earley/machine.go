@@ -53,7 +53,6 @@ type stateData struct {
 	sigs        []scanSig       // the classes it was stepped by, by the scan items that accept them (see sameScan)
 	accepting   bool
 	predicted   bool             // every item has origin self: as an origin, the start State (see intern)
-	local       bool             // a view (see ScanViews)
 	sameHash    State            // the State added before it with the same setHash, or Dead
 	wait        []item           // the items before a nonterminal, by that nonterminal; built on first use (waiting)
 	waitSym     []grammar.Symbol // by wait item: its nonterminal, to search
@@ -669,7 +668,7 @@ func (m *Machine) origin(o State, lhs int32) State {
 			}
 		}
 	}
-	v := m.add(items, false, true)
+	v := m.add(items, false)
 	m.wanted, m.originItems = wanted, items
 	m.origins[key] = v
 	m.origins[uint64(v)<<32|uint64(lhs)] = v // the view of a view is itself
@@ -716,7 +715,7 @@ func (m *Machine) ScanViews(s State, depth int, dst []State) []State {
 		for ; i < len(groups) && groups[i].origin == g.origin && groups[i].rule == g.rule; i++ {
 			items = append(items, item{groups[i].lr, ov})
 		}
-		dst = append(dst, m.add(items, false, true))
+		dst = append(dst, m.add(items, false))
 		m.viewItems = items
 	}
 	m.groups = groups
@@ -779,7 +778,7 @@ func (m *Machine) view(o State, want grammar.Symbol, depth int) State {
 	}
 	slices.SortFunc(items, compareItems)
 	items = slices.Compact(items)
-	v := m.add(items, false, true)
+	v := m.add(items, false)
 	m.views[key] = v
 	return v
 }
@@ -869,18 +868,20 @@ func (m *Machine) intern(items []item) State {
 			accepting = true
 		}
 	}
-	return m.add(kept, accepting, false)
+	return m.add(kept, accepting)
 }
 
 // add returns the State of items (a set: no item twice, in any order),
 // adding it if it is new. States are found by a hash of the set that does
 // not depend on the order, so an item set need not be sorted to be looked
-// up, and a match is checked item by item.
-func (m *Machine) add(items []item, accepting, local bool) State {
-	h := setHash(items, accepting, local)
+// up, and a match is checked item by item. Views (ScanViews, origin) are
+// item sets like any other: a view and a State with the view's items are
+// one State, with one set of transitions and walks.
+func (m *Machine) add(items []item, accepting bool) State {
+	h := setHash(items, accepting)
 	for s := m.index[h]; s != Dead; s = m.states[s].sameHash {
 		st := &m.states[s]
-		if st.accepting == accepting && st.local == local && m.sameSet(st.items, items) {
+		if st.accepting == accepting && m.sameSet(st.items, items) {
 			return s
 		}
 	}
@@ -911,7 +912,7 @@ func (m *Machine) add(items []item, accepting, local bool) State {
 		}
 		st.scanWidth = max(st.scanWidth, int16(tc.Len()))
 	}
-	st.local, st.sameHash = local, m.index[h]
+	st.sameHash = m.index[h]
 	m.states = append(m.states, st)
 	m.index[h] = s
 	return s
@@ -919,13 +920,10 @@ func (m *Machine) add(items []item, accepting, local bool) State {
 
 // setHash hashes an item set with its kind: a sum of mixed items, which
 // no order changes.
-func setHash(items []item, accepting, local bool) uint64 {
+func setHash(items []item, accepting bool) uint64 {
 	var h uint64
-	switch {
-	case accepting:
+	if accepting {
 		h = 1
-	case local:
-		h = 2
 	}
 	for _, it := range items {
 		x := uint64(uint32(it.lr))<<32 | uint64(uint32(it.origin))
