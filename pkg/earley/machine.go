@@ -53,6 +53,7 @@ type stateData struct {
 	sigs        []scanSig       // the classes it was stepped by, by the scan items that accept them (see sameScan)
 	accepting   bool
 	predicted   bool             // every item has origin self: as an origin, the start State (see intern)
+	bounded     bool             // an item is inside a bounded repetition (see InBoundedRepetition)
 	sameHash    State            // the State added before it with the same setHash, or Dead
 	wait        []item           // the items before a nonterminal, by that nonterminal; built on first use (waiting)
 	waitSym     []grammar.Symbol // by wait item: its nonterminal, to search
@@ -80,6 +81,7 @@ type Machine struct {
 	lrNext   []grammar.Symbol // symbol after the dot, or noSymbol
 	lrLHS    []int32          // rule of the item's production
 	nullable []bool           // by rule
+	repLink  []bool           // by rule: a link of a bounded repetition's chain (see InBoundedRepetition)
 	initial  [][]int32        // by rule: the LR(0) items with the dot at the start
 	predict  [][]int32        // by rule: the LR(0) items its prediction adds with origin self (see predictions)
 
@@ -166,6 +168,7 @@ func New(g *grammar.Grammar) *Machine {
 		}
 	}
 	m.nullable = g.Nullable()
+	m.repLink = repetitionLinks(g)
 	m.predict = m.predictions()
 	m.computeByteClasses()
 	m.follow = followClasses(g, m.nullable, m.termClass)
@@ -675,6 +678,55 @@ func (m *Machine) origin(o State, lhs int32) State {
 	return v
 }
 
+// InBoundedRepetition reports whether an item of s is inside a bounded
+// repetition X{m,n} with n-m > 1, which the grammar compiler writes as a
+// chain of rules O_j ::= X O_(j-1) | ε, one for each position. The views
+// of such a State (ScanViews) hold the rule of its position, so no other
+// position shares them, and walks from them build States that no other
+// position reaches; walks from the State itself reach the States of the
+// later positions, which every position shares.
+func (m *Machine) InBoundedRepetition(s State) bool { return m.states[s].bounded }
+
+// repetitionLinks returns, by rule, whether it is a link of a
+// bounded-repetition chain of two links or more: a generated rule whose
+// productions are ε and X L, where L is a generated rule whose productions
+// are ε and X L' or ε and X (the last link), or such a last link.
+func repetitionLinks(g *grammar.Grammar) []bool {
+	links := make([]bool, len(g.Rules))
+	for r := range g.Rules {
+		x, next, ok := chainLink(g, r)
+		if !ok || next < 0 || next == r {
+			continue
+		}
+		if y, _, ok := chainLink(g, next); ok && y == x {
+			links[r], links[next] = true, true
+		}
+	}
+	return links
+}
+
+// chainLink reports whether rule r is generated with the productions ε and
+// X next (next ≥ 0), or ε and X (next -1).
+func chainLink(g *grammar.Grammar, r int) (x grammar.Symbol, next int, ok bool) {
+	rule := &g.Rules[r]
+	if !rule.Generated || len(rule.Prods) != 2 {
+		return 0, 0, false
+	}
+	a, b := g.Prods[rule.Prods[0]].RHS, g.Prods[rule.Prods[1]].RHS
+	if len(a) == 0 {
+		a, b = b, a
+	}
+	switch {
+	case len(b) != 0:
+		return 0, 0, false
+	case len(a) == 1:
+		return a[0], -1, true
+	case len(a) == 2 && !a[1].IsTerminal():
+		return a[0], a[1].Rule(), true
+	}
+	return 0, 0, false
+}
+
 // ScanViews appends to dst the views of the scan items of s (the items
 // whose next symbol is a terminal), one for each rule and origin set they
 // share, and returns dst.
@@ -894,6 +946,7 @@ func (m *Machine) add(items []item, accepting bool) State {
 			nscan++
 		}
 		st.predicted = st.predicted && it.origin == self
+		st.bounded = st.bounded || m.repLink[m.lrLHS[it.lr]]
 	}
 	st.scan = st.items[:nscan]
 	i, j := 0, nscan

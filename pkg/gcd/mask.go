@@ -209,7 +209,7 @@ func (k *Masker) Mask(s earley.State) Bitset {
 	out := &sink{bits: b}
 	if states, key, ok := k.region(s); ok {
 		k.maskRegion(states, key, 0, out)
-	} else if k.LocalDepth > 0 {
+	} else if k.LocalDepth > 0 && !k.m.InBoundedRepetition(s) {
 		k.views = k.m.ScanViews(s, k.LocalDepth, k.views[:0])
 		escapes := k.escapes[:0]
 		for _, v := range k.views {
@@ -396,7 +396,7 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 		}
 		pend := k.pendingAfter(&esc[d-1], parent, c, e)
 		b.add(t.ids[t.first[i]:t.first[i+1]])
-		if root == 0 && d == 1 && pend == (grammar.ByteSet{}) && k.LocalDepth > 0 && t.end[i]-i >= splitMin {
+		if root == 0 && d == 1 && pend == (grammar.ByteSet{}) && k.LocalDepth > 0 && t.end[i]-i >= splitMin && !k.m.InBoundedRepetition(s) {
 			escapes = append(escapes, k.split(next, i, b, local)...)
 			i = t.end[i]
 			continue
