@@ -67,8 +67,10 @@ type Masker struct {
 	MaxCacheBytes int
 
 	// subtree[i] is the set of byte classes on the edges of node i's subtree,
-	// the edge into i included (see classSet).
+	// the edge into i included (see classSet); height[i] the length of its
+	// longest path, the edge into i included (at most 255).
 	subtree   []classSet
+	height    []uint8
 	manyClass bool // more than 128 byte classes: a subtree's bit 127 stands for any class from 127 on
 
 	// Stats counts the work done so far.
@@ -94,6 +96,9 @@ type Masker struct {
 	// State s back to s (see loops).
 	loopOf    []grammar.ByteSet
 	loopKnown []grammar.ByteSet
+
+	chains     []chain              // by State, on first use (see chainOf)
+	chainCount map[earley.State]int // scratch for chainOf
 }
 
 // MaskStats counts a Masker's work.
@@ -138,7 +143,8 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 		}
 	}
 	k.utf8Rows = utf8Classes(m.ByteClass)
-	k.subtree, k.manyClass = subtreeClasses(t), m.NumClasses() > 128
+	k.subtree, k.height = subtreeClasses(t)
+	k.manyClass = m.NumClasses() > 128
 	// Every sampler asks for the start State's mask first, and it is often
 	// the costliest (a document's prolog): it is part of compiling.
 	k.Mask(m.Start())
@@ -150,9 +156,11 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 // grammar has fewer. Class 127 stands for every class from 127 on.
 type classSet [2]uint64
 
-// subtreeClasses returns, by node of t, the classes in its subtree.
-func subtreeClasses(t *Trie) []classSet {
+// subtreeClasses returns, by node of t, the classes in its subtree and
+// the length of its longest path (both with the edge into the node).
+func subtreeClasses(t *Trie) ([]classSet, []uint8) {
 	sets := make([]classSet, t.Nodes())
+	height := make([]uint8, t.Nodes())
 	// Children follow their parent in preorder: going backwards, a node
 	// is complete when it is folded into its parent.
 	for i := len(sets) - 1; i > 0; i-- {
@@ -161,8 +169,10 @@ func subtreeClasses(t *Trie) []classSet {
 		p := &sets[t.parent[i]]
 		p[0] |= sets[i][0]
 		p[1] |= sets[i][1]
+		height[i] = max(height[i], 1)
+		height[t.parent[i]] = max(height[t.parent[i]], min(height[i], 254)+1)
 	}
-	return sets
+	return sets, height
 }
 
 // subtreeWithin reports whether the classes of node i's subtree are all
@@ -381,8 +391,9 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 		parent := stack[d-1]
 		c := int(t.label[i])
 		next, e := k.m.StepLocal(parent, c)
-		if next == parent && k.loopsBelow(parent, i) {
-			// Every byte below keeps the parent's State: all viable.
+		if next == parent && k.loopsBelow(parent, i) || next != parent && next != earley.Dead && k.chainBelow(parent, i) {
+			// Every byte below keeps the parent's State, or every path
+			// below is a string its bounded repetition takes: all viable.
 			b.add(t.ids[t.first[i]:t.first[t.end[i]]])
 			i = t.end[i]
 			continue
@@ -555,4 +566,95 @@ func (k *Masker) loopClasses(s earley.State) grammar.ByteSet {
 		}
 	}
 	return loop
+}
+
+// A chain is what a walk may take whole below a State inside a bounded
+// repetition (X{0,64}, a JSON schema's maxLength): every string of at most
+// height bytes whose classes are all in classes is viable from it. Each
+// position of the repetition is its own State, so no class loops, but the
+// chain of a position takes every token that fits in what is left, and a
+// walk of the letters after "Ada" stops at the first byte of most tokens.
+type chain struct {
+	classes grammar.ByteSet
+	height  uint8 // maxChain: any length
+	known   bool
+}
+
+const (
+	maxChain = 255 // a chain's height when its classes loop
+	chainMin = 16  // the size of a subtree below which a chain is not worth testing
+)
+
+// chainBelow reports whether every path in the subtree of trie node i is
+// a string that the chain of s (the State at i's parent) takes.
+func (k *Masker) chainBelow(s earley.State, i int32) bool {
+	if k.trie.end[i]-i < chainMin || !k.m.InBoundedRepetition(s) {
+		return false
+	}
+	c := k.chainOf(s)
+	return c.height >= k.height[i] && k.subtreeWithin(i, &c.classes)
+}
+
+// chainOf returns the chain of s: the classes that lead s to the State
+// next that most of its classes lead to, and as height 1 plus the number
+// of steps from next by which all of those classes lead to one live State
+// (any length once that State is the one before).
+func (k *Masker) chainOf(s earley.State) chain {
+	if n := k.m.NumStates(); len(k.chains) < n {
+		k.chains = append(k.chains, make([]chain, n-len(k.chains))...)
+	}
+	if c := k.chains[s]; c.known {
+		return c
+	}
+	if k.chainCount == nil {
+		k.chainCount = make(map[earley.State]int)
+	}
+	clear(k.chainCount)
+	scan := k.m.ScanClasses(s)
+	next, most := earley.Dead, 0
+	for cl := 0; cl < k.m.NumClasses(); cl++ {
+		if scan.Has(uint8(cl)) {
+			n, _ := k.m.StepLocal(s, cl)
+			if k.chainCount[n]++; n != earley.Dead && k.chainCount[n] > most {
+				next, most = n, k.chainCount[n]
+			}
+		}
+	}
+	c := chain{known: true}
+	if next != earley.Dead {
+		for cl := 0; cl < k.m.NumClasses(); cl++ {
+			if n, _ := k.m.StepLocal(s, cl); scan.Has(uint8(cl)) && n == next {
+				c.classes.Add(uint8(cl))
+			}
+		}
+		c.height = k.chainHeight(s, next, &c.classes)
+	}
+	k.chains[s] = c
+	return c
+}
+
+// chainHeight returns the height of the chain of s by classes, whose
+// first step leads to next (see chainOf).
+func (k *Masker) chainHeight(s, next earley.State, classes *grammar.ByteSet) uint8 {
+	if next == s {
+		return maxChain
+	}
+	h := uint8(1)
+	for q := next; h < maxChain-1; h++ {
+		to := earley.Dead
+		for w := range classes {
+			for x := classes[w]; x != 0; x &= x - 1 {
+				n, _ := k.m.StepLocal(q, w<<6|bits.TrailingZeros64(x))
+				if n == earley.Dead || to != earley.Dead && n != to {
+					return h
+				}
+				to = n
+			}
+		}
+		if to == q {
+			return maxChain
+		}
+		q = to
+	}
+	return h
 }
