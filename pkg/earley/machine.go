@@ -679,8 +679,9 @@ func (m *Machine) origin(o State, lhs int32) State {
 }
 
 // InBoundedRepetition reports whether an item of s is inside a bounded
-// repetition X{m,n} with n-m > 1, which the grammar compiler writes as a
-// chain of rules O_j ::= X O_(j-1) | ε, one for each position. The views
+// repetition X{m,n} of a character class X with n-m > 1, which the grammar
+// compiler writes as a chain of rules O_j ::= X O_(j-1) | ε, one for each
+// position. The views
 // of such a State (ScanViews) hold the rule of its position, so no other
 // position shares them, and walks from them build States that no other
 // position reaches; walks from the State itself reach the States of the
@@ -688,14 +689,16 @@ func (m *Machine) origin(o State, lhs int32) State {
 func (m *Machine) InBoundedRepetition(s State) bool { return m.states[s].bounded }
 
 // repetitionLinks returns, by rule, whether it is a link of a
-// bounded-repetition chain of two links or more: a generated rule whose
-// productions are ε and X L, where L is a generated rule whose productions
-// are ε and X L' or ε and X (the last link), or such a last link.
+// bounded-repetition chain of two links or more of a character class: a
+// generated rule whose productions are ε and X L, where L is a generated
+// rule whose productions are ε and X L' or ε and X (the last link), or
+// such a last link, and X is a terminal or a rule whose productions are
+// terminals alone (a class with characters beyond ASCII).
 func repetitionLinks(g *grammar.Grammar) []bool {
 	links := make([]bool, len(g.Rules))
 	for r := range g.Rules {
 		x, next, ok := chainLink(g, r)
-		if !ok || next < 0 || next == r {
+		if !ok || next < 0 || next == r || !characters(g, x) {
 			continue
 		}
 		if y, _, ok := chainLink(g, next); ok && y == x {
@@ -703,6 +706,26 @@ func repetitionLinks(g *grammar.Grammar) []bool {
 		}
 	}
 	return links
+}
+
+// characters reports whether x is a terminal or a rule whose productions
+// are nonempty sequences of terminals.
+func characters(g *grammar.Grammar, x grammar.Symbol) bool {
+	if x.IsTerminal() {
+		return true
+	}
+	for _, p := range g.Rules[x.Rule()].Prods {
+		rhs := g.Prods[p].RHS
+		if len(rhs) == 0 {
+			return false
+		}
+		for _, sym := range rhs {
+			if !sym.IsTerminal() {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // chainLink reports whether rule r is generated with the productions ε and

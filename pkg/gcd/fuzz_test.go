@@ -12,8 +12,8 @@ import (
 
 // randomGrammar writes a random GBNF grammar over the alphabet of testVocab:
 // literals, character classes (negated ones make the wide positions that
-// regions serve), repetitions, options and rules that refer to each other,
-// recursively.
+// regions serve), repetitions (bounded ones too, which chains serve),
+// options and rules that refer to each other, recursively.
 func randomGrammar(rng *rand.Rand) string {
 	literals := []string{`"a"`, `"b"`, `"ab"`, `"é"`, `"€"`, `"{"`, `"}"`, `" "`, `"\""`, `"\\"`, `","`, `":"`, `"1"`}
 	classes := []string{`[ab]`, `[^"\\]`, `[^a]`, `[a-z0-9]`, `[^\x00-\x7f]`, `["\\{}]`, `[ ]`, `[^ ]`, `[é€]`}
@@ -36,7 +36,7 @@ func randomGrammar(rng *rand.Rand) string {
 			for n := 1 + rng.IntN(3); n > 0; n-- {
 				seq = append(seq, element(depth+1))
 			}
-			return "(" + strings.Join(seq, " ") + ")" + []string{"*", "+", "?", ""}[rng.IntN(4)]
+			return "(" + strings.Join(seq, " ") + ")" + []string{"*", "+", "?", "", "{0,5}", "{2,4}"}[rng.IntN(6)]
 		}
 	}
 	for r := 0; r < nRules; r++ {
@@ -46,7 +46,7 @@ func randomGrammar(rng *rand.Rand) string {
 			for m := 1 + rng.IntN(3); m > 0; m-- {
 				e := element(0)
 				if rng.IntN(4) == 0 {
-					e += []string{"*", "+", "?"}[rng.IntN(3)]
+					e += []string{"*", "+", "?", "{0,12}", "{1,5}"}[rng.IntN(5)]
 				}
 				seq = append(seq, e)
 			}

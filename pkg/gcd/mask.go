@@ -108,6 +108,7 @@ type MaskStats struct {
 	ViewWalks  int // walks from a new view of a scan item
 	Escapes    int // subtrees walked again from a true State
 	ShapeWalks int // walks of the trie over a new region shape
+	Chains     int // subtrees taken whole inside a bounded repetition (see chain)
 	Nodes      int // trie nodes visited
 }
 
@@ -592,7 +593,11 @@ func (k *Masker) chainBelow(s earley.State, i int32) bool {
 		return false
 	}
 	c := k.chainOf(s)
-	return c.height >= k.height[i] && k.subtreeWithin(i, &c.classes)
+	if c.height < k.height[i] || !k.subtreeWithin(i, &c.classes) {
+		return false
+	}
+	k.Stats.Chains++
+	return true
 }
 
 // chainOf returns the chain of s: the classes that lead s to the State
@@ -640,7 +645,9 @@ func (k *Masker) chainHeight(s, next earley.State, classes *grammar.ByteSet) uin
 		return maxChain
 	}
 	h := uint8(1)
-	for q := next; h < maxChain-1; h++ {
+	// No subtree is taller than the trie: following the chain further
+	// would build States no walk needs.
+	for q := next; h < min(maxChain-1, k.height[0]); h++ {
 		to := earley.Dead
 		for w := range classes {
 			for x := classes[w]; x != 0; x &= x - 1 {

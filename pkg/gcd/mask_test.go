@@ -105,6 +105,67 @@ ws ::= " "*`,
 	`root ::= [ab1]{0,3} " " [ab]{1,4} ( "," [ab1 ]{0,2} )* "}"?`,
 }
 
+// TestChainsMatchBruteForce follows random paths through a bounded
+// repetition long enough for chains to take subtrees whole (see chain),
+// checks that they did, and compares every mask with the definition.
+func TestChainsMatchBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	v := testVocab(rng)
+	// Every string of a and b of 2 to 6 bytes not in it yet: subtrees of
+	// the trie large enough for a chain to take.
+	for n := 2; n <= 6; n++ {
+		for bits := 0; bits < 1<<n; bits++ {
+			var b strings.Builder
+			for i := range n {
+				b.WriteByte("ab"[bits>>i&1])
+			}
+			if _, ok := v.ID(b.String()); !ok {
+				v.Add([]byte(b.String()), false, b.String())
+			}
+		}
+	}
+	trie := NewTrie(v)
+	chains := 0
+	for _, src := range []string{
+		`root ::= "{" [ab]{0,30} ( "}" | "a1" )`,
+		`root ::= ( [ab] | "é" ){2,25} ( "," [^,]{1,9} | "ba" )?`,
+		`root ::= "{" [^"\\{}]{0,30} "}"`,
+	} {
+		g := compile(t, src)
+		k := NewMasker(earley.New(g), v, trie)
+		for walk := 0; walk < 20; walk++ {
+			st := k.NewState()
+			for step := 0; step < 30; step++ {
+				got := st.Allowed()
+				want, err := bruteMask(g, v, st.Bytes())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := diffMasks(v, got, want); d != "" {
+					t.Fatalf("%s after %q: %s", src, st.Bytes(), d)
+				}
+				ids := got.AppendIDs(nil)
+				if len(ids) == 0 {
+					break
+				}
+				if err := st.Advance(ids[rng.IntN(len(ids))]); err != nil {
+					t.Fatal(err)
+				}
+				if st.Ended() {
+					break
+				}
+				if rng.IntN(8) == 0 {
+					st.Rollback(rng.IntN(len(st.Tokens()) + 1))
+				}
+			}
+		}
+		chains += k.Stats.Chains
+	}
+	if chains == 0 {
+		t.Error("no subtree taken by a chain")
+	}
+}
+
 // TestMaskMatchesBruteForce follows random paths through several grammars
 // and compares each step's mask, cached or not, with the definition.
 func TestMaskMatchesBruteForce(t *testing.T) {
