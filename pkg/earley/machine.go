@@ -82,6 +82,7 @@ type Machine struct {
 	lrLHS    []int32          // rule of the item's production
 	nullable []bool           // by rule
 	repLink  []bool           // by rule: a link of a bounded repetition's chain (see InBoundedRepetition)
+	lrInRep  []bool           // by LR(0) item: its dot is before one of the m first copies of X{m,n} (see repetitionItems)
 	initial  [][]int32        // by rule: the LR(0) items with the dot at the start
 	predict  [][]int32        // by rule: the LR(0) items its prediction adds with origin self (see predictions)
 
@@ -169,6 +170,7 @@ func New(g *grammar.Grammar) *Machine {
 	}
 	m.nullable = g.Nullable()
 	m.repLink = repetitionLinks(g)
+	m.lrInRep = m.repetitionItems()
 	m.predict = m.predictions()
 	m.computeByteClasses()
 	m.follow = followClasses(g, m.nullable, m.termClass)
@@ -679,7 +681,7 @@ func (m *Machine) origin(o State, lhs int32) State {
 }
 
 // InBoundedRepetition reports whether an item of s is inside a bounded
-// repetition X{m,n} of a character class X with n-m > 1, which the grammar
+// repetition X{m,n} of a character (see characters) with n-m > 1, which the grammar
 // compiler writes as a chain of rules O_j ::= X O_(j-1) | ε, one for each
 // position. The views
 // of such a State (ScanViews) hold the rule of its position, so no other
@@ -692,8 +694,8 @@ func (m *Machine) InBoundedRepetition(s State) bool { return m.states[s].bounded
 // bounded-repetition chain of two links or more of a character class: a
 // generated rule whose productions are ε and X L, where L is a generated
 // rule whose productions are ε and X L' or ε and X (the last link), or
-// such a last link, and X is a terminal or a rule whose productions are
-// terminals alone (a class with characters beyond ASCII).
+// such a last link, and X derives only nonempty strings of bounded length
+// (see characters).
 func repetitionLinks(g *grammar.Grammar) []bool {
 	links := make([]bool, len(g.Rules))
 	for r := range g.Rules {
@@ -708,24 +710,62 @@ func repetitionLinks(g *grammar.Grammar) []bool {
 	return links
 }
 
-// characters reports whether x is a terminal or a rule whose productions
-// are nonempty sequences of terminals.
+// repetitionItems returns, by LR(0) item, whether its dot is before one
+// of the m copies of X that X{m,n} starts with (the compiler writes
+// X ... X O_(n-m)): a run of X up to a chain link of X.
+func (m *Machine) repetitionItems() []bool {
+	in := make([]bool, len(m.lrNext))
+	for p, prod := range m.g.Prods {
+		for d := range prod.RHS {
+			x, j := prod.RHS[d], d
+			for j < len(prod.RHS) && prod.RHS[j] == x {
+				j++
+			}
+			if j < len(prod.RHS) && !prod.RHS[j].IsTerminal() && m.repLink[prod.RHS[j].Rule()] {
+				if y, _, ok := chainLink(m.g, prod.RHS[j].Rule()); ok && y == x {
+					in[m.prodBase[p]+int32(d)] = true
+				}
+			}
+		}
+	}
+	return in
+}
+
+// characters reports whether x derives only nonempty strings of bounded
+// length: a terminal, or a rule that derives no ε and reaches no rule
+// twice on a path (a character class, an escape sequence), not a
+// recursive rule.
 func characters(g *grammar.Grammar, x grammar.Symbol) bool {
 	if x.IsTerminal() {
 		return true
 	}
-	for _, p := range g.Rules[x.Rule()].Prods {
-		rhs := g.Prods[p].RHS
-		if len(rhs) == 0 {
+	const (
+		unseen = iota
+		open
+		done
+	)
+	color := make(map[int]int)
+	nullable := g.Nullable()
+	var acyclic func(r int) bool
+	acyclic = func(r int) bool {
+		switch color[r] {
+		case open:
 			return false
+		case done:
+			return true
 		}
-		for _, sym := range rhs {
-			if !sym.IsTerminal() {
-				return false
+		color[r] = open
+		for _, p := range g.Rules[r].Prods {
+			for _, sym := range g.Prods[p].RHS {
+				if !sym.IsTerminal() && !acyclic(sym.Rule()) {
+					return false
+				}
 			}
 		}
+		color[r] = done
+		return true
 	}
-	return true
+	return !nullable[x.Rule()] && acyclic(x.Rule())
 }
 
 // chainLink reports whether rule r is generated with the productions ε and
@@ -969,7 +1009,7 @@ func (m *Machine) add(items []item, accepting bool) State {
 			nscan++
 		}
 		st.predicted = st.predicted && it.origin == self
-		st.bounded = st.bounded || m.repLink[m.lrLHS[it.lr]]
+		st.bounded = st.bounded || m.repLink[m.lrLHS[it.lr]] || m.lrInRep[it.lr]
 	}
 	st.scan = st.items[:nscan]
 	i, j := 0, nscan

@@ -577,8 +577,17 @@ func (k *Masker) loopClasses(s earley.State) grammar.ByteSet {
 // walk of the letters after "Ada" stops at the first byte of most tokens.
 type chain struct {
 	classes grammar.ByteSet
-	height  uint8 // maxChain: any length
+	next    earley.State // where each of classes leads
+	height  uint8        // maxChain: any length
 	known   bool
+	// chars is the height in characters when multi-byte ones count too: the
+	// number of positions from the State on at which every multi-byte UTF-8
+	// character leads where classes lead, as far as checked (see
+	// chainChars); charsAt is the State at position chars, charsDone
+	// whether chars is final.
+	chars     uint8
+	charsAt   earley.State
+	charsDone bool
 }
 
 const (
@@ -593,8 +602,18 @@ func (k *Masker) chainBelow(s earley.State, i int32) bool {
 		return false
 	}
 	c := k.chainOf(s)
-	if c.height < k.height[i] || !k.subtreeWithin(i, &c.classes) {
+	h := k.height[i]
+	if c.height < h {
 		return false
+	}
+	if !k.subtreeWithin(i, &c.classes) {
+		// Multi-byte characters: a subtree of valid UTF-8 has no more
+		// characters on a path than bytes.
+		wide := c.classes
+		orInto(&wide, &k.highClasses)
+		if !k.trie.utf8[i] || !k.subtreeWithin(i, &wide) || k.chainChars(s, h) < h {
+			return false
+		}
 	}
 	k.Stats.Chains++
 	return true
@@ -625,7 +644,7 @@ func (k *Masker) chainOf(s earley.State) chain {
 			}
 		}
 	}
-	c := chain{known: true}
+	c := chain{known: true, next: next}
 	if next != earley.Dead {
 		for cl := 0; cl < k.m.NumClasses(); cl++ {
 			if n, _ := k.m.StepLocal(s, cl); scan.Has(uint8(cl)) && n == next {
@@ -664,4 +683,75 @@ func (k *Masker) chainHeight(s, next earley.State, classes *grammar.ByteSet) uin
 		q = to
 	}
 	return h
+}
+
+// chainChars returns the chain of s's height in characters (see chain),
+// or a number of at least need that is not more: from s, and from each
+// State its classes lead to in turn, every class path of every multi-byte
+// UTF-8 form (utf8.go) must lead through live States to the State the
+// chain's classes lead to. The positions are checked as far as a walk has
+// needed, since each builds the States inside its characters.
+func (k *Masker) chainChars(s earley.State, need uint8) uint8 {
+	c := k.chainOf(s)
+	if c.charsDone || c.chars >= need {
+		return c.chars
+	}
+	var one int // a class of the chain
+	for w := range c.classes {
+		if c.classes[w] != 0 {
+			one = w<<6 | bits.TrailingZeros64(c.classes[w])
+			break
+		}
+	}
+	q := s
+	if c.chars > 0 {
+		q = c.charsAt
+	}
+	for c.chars < need {
+		if c.chars == c.height {
+			c.charsDone = true
+			break
+		}
+		to, _ := k.m.StepLocal(q, one)
+		if !k.charsLead(q, to) {
+			c.charsDone = true
+			break
+		}
+		c.chars++
+		if to == q { // a loop: every position is this one
+			c.chars, c.charsDone = c.height, true
+			break
+		}
+		q = to
+	}
+	c.charsAt = q
+	k.chains[s] = c
+	return c.chars
+}
+
+// charsLead reports whether every class path of every multi-byte UTF-8
+// form leads from q through live States to to.
+func (k *Masker) charsLead(q, to earley.State) bool {
+	for _, row := range k.utf8Rows {
+		cur := []earley.State{q}
+		for _, classes := range row {
+			var next []earley.State
+			for _, st := range cur {
+				for _, cl := range classes {
+					n, _ := k.m.StepLocal(st, int(cl))
+					if n == earley.Dead {
+						return false
+					}
+					if !slices.Contains(next, n) {
+						next = append(next, n)
+					}
+				}
+			}
+			cur = next
+		}
+		if len(cur) != 1 || cur[0] != to {
+			return false
+		}
+	}
+	return true
 }

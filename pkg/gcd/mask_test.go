@@ -111,25 +111,36 @@ ws ::= " "*`,
 func TestChainsMatchBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	v := testVocab(rng)
-	// Every string of a and b of 2 to 6 bytes not in it yet: subtrees of
-	// the trie large enough for a chain to take.
-	for n := 2; n <= 6; n++ {
-		for bits := 0; bits < 1<<n; bits++ {
-			var b strings.Builder
-			for i := range n {
-				b.WriteByte("ab"[bits>>i&1])
+	// Every string of a and b of 2 to 6 bytes, and of a, é and € of 2 to 4
+	// characters, not in it yet: subtrees of the trie large enough for a
+	// chain to take, with multi-byte characters that a class may or may
+	// not have.
+	addAll := func(alphabet []string, maxLen int) {
+		words := []string{""}
+		for n := 1; n <= maxLen; n++ {
+			var next []string
+			for _, w := range words {
+				for _, a := range alphabet {
+					next = append(next, w+a)
+				}
 			}
-			if _, ok := v.ID(b.String()); !ok {
-				v.Add([]byte(b.String()), false, b.String())
+			words = next
+			for _, w := range words {
+				if _, ok := v.ID(w); !ok && n > 1 {
+					v.Add([]byte(w), false, w)
+				}
 			}
 		}
 	}
+	addAll([]string{"a", "b"}, 6)
+	addAll([]string{"a", "é", "€"}, 4)
 	trie := NewTrie(v)
 	chains := 0
 	for _, src := range []string{
 		`root ::= "{" [ab]{0,30} ( "}" | "a1" )`,
 		`root ::= ( [ab] | "é" ){2,25} ( "," [^,]{1,9} | "ba" )?`,
 		`root ::= "{" [^"\\{}]{0,30} "}"`,
+		`root ::= "{" [a-zé ]{0,30} ( "}" | "€" )`,
 	} {
 		g := compile(t, src)
 		k := NewMasker(earley.New(g), v, trie)
