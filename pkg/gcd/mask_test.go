@@ -315,7 +315,7 @@ func loadWorkload(t testing.TB, name string) workload {
 }
 
 // workloads are the names of the workloads in data/bench/masks.
-var workloads = []string{"json", "sygus", "sqltest", "sqlite", "xml", "cp", "slia"}
+var workloads = []string{"json", "sygus", "sqltest", "sqlite", "xml", "cp", "slia", "schema"}
 
 // TestWorkloadsAgainstXGrammar steps through the benchmark workloads on the
 // Llama-3 vocabulary and compares every step's allowed-token count with
