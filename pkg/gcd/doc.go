@@ -33,19 +33,24 @@
 // Once per vocabulary, NewTrie builds the byte trie of the ordinary tokens
 // (Llama 3: 274,521 nodes, about 5 MB) and marks, by node, whether every
 // path below it is valid UTF-8 from a character boundary (a byte a node).
+// A Vocab keeps its tokens' bytes and names in one array and one string, so
+// that a garbage collection during a step has no pointer per token to
+// trace.
 //
 // Once per grammar, earley.New computes the grammar's byte classes; by
 // rule, the classes that can follow it (FOLLOW sets over byte classes, 32
 // bytes a rule), which tell when a walk that escaped a view is again exact
 // (see Masker); and by rule, the items its prediction adds (the closure
-// under prediction, which every Earley step then adds as a block): well
-// under a millisecond. NewMasker (the rest of what "gasp bench masks"
-// reports as compile time) relabels the trie by those classes, merging the
-// tokens that no grammar position can tell apart (74k to 220k nodes on the
-// workloads of data/bench/masks), and records for every node the set of
-// byte classes in its subtree (16 bytes a node: classes 0 to 127, one bit
-// for the rest) and its UTF-8 mark: 1.3 to 3.7 MB and 12 to 18 ms of one
-// core on those workloads, of which the relabelling is most. It then
+// under prediction, which every Earley step then adds as a block), and the
+// rules and items of bounded repetitions X{m,n} (see
+// earley.Machine.InBoundedRepetition): well under a millisecond. NewMasker
+// (the rest of what "gasp bench masks" reports as compile time) relabels
+// the trie by those classes, merging the tokens that no grammar position
+// can tell apart (74k to 220k nodes on the workloads of data/bench/masks),
+// and records for every node the set of byte classes in its subtree (16
+// bytes a node: classes 0 to 127, one bit for the rest), the length of its
+// longest path (a byte) and its UTF-8 mark: 1.4 to 3.9 MB and 10 to 18 ms
+// of one core on those workloads, of which the relabelling is most. It then
 // computes the mask of the start State (0.3 to 2 ms; XML's prolog is the
 // costliest), which every sampler asks for first. Nothing else is computed
 // ahead: which positions of a grammar a sampler will visit is not known
@@ -62,8 +67,14 @@
 // takes a subtree whole where its classes loop, or where it is valid UTF-8
 // and the shape takes every multi-byte character back to the same State
 // (utf8.go): the non-ASCII tokens inside a string are not walked byte by
-// byte. Earley States are carved from shared blocks, not allocated one by
-// one. One pass over each workload from a fresh Masker caches 0.5 to 3.9
+// byte. Inside a bounded repetition (a JSON schema's maxLength), where no
+// class loops because every position is its own rule, walks start from the
+// true State, whose later positions every step shares, and take whole a
+// subtree whose classes step every position alike and which is no deeper
+// than the positions left (chains, mask.go: each position's classes and
+// depth are found by stepping it, and multi-byte characters are checked
+// position by position, as far as a walk needs). Earley States are carved
+// from shared blocks, not allocated one by one. One pass over each workload from a fresh Masker caches 0.5 to 3.9
 // MB (210 to 2,800 States; 0 to 31 shapes). Steps whose States are cached cost a map look-up and
 // allocate nothing.
 package gcd

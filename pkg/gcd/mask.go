@@ -97,8 +97,9 @@ type Masker struct {
 	loopOf    []grammar.ByteSet
 	loopKnown []grammar.ByteSet
 
-	chains     []chain              // by State, on first use (see chainOf)
-	chainCount map[earley.State]int // scratch for chainOf
+	chains      []chain              // by State, on first use (see chainOf)
+	chainCount  map[earley.State]int // scratch for chainOf
+	chainStates []earley.State       // scratch: the States of the chain chainHeight followed
 }
 
 // MaskStats counts a Masker's work.
@@ -645,6 +646,7 @@ func (k *Masker) chainOf(s earley.State) chain {
 		}
 	}
 	c := chain{known: true, next: next}
+	k.chainStates = k.chainStates[:0]
 	if next != earley.Dead {
 		for cl := 0; cl < k.m.NumClasses(); cl++ {
 			if n, _ := k.m.StepLocal(s, cl); scan.Has(uint8(cl)) && n == next {
@@ -654,7 +656,44 @@ func (k *Masker) chainOf(s earley.State) chain {
 		c.height = k.chainHeight(s, next, &c.classes)
 	}
 	k.chains[s] = c
+	k.passOn(c, k.chainStates)
 	return c
+}
+
+// passOn gives the States of a chain after its first, levels[j] the one
+// j+1 steps on, the rest of it as their chains where they have none yet:
+// every string over its classes no longer than what is left is viable from
+// each (a chain by classes of its own may reach further, but need not be
+// found: the walks of the next positions then cost nothing more).
+func (k *Masker) passOn(c chain, levels []earley.State) {
+	if n := k.m.NumStates(); len(k.chains) < n { // following the chain built States
+		k.chains = append(k.chains, make([]chain, n-len(k.chains))...)
+	}
+	for j, q := range levels {
+		if k.chains[q].known || c.height != maxChain && int(c.height) <= j+1 {
+			continue
+		}
+		d := c
+		if c.height != maxChain {
+			d.height = c.height - uint8(j+1)
+		}
+		d.chars, d.charsAt, d.charsDone = 0, 0, false
+		if j+1 < len(levels) {
+			d.next = levels[j+1]
+		} else {
+			d.next, _ = k.m.StepLocal(q, firstClass(&c.classes))
+		}
+		k.chains[q] = d
+	}
+}
+
+func firstClass(set *grammar.ByteSet) int {
+	for w := range set {
+		if set[w] != 0 {
+			return w<<6 | bits.TrailingZeros64(set[w])
+		}
+	}
+	return 0
 }
 
 // chainHeight returns the height of the chain of s by classes, whose
@@ -667,6 +706,7 @@ func (k *Masker) chainHeight(s, next earley.State, classes *grammar.ByteSet) uin
 	// No subtree is taller than the trie: following the chain further
 	// would build States no walk needs.
 	for q := next; h < min(maxChain-1, k.height[0]); h++ {
+		k.chainStates = append(k.chainStates, q)
 		to := earley.Dead
 		for w := range classes {
 			for x := classes[w]; x != 0; x &= x - 1 {
@@ -696,13 +736,7 @@ func (k *Masker) chainChars(s earley.State, need uint8) uint8 {
 	if c.charsDone || c.chars >= need {
 		return c.chars
 	}
-	var one int // a class of the chain
-	for w := range c.classes {
-		if c.classes[w] != 0 {
-			one = w<<6 | bits.TrailingZeros64(c.classes[w])
-			break
-		}
-	}
+	one := firstClass(&c.classes) // a class of the chain
 	q := s
 	if c.chars > 0 {
 		q = c.charsAt
