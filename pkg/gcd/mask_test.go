@@ -144,36 +144,45 @@ func TestChainsMatchBruteForce(t *testing.T) {
 	} {
 		g := compile(t, src)
 		k := NewMasker(earley.New(g), v, trie)
-		for walk := 0; walk < 20; walk++ {
-			st := k.NewState()
-			for step := 0; step < 30; step++ {
-				got := st.Allowed()
-				want, err := bruteMask(g, v, st.Bytes())
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := diffMasks(v, got, want); d != "" {
-					t.Fatalf("%s after %q: %s", src, st.Bytes(), d)
-				}
-				ids := got.AppendIDs(nil)
-				if len(ids) == 0 {
-					break
-				}
-				if err := st.Advance(ids[rng.IntN(len(ids))]); err != nil {
-					t.Fatal(err)
-				}
-				if st.Ended() {
-					break
-				}
-				if rng.IntN(8) == 0 {
-					st.Rollback(rng.IntN(len(st.Tokens()) + 1))
-				}
-			}
-		}
+		walkRandomly(t, k, g, rng, src, 20, 30)
 		chains += k.Stats.Chains
 	}
 	if chains == 0 {
 		t.Error("no subtree taken by a chain")
+	}
+}
+
+// walkRandomly follows walks random paths of up to steps tokens through
+// k's grammar g, rolling back now and then, and compares each step's mask,
+// cached or not, with the definition.
+func walkRandomly(t *testing.T, k *Masker, g *grammar.Grammar, rng *rand.Rand, name string, walks, steps int) {
+	t.Helper()
+	for range walks {
+		st := k.NewState()
+		for range steps {
+			got := st.Allowed()
+			want, err := bruteMask(g, k.vocab, st.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := diffMasks(k.vocab, got, want); d != "" {
+				t.Fatalf("%s after %q: %s", name, st.Bytes(), d)
+			}
+			ids := got.AppendIDs(nil)
+			if len(ids) == 0 {
+				break
+			}
+			id := ids[rng.IntN(len(ids))]
+			if err := st.Advance(id); err != nil {
+				t.Fatalf("%s: allowed token %d rejected: %v", name, id, err)
+			}
+			if st.Ended() {
+				break
+			}
+			if rng.IntN(6) == 0 {
+				st.Rollback(rng.IntN(len(st.Tokens()) + 1))
+			}
+		}
 	}
 }
 
@@ -186,34 +195,7 @@ func TestMaskMatchesBruteForce(t *testing.T) {
 	for gi, src := range maskGrammars {
 		src = strings.ReplaceAll(src, " ; ", "\n")
 		g := compile(t, src)
-		k := NewMasker(earley.New(g), v, trie)
-		for walk := 0; walk < 30; walk++ {
-			st := k.NewState()
-			for step := 0; step < 25; step++ {
-				got := st.Allowed()
-				want, err := bruteMask(g, v, st.Bytes())
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := diffMasks(v, got, want); d != "" {
-					t.Fatalf("grammar %d after %q: %s", gi, st.Bytes(), d)
-				}
-				ids := got.AppendIDs(nil)
-				if len(ids) == 0 {
-					break
-				}
-				id := ids[rng.IntN(len(ids))]
-				if err := st.Advance(id); err != nil {
-					t.Fatalf("grammar %d: allowed token %d rejected: %v", gi, id, err)
-				}
-				if st.Ended() {
-					break
-				}
-				if rng.IntN(6) == 0 {
-					st.Rollback(rng.IntN(len(st.Tokens()) + 1))
-				}
-			}
-		}
+		walkRandomly(t, NewMasker(earley.New(g), v, trie), g, rng, fmt.Sprintf("grammar %d", gi), 30, 25)
 	}
 }
 
