@@ -169,7 +169,7 @@ func New(g *grammar.Grammar) *Machine {
 		}
 	}
 	m.nullable = g.Nullable()
-	m.repLink = repetitionLinks(g)
+	m.repLink = repetitionLinks(g, m.nullable)
 	m.lrInRep = m.repetitionItems()
 	m.predict = m.predictions()
 	m.computeByteClasses()
@@ -681,26 +681,34 @@ func (m *Machine) origin(o State, lhs int32) State {
 }
 
 // InBoundedRepetition reports whether an item of s is inside a bounded
-// repetition X{m,n} of a character (see characters) with n-m > 1, which the grammar
-// compiler writes as a chain of rules O_j ::= X O_(j-1) | ε, one for each
-// position. The views
-// of such a State (ScanViews) hold the rule of its position, so no other
-// position shares them, and walks from them build States that no other
-// position reaches; walks from the State itself reach the States of the
-// later positions, which every position shares.
+// repetition X{m,n} of a character (see characters) with n-m > 1, which
+// the grammar compiler writes as a chain of rules O_j ::= X O_(j-1) | ε,
+// one for each position. The views of such a State (ScanViews) hold the
+// rule of its position, so no other position shares them, and walks from
+// them build States that no other position reaches; walks from the State
+// itself reach the States of the later positions, which every position
+// shares.
 func (m *Machine) InBoundedRepetition(s State) bool { return m.states[s].bounded }
 
 // repetitionLinks returns, by rule, whether it is a link of a
-// bounded-repetition chain of two links or more of a character class: a
-// generated rule whose productions are ε and X L, where L is a generated
-// rule whose productions are ε and X L' or ε and X (the last link), or
-// such a last link, and X derives only nonempty strings of bounded length
-// (see characters).
-func repetitionLinks(g *grammar.Grammar) []bool {
+// bounded-repetition chain of two links or more: a generated rule whose
+// productions are ε and X L, where L is a generated rule whose productions
+// are ε and X L' or ε and X (the last link), or such a last link, and X
+// derives only nonempty strings of bounded length (see characters).
+func repetitionLinks(g *grammar.Grammar, nullable []bool) []bool {
 	links := make([]bool, len(g.Rules))
+	isChar := make(map[grammar.Symbol]bool)
 	for r := range g.Rules {
 		x, next, ok := chainLink(g, r)
-		if !ok || next < 0 || next == r || !characters(g, x) {
+		if !ok || next < 0 || next == r {
+			continue
+		}
+		c, known := isChar[x]
+		if !known {
+			c = characters(g, nullable, x)
+			isChar[x] = c
+		}
+		if !c {
 			continue
 		}
 		if y, _, ok := chainLink(g, next); ok && y == x {
@@ -735,7 +743,7 @@ func (m *Machine) repetitionItems() []bool {
 // length: a terminal, or a rule that derives no ε and reaches no rule
 // twice on a path (a character class, an escape sequence), not a
 // recursive rule.
-func characters(g *grammar.Grammar, x grammar.Symbol) bool {
+func characters(g *grammar.Grammar, nullable []bool, x grammar.Symbol) bool {
 	if x.IsTerminal() {
 		return true
 	}
@@ -744,8 +752,7 @@ func characters(g *grammar.Grammar, x grammar.Symbol) bool {
 		open
 		done
 	)
-	color := make(map[int]int)
-	nullable := g.Nullable()
+	color := make(map[int]int) // by rule: unseen, open on the path, or done
 	var acyclic func(r int) bool
 	acyclic = func(r int) bool {
 		switch color[r] {
