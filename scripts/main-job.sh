@@ -13,7 +13,7 @@
 #  3. samples 5 sentences from one SyGuS task grammar (data/gad/SLIA/firstname);
 #  4. checks every task grammar in data/gad with --lenient (the CP grammars
 #     reference rules they never define);
-#  5. runs the token-mask benchmark "gasp bench masks" on the seven workloads
+#  5. runs the token-mask benchmark "gasp bench masks" on the eight workloads
 #     of data/bench/masks (checking every 10th mask against brute force),
 #     when the Llama-3 tokenizer is (or can be) in .cache/llama3/.
 #
@@ -47,7 +47,7 @@ echo "== gasp grammar check --lenient -q -v data/gad/*/*/grammar.ebnf"
 
 echo
 if bash scripts/fetch-tokenizer.sh; then
-	for w in json sygus sqltest sqlite xml cp slia; do
+	for w in json sygus sqltest sqlite xml cp slia schema; do
 		echo
 		echo "== gasp bench masks ($w workload)"
 		"$bin" bench masks --tokenizer .cache/llama3/tokenizer.json --verify 10 \
