@@ -33,9 +33,8 @@
 // Once per vocabulary, NewTrie builds the byte trie of the ordinary tokens
 // (Llama 3: 274,521 nodes, about 5 MB) and marks, by node, whether every
 // path below it is valid UTF-8 from a character boundary (a byte a node).
-// A Vocab keeps its tokens' bytes and names in one array and one string, so
-// that a garbage collection during a step has no pointer per token to
-// trace.
+// A Vocab keeps its tokens' bytes and names in two byte arrays, so that a
+// garbage collection during a step has no pointer per token to trace.
 //
 // Once per grammar, earley.New computes the grammar's byte classes; by
 // rule, the classes that can follow it (FOLLOW sets over byte classes, 32

@@ -19,10 +19,10 @@ import (
 // bytes and an empty name. A hand-built Vocab starts from the zero value
 // and takes its tokens in id order with Add.
 //
-// The bytes and names are held in one array and one string with offsets,
-// not as a slice and a string per token: a Vocab holds no pointer per
-// token, so a garbage collection does not trace 3 × 128k of them (Llama 3)
-// while a sampler waits for a mask.
+// The bytes and the names are held in two byte arrays with offsets, not as
+// a slice and a string per token: a Vocab holds no pointer per token, so a
+// garbage collection does not trace 3 × 128k of them (Llama 3) while a
+// sampler waits for a mask.
 type Vocab struct {
 	Special []bool // by id: a special (control) token, never allowed by a grammar mask except as EOS
 	EOS     []int  // end-of-sequence ids: allowed exactly when the prefix is a complete sentence
