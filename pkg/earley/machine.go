@@ -111,7 +111,7 @@ type Machine struct {
 	groups    []scanGroup // scratch for ScanViews
 	viewItems []item      // scratch for ScanViews
 
-	wanted      []grammar.Symbol // scratch for origin
+	wanted      []grammar.Symbol // scratch for completing
 	originItems []item           // scratch for origin
 	lrSeen      []uint32         // by LR(0) item: lrGen if seen once by mergeOrigins, lrGen+1 if twice
 	lrGen       uint32
@@ -654,6 +654,23 @@ func (m *Machine) mergeOrigins(items []item) []item {
 	return out
 }
 
+// completing appends to dst the items of State o that completing rule want
+// into o reaches: those waiting on want, and on the rule of each such item
+// that was predicted in o, and so on.
+func (m *Machine) completing(o State, want grammar.Symbol, dst []item) []item {
+	wanted := append(m.wanted[:0], want)
+	for i := 0; i < len(wanted); i++ {
+		for _, it := range m.waiting(o, wanted[i]) {
+			dst = append(dst, it)
+			if l := grammar.NT(int(m.lrLHS[it.lr])); it.origin == self && !slices.Contains(wanted, l) {
+				wanted = append(wanted, l)
+			}
+		}
+	}
+	m.wanted = wanted
+	return dst
+}
+
 // origin returns the view of State o that an item of rule lhs with
 // origin o can complete into: the items of o waiting on lhs, and on the
 // rule of each such item that was predicted in o, and so on, with their
@@ -663,18 +680,9 @@ func (m *Machine) origin(o State, lhs int32) State {
 	if v, ok := m.origins[key]; ok {
 		return v
 	}
-	wanted := append(m.wanted[:0], grammar.NT(int(lhs)))
-	items := m.originItems[:0]
-	for i := 0; i < len(wanted); i++ {
-		for _, it := range m.waiting(o, wanted[i]) {
-			items = append(items, it)
-			if l := grammar.NT(int(m.lrLHS[it.lr])); it.origin == self && !slices.Contains(wanted, l) {
-				wanted = append(wanted, l)
-			}
-		}
-	}
+	items := m.completing(o, grammar.NT(int(lhs)), m.originItems[:0])
 	v := m.add(items, false)
-	m.wanted, m.originItems = wanted, items
+	m.originItems = items
 	m.origins[key] = v
 	m.origins[uint64(v)<<32|uint64(lhs)] = v // the view of a view is itself
 	return v
@@ -881,21 +889,10 @@ func (m *Machine) view(o State, want grammar.Symbol, depth int) State {
 	if v, ok := m.views[key]; ok {
 		return v
 	}
-	wanted := []grammar.Symbol{want}
-	for i := 0; i < len(wanted); i++ {
-		for _, it := range m.waiting(o, wanted[i]) {
-			if lhs := grammar.NT(int(m.lrLHS[it.lr])); it.origin == self && !slices.Contains(wanted, lhs) {
-				wanted = append(wanted, lhs)
-			}
-		}
-	}
-	var items []item
-	for _, w := range wanted {
-		for _, it := range m.waiting(o, w) {
-			if it.origin != self {
-				it.origin = m.originView(it.origin, it.lr, depth)
-			}
-			items = append(items, it)
+	items := m.completing(o, want, nil) // its own slice: originView comes back here
+	for i, it := range items {
+		if it.origin != self {
+			items[i].origin = m.originView(it.origin, it.lr, depth)
 		}
 	}
 	slices.SortFunc(items, compareItems)
