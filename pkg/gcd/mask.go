@@ -263,19 +263,29 @@ type sink struct {
 
 func (k *sink) add(ids []int32) {
 	if k.list {
-		k.ids = append(k.ids, ids...)
-		if k.limit > 0 && len(k.ids) > k.limit {
-			k.bits, k.list = NewBitset(k.size), false
-			for _, id := range k.ids {
-				k.bits.Set(int(id))
-			}
-			k.ids = nil
-		}
+		k.addList(ids)
 		return
 	}
+	bits := k.bits
 	for _, id := range ids {
+		bits[uint32(id)>>6] |= 1 << (uint32(id) & 63)
+	}
+}
+
+func (k *sink) addList(ids []int32) {
+	k.ids = append(k.ids, ids...)
+	if k.limit > 0 && len(k.ids) > k.limit {
+		k.toBits()
+	}
+}
+
+// toBits turns a list sink with a limit into a Bitset.
+func (k *sink) toBits() {
+	k.bits, k.list = NewBitset(k.size), false
+	for _, id := range k.ids {
 		k.bits.Set(int(id))
 	}
+	k.ids = nil
 }
 
 // itemWalk is what a walk from the view of one scan item found: the tokens
@@ -291,10 +301,12 @@ func (w *itemWalk) addTo(out *sink) {
 	switch {
 	case w.bits == nil:
 		out.add(w.ids)
-	case out.list:
+	case out.list && out.limit == 0: // a list for good
 		w.bits.Each(func(id int) { out.ids = append(out.ids, int32(id)) })
-		out.add(nil) // past its limit, the list becomes a Bitset
 	default:
+		if out.list {
+			out.toBits() // a Bitset holds more than the limit
+		}
 		for i, x := range w.bits {
 			out.bits[i] |= x
 		}
@@ -305,24 +317,16 @@ func (w *itemWalk) addTo(out *sink) {
 // node, and keeps the result compactly.
 func (k *Masker) walkView(v earley.State, node int32) *itemWalk {
 	k.Stats.ViewWalks++
-	iw := &itemWalk{}
-	if node == 0 {
-		// A whole-trie walk: a list while it is sparse, a Bitset once not.
-		limit := k.trie.size / 32
-		out := &sink{list: true, limit: limit, size: k.trie.size}
-		escapes := k.walk(v, node, true, out, true, grammar.ByteSet{})
-		if out.list {
-			iw.ids = slices.Clip(out.ids)
-			k.remember(4 * len(iw.ids))
-		} else {
-			*iw = k.compact(out.bits)
-		}
-		iw.escapes = escapes
-	} else {
-		out := &sink{list: true}
-		iw.escapes = k.walk(v, node, true, out, true, grammar.ByteSet{})
+	// A list while it is sparse, a Bitset once not.
+	out := &sink{list: true, limit: k.trie.size / 32, size: k.trie.size}
+	escapes := k.walk(v, node, true, out, true, grammar.ByteSet{})
+	iw := &itemWalk{escapes: escapes}
+	if out.list {
 		iw.ids = slices.Clip(out.ids)
 		k.remember(4 * len(iw.ids))
+	} else {
+		iw.bits = out.bits
+		k.remember(8 * len(iw.bits))
 	}
 	k.remember(4 * len(iw.escapes))
 	return iw
@@ -516,7 +520,17 @@ func (k *Masker) pendingAfter(pending *grammar.ByteSet, parent earley.State, c i
 // loopsBelow reports whether every byte class in the subtree of trie node
 // i leads from s back to s (see loops).
 func (k *Masker) loopsBelow(s earley.State, i int32) bool {
-	a := k.subtree[i]
+	a := &k.subtree[i]
+	if int(s) < len(k.loopOf) { // the fast path: classes already known to loop
+		l := &k.loopOf[s]
+		if a[0]&^l[0] == 0 && a[1]&^l[1] == 0 {
+			return !k.manyClass || a[1]>>63 == 0
+		}
+	}
+	return k.loopsBelowSlow(s, a)
+}
+
+func (k *Masker) loopsBelowSlow(s earley.State, a *classSet) bool {
 	if k.manyClass && a[1]>>63 != 0 {
 		return false
 	}
