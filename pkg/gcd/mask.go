@@ -530,6 +530,8 @@ func (k *Masker) loopsBelow(s earley.State, i int32) bool {
 	return k.loopsBelowSlow(s, a)
 }
 
+// loopsBelowSlow is loopsBelow where some class in a is not known to loop
+// yet.
 func (k *Masker) loopsBelowSlow(s earley.State, a *classSet) bool {
 	if k.manyClass && a[1]>>63 != 0 {
 		return false
