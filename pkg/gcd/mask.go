@@ -91,6 +91,7 @@ type Masker struct {
 
 	views   []earley.State // scratch
 	escapes []int32        // scratch
+	scratch [][]int32      // lists for walks' tokens (see takeScratch)
 
 	// Of the byte classes in loopKnown[s], those in loopOf[s] lead from
 	// State s back to s (see loops).
@@ -317,12 +318,14 @@ func (w *itemWalk) addTo(out *sink) {
 // node, and keeps the result compactly.
 func (k *Masker) walkView(v earley.State, node int32) *itemWalk {
 	k.Stats.ViewWalks++
-	// A list while it is sparse, a Bitset once not.
-	out := &sink{list: true, limit: k.trie.size / 32, size: k.trie.size}
+	// A list while it is sparse, a Bitset once not. The list grows in a
+	// scratch buffer (walks nest: one a level) and is kept at its size.
+	out := &sink{list: true, limit: k.trie.size / 32, size: k.trie.size, ids: k.takeScratch()}
 	escapes := k.walk(v, node, true, out, true, grammar.ByteSet{})
 	iw := &itemWalk{escapes: escapes}
 	if out.list {
-		iw.ids = slices.Clip(out.ids)
+		iw.ids = slices.Clone(out.ids)
+		k.scratch = append(k.scratch, out.ids[:0])
 		k.remember(4 * len(iw.ids))
 	} else {
 		iw.bits = out.bits
@@ -330,6 +333,16 @@ func (k *Masker) walkView(v earley.State, node int32) *itemWalk {
 	}
 	k.remember(4 * len(iw.escapes))
 	return iw
+}
+
+// takeScratch returns an empty list with room, from those walks gave back.
+func (k *Masker) takeScratch() []int32 {
+	if n := len(k.scratch); n > 0 {
+		ids := k.scratch[n-1]
+		k.scratch = k.scratch[:n-1]
+		return ids
+	}
+	return make([]int32, 0, 1024)
 }
 
 // outermost sorts trie nodes and drops duplicates and nodes inside the
@@ -391,35 +404,45 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 	stack := append(stackBuf[:0], s)
 	esc := append(escBuf[:0], escaped)
 	nodes := 0
-	for i := first; i < t.end[root]; {
+	for i, end := first, t.end[root]; i < end; {
 		nodes++
 		d := t.depth[i] - base
 		parent := stack[d-1]
 		c := int(t.label[i])
 		next, e := k.m.StepLocal(parent, c)
-		if next == parent && k.loopsBelow(parent, i) || next != parent && next != earley.Dead && k.chainBelow(parent, i) {
+		switch {
+		case next == earley.Dead:
+			if local && esc[d-1].Has(uint8(c)) {
+				escapes = append(escapes, i)
+			}
+			i = t.end[i]
+			continue
+		case next == parent && k.loopsBelow(parent, i),
+			next != parent && t.end[i]-i >= chainMin && k.chainBelow(parent, i):
 			// Every byte below keeps the parent's State, or every path
 			// below is a string its bounded repetition takes: all viable.
 			b.add(t.ids[t.first[i]:t.first[t.end[i]]])
 			i = t.end[i]
 			continue
 		}
-		if next == earley.Dead {
-			if local && esc[d-1].Has(uint8(c)) {
-				escapes = append(escapes, i)
-			}
-			i = t.end[i]
-			continue
+		if f := t.first[i]; t.first[i+1] > f {
+			b.add(t.ids[f:t.first[i+1]])
 		}
-		pend := k.pendingAfter(&esc[d-1], parent, c, e)
-		b.add(t.ids[t.first[i]:t.first[i+1]])
+		// Only a view's walk reads what escapes leave pending below the
+		// first byte (a true State's has nothing to escape to).
+		var pend grammar.ByteSet
+		if local || d == 1 {
+			pend = k.pendingAfter(&esc[d-1], parent, c, e)
+		}
 		if root == 0 && d == 1 && pend == (grammar.ByteSet{}) && k.LocalDepth > 0 && t.end[i]-i >= splitMin && !k.m.InBoundedRepetition(s) {
 			escapes = append(escapes, k.split(next, i, b, local)...)
 			i = t.end[i]
 			continue
 		}
 		stack = append(stack[:d], next)
-		esc = append(esc[:d], pend)
+		if local {
+			esc = append(esc[:d], pend)
+		}
 		i++
 	}
 	k.Stats.Nodes += nodes
@@ -427,7 +450,7 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 }
 
 // splitMin is the size of a subtree below which split is not worth it.
-const splitMin = 256
+var splitMin int32 = 256
 
 // split adds to b the tokens below trie node i that are viable from s, the
 // State at i, as the union of what the views of s's scan items allow (each
@@ -613,9 +636,10 @@ const (
 )
 
 // chainBelow reports whether every path in the subtree of trie node i is
-// a string that the chain of s (the State at i's parent) takes.
+// a string that the chain of s (the State at i's parent) takes. Walks ask
+// only for subtrees of at least chainMin nodes.
 func (k *Masker) chainBelow(s earley.State, i int32) bool {
-	if k.trie.end[i]-i < chainMin || !k.m.InBoundedRepetition(s) {
+	if !k.m.InBoundedRepetition(s) {
 		return false
 	}
 	c := k.chainOf(s)
