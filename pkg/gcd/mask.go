@@ -418,7 +418,7 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 			i = t.end[i]
 			continue
 		case next == parent && k.loopsBelow(parent, i),
-			next != parent && t.end[i]-i >= chainMin && k.chainBelow(parent, i):
+			next != parent && t.end[i]-i > 1 && k.chainBelow(parent, i):
 			// Every byte below keeps the parent's State, or every path
 			// below is a string its bounded repetition takes: all viable.
 			b.add(t.ids[t.first[i]:t.first[t.end[i]]])
@@ -632,14 +632,20 @@ type chain struct {
 
 const (
 	maxChain = 255 // a chain's height when its classes loop
-	chainMin = 16  // the size of a subtree below which a chain is not worth testing
+	chainMin = 16  // the size of a subtree below which a chain is not worth finding
 )
 
 // chainBelow reports whether every path in the subtree of trie node i is
-// a string that the chain of s (the State at i's parent) takes. Walks ask
-// only for subtrees of at least chainMin nodes.
+// a string that the chain of s (the State at i's parent) takes. Finding a
+// chain builds the States of the positions ahead: for a subtree of fewer
+// than chainMin nodes, walking it costs less, so it is taken whole only
+// where what is known of the chain already says so.
 func (k *Masker) chainBelow(s earley.State, i int32) bool {
 	if !k.m.InBoundedRepetition(s) {
+		return false
+	}
+	small := k.trie.end[i]-i < chainMin
+	if small && (int(s) >= len(k.chains) || !k.chains[s].known) {
 		return false
 	}
 	c := k.chainOf(s)
@@ -652,7 +658,7 @@ func (k *Masker) chainBelow(s earley.State, i int32) bool {
 		// characters on a path than bytes.
 		wide := c.classes
 		orInto(&wide, &k.highClasses)
-		if !k.trie.utf8[i] || !k.subtreeWithin(i, &wide) || k.chainChars(s, h) < h {
+		if !k.trie.utf8[i] || !k.subtreeWithin(i, &wide) || small && c.chars < h || k.chainChars(s, h) < h {
 			return false
 		}
 	}
