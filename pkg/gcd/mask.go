@@ -71,7 +71,8 @@ type Masker struct {
 	// longest path, the edge into i included (at most 255).
 	subtree   []classSet
 	height    []uint8
-	manyClass bool // more than 128 byte classes: a subtree's bit 127 stands for any class from 127 on
+	highDepth []uint8 // by node: see deepest, for the classes of bytes 80 to FF only
+	manyClass bool    // more than 128 byte classes: a subtree's bit 127 stands for any class from 127 on
 
 	// Stats counts the work done so far.
 	Stats MaskStats
@@ -147,6 +148,7 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 	}
 	k.utf8Rows = utf8Classes(m.ByteClass)
 	k.subtree, k.height = subtreeClasses(t)
+	k.highDepth = deepest(t, &k.highClasses)
 	k.manyClass = m.NumClasses() > 128
 	// Every sampler asks for the start State's mask first, and it is often
 	// the costliest (a document's prolog): it is part of compiling.
@@ -176,6 +178,22 @@ func subtreeClasses(t *Trie) ([]classSet, []uint8) {
 		height[t.parent[i]] = max(height[t.parent[i]], min(height[i], 254)+1)
 	}
 	return sets, height
+}
+
+// deepest returns, by node of t, the largest depth below its parent of
+// an edge of its subtree (the edge into it included) whose class is in
+// set, or 0 if none is (at most 255).
+func deepest(t *Trie, set *grammar.ByteSet) []uint8 {
+	depth := make([]uint8, t.Nodes())
+	for i := len(depth) - 1; i > 0; i-- {
+		if set.Has(t.label[i]) {
+			depth[i] = max(depth[i], 1)
+		}
+		if p := t.parent[i]; depth[i] > 0 {
+			depth[p] = max(depth[p], min(depth[i], 254)+1)
+		}
+	}
+	return depth
 }
 
 // subtreeWithin reports whether the classes of node i's subtree are all
@@ -631,8 +649,9 @@ type chain struct {
 }
 
 const (
-	maxChain = 255 // a chain's height when its classes loop
-	chainMin = 16  // the size of a subtree below which a chain is not worth finding
+	maxChain   = 255 // a chain's height when its classes loop
+	chainMin   = 16  // the size of a subtree below which a chain is not worth finding
+	charsAhead = 8   // how many positions further than known chainBelow checks characters at
 )
 
 // chainBelow reports whether every path in the subtree of trie node i is
@@ -658,7 +677,16 @@ func (k *Masker) chainBelow(s earley.State, i int32) bool {
 		// characters on a path than bytes.
 		wide := c.classes
 		orInto(&wide, &k.highClasses)
-		if !k.trie.utf8[i] || !k.subtreeWithin(i, &wide) || small && c.chars < h || k.chainChars(s, h) < h {
+		if !k.trie.utf8[i] || !k.subtreeWithin(i, &wide) {
+			return false
+		}
+		// The positions where a multi-byte character may start must be
+		// checked: those before its deepest byte from 80 to FF. Checking
+		// builds the States inside the characters of every form at each
+		// position, so it goes only a few positions further than known:
+		// the walk below builds those of the characters tokens have.
+		need := k.highDepth[i]
+		if need > c.chars && (small || need > c.chars+charsAhead || k.chainChars(s, need) < need) {
 			return false
 		}
 	}

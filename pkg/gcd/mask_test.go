@@ -186,6 +186,36 @@ func walkRandomly(t *testing.T, k *Masker, g *grammar.Grammar, rng *rand.Rand, n
 	}
 }
 
+// TestChainsCheckEveryPosition: in the grammar below é may be the first
+// two characters of a copy but not the third, while every ASCII character
+// that may be one may be any, so a chain may take a subtree with é in it
+// only after checking the characters at every position its paths reach,
+// not only at the first (a check at the first alone allows "ccé"). The
+// vocabulary is every word of c and é of 1 to 5 characters: subtrees large
+// enough for a chain, valid UTF-8, with é at every depth.
+func TestChainsCheckEveryPosition(t *testing.T) {
+	v := &Vocab{}
+	for _, s := range []string{"{", "}"} {
+		v.Add([]byte(s), false, s)
+	}
+	words := []string{""}
+	for range 5 {
+		var next []string
+		for _, w := range words {
+			next = append(next, w+"c", w+"é")
+		}
+		words = next
+		for _, w := range words {
+			v.Add([]byte(w), false, w)
+		}
+	}
+	v.Add([]byte("<eos>"), true, "<eos>")
+	v.EOS = []int{v.Size() - 1}
+	src := `root ::= "{" ( [^{}\x00-\x1F\x7F] [^{}\x00-\x1F\x7F] [ -z|~] ){0,9} "}"`
+	g := compile(t, src)
+	walkRandomly(t, NewMasker(earley.New(g), v, NewTrie(v)), g, rand.New(rand.NewPCG(5, 6)), src, 20, 12)
+}
+
 // TestMaskMatchesBruteForce follows random paths through several grammars
 // and compares each step's mask, cached or not, with the definition.
 func TestMaskMatchesBruteForce(t *testing.T) {
