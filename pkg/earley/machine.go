@@ -691,7 +691,8 @@ func (m *Machine) origin(o State, lhs int32) State {
 // InBoundedRepetition reports whether an item of s is inside a bounded
 // repetition X{m,n} of a character (see characters) with n-m > 1, which
 // the grammar compiler writes as a chain of rules O_j ::= X O_(j-1) | ε,
-// one for each position. The views of such a State (ScanViews) hold the
+// one for each position, or before two or more copies of a character
+// class in a row (X{m} written out). The views of such a State (ScanViews) hold the
 // rule of its position, so no other position shares them, and walks from
 // them build States that no other position reaches; walks from the State
 // itself reach the States of the later positions, which every position
@@ -728,9 +729,11 @@ func repetitionLinks(g *grammar.Grammar, nullable []bool) []bool {
 
 // repetitionItems returns, by LR(0) item, whether its dot is before one
 // of the m copies of X that X{m,n} starts with (the compiler writes
-// X ... X O_(n-m)): a run of X up to a chain link of X.
+// X ... X O_(n-m)): a run of X up to a chain link of X; or before one of
+// two or more copies of a character class X that X{m} writes out.
 func (m *Machine) repetitionItems() []bool {
 	in := make([]bool, len(m.lrNext))
+	isClass := make(map[grammar.Symbol]bool)
 	for p, prod := range m.g.Prods {
 		for d := range prod.RHS {
 			x, j := prod.RHS[d], d
@@ -742,9 +745,27 @@ func (m *Machine) repetitionItems() []bool {
 					in[m.prodBase[p]+int32(d)] = true
 				}
 			}
+			if j-d >= 2 {
+				c, known := isClass[x]
+				if !known {
+					c = m.characterClass(x)
+					isClass[x] = c
+				}
+				in[m.prodBase[p]+int32(d)] = in[m.prodBase[p]+int32(d)] || c
+			}
 		}
 	}
 	return in
+}
+
+// characterClass reports whether x stands for one character of a choice
+// of several: a terminal of more than one byte, or a rule of characters
+// (see characters), not a literal's byte.
+func (m *Machine) characterClass(x grammar.Symbol) bool {
+	if x.IsTerminal() {
+		return m.g.Terminals[x.Terminal()].Len() > 1
+	}
+	return characters(m.g, m.nullable, x)
 }
 
 // characters reports whether x derives only nonempty strings of bounded
