@@ -72,6 +72,7 @@ type Masker struct {
 	subtree   []classSet
 	height    []uint8
 	highDepth []uint8 // by node: see deepest, for the classes of bytes 80 to FF only
+	ordinary  Bitset  // the tokens of the trie
 	manyClass bool    // more than 128 byte classes: a subtree's bit 127 stands for any class from 127 on
 
 	// Stats counts the work done so far.
@@ -148,6 +149,10 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 	}
 	k.utf8Rows = utf8Classes(m.ByteClass)
 	k.subtree, k.height = subtreeClasses(t)
+	k.ordinary = NewBitset(t.size)
+	for _, id := range t.ids {
+		k.ordinary.Set(int(id))
+	}
 	k.highDepth = deepest(t, &k.highClasses)
 	k.manyClass = m.NumClasses() > 128
 	// Every sampler asks for the start State's mask first, and it is often
@@ -255,6 +260,10 @@ func (k *Masker) Mask(s earley.State) Bitset {
 		k.escapes = escapes
 		k.walkEscapes(s, 0, k.outermost(escapes), out, false)
 	} else {
+		if k.mostlyAllowed(func(c uint8) bool { n, _ := k.m.StepLocal(s, int(c)); return n != earley.Dead }) {
+			copy(b, k.ordinary)
+			out.inverted = true
+		}
 		k.walk(s, 0, true, out, false, grammar.ByteSet{})
 	}
 	if k.m.Accepting(s) {
@@ -271,16 +280,44 @@ func (k *Masker) Mask(s earley.State) Bitset {
 // is set, appended to ids (cheap for the small sets most views allow). A
 // list sink with a limit turns into a Bitset of size tokens once it holds
 // more than limit ids: a walk that may accept many tokens need not start
-// with 16 KB to zero and scan.
+// with 16 KB to zero and scan. An inverted sink starts with every ordinary
+// token and drops those of the subtrees a walk prunes: where a walk accepts
+// most of the vocabulary (inside a string), there are far fewer of them.
 type sink struct {
-	bits  Bitset
-	list  bool
-	ids   []int32
-	limit int
-	size  int
+	bits     Bitset
+	list     bool
+	ids      []int32
+	limit    int
+	size     int
+	inverted bool
+}
+
+// drop removes ids from an inverted sink.
+func (k *sink) drop(ids []int32) {
+	bits := k.bits
+	for _, id := range ids {
+		bits[uint32(id)>>6] &^= 1 << (uint32(id) & 63)
+	}
+}
+
+// mostlyAllowed reports whether the first bytes that live tells apart
+// begin more than half of the trie's tokens: then a walk fills an inverted
+// sink.
+func (k *Masker) mostlyAllowed(live func(class uint8) bool) bool {
+	t := k.trie
+	n := 0
+	for i := int32(1); i < t.end[0]; i = t.end[i] {
+		if live(t.label[i]) {
+			n += int(t.first[t.end[i]] - t.first[i])
+		}
+	}
+	return n > len(t.ids)/2
 }
 
 func (k *sink) add(ids []int32) {
+	if k.inverted {
+		return // they are in it already
+	}
 	if k.list {
 		k.addList(ids)
 		return
@@ -432,6 +469,9 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 		case next == earley.Dead:
 			if local && esc[d-1].Has(uint8(c)) {
 				escapes = append(escapes, i)
+			}
+			if b.inverted {
+				b.drop(t.ids[t.first[i]:t.first[t.end[i]]])
 			}
 			i = t.end[i]
 			continue

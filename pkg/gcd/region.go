@@ -181,6 +181,10 @@ func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 	out := &sink{list: !many}
 	if many {
 		out.bits = NewBitset(t.size)
+		if root == 0 && k.mostlyAllowed(func(c uint8) bool { return table[c] < codeExit }) {
+			copy(out.bits, k.ordinary)
+			out.inverted = true
+		}
 	}
 	base := t.depth[root]
 	at := []byte{0} // at[d]: the region State after the first d bytes below root
@@ -193,9 +197,15 @@ func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 		// valid UTF-8 subtree, chars[q]: test the edge before the subtree.
 		switch code := table[int(q)*nc+int(t.label[i])]; {
 		case code == codeDead:
+			if out.inverted {
+				out.drop(t.ids[t.first[i]:t.first[t.end[i]]])
+			}
 			i = t.end[i]
 		case code == codeExit:
 			sh.frontier = append(sh.frontier, frontier{i, q})
+			if out.inverted {
+				out.drop(t.ids[t.first[i]:t.first[t.end[i]]])
+			}
 			i = t.end[i]
 		case k.subtreeWithin(i, &loops[q]) || t.utf8[i] && k.subtreeWithin(i, &chars[q]):
 			out.add(t.ids[t.first[i]:t.first[t.end[i]]])
