@@ -41,15 +41,18 @@
 // bytes a rule), which tell when a walk that escaped a view is again exact
 // (see Masker); and by rule, the items its prediction adds (the closure
 // under prediction, which every Earley step then adds as a block), and the
-// rules and items of bounded repetitions X{m,n} (see
-// earley.Machine.InBoundedRepetition): well under a millisecond. NewMasker
+// rules and items of bounded repetitions X{m,n} and of runs of a character
+// class X{m} (see earley.Machine.InBoundedRepetition): well under a
+// millisecond. NewMasker
 // (the rest of what "gasp bench masks" reports as compile time) relabels
 // the trie by those classes, merging the tokens that no grammar position
 // can tell apart (74k to 220k nodes on the workloads of data/bench/masks),
 // and records for every node the set of byte classes in its subtree (16
 // bytes a node: classes 0 to 127, one bit for the rest), the length of its
-// longest path (a byte) and its UTF-8 mark: 1.4 to 3.9 MB and 10 to 18 ms
-// of one core on those workloads, of which the relabelling is most. It then
+// longest path and the depth of its deepest byte from 80 to FF (a byte
+// each) and its UTF-8 mark, and the set of the trie's tokens (16 KB, the
+// start of an inverted walk): 1.5 to 4.1 MB and 10 to 18 ms of one core on
+// those workloads, of which the relabelling is most. It then
 // computes the mask of the start State (0.3 to 2 ms; XML's prolog is the
 // costliest), which every sampler asks for first. Nothing else is computed
 // ahead: which positions of a grammar a sampler will visit is not known
@@ -72,8 +75,13 @@
 // subtree whose classes step every position alike and which is no deeper
 // than the positions left (chains, mask.go: each position's classes and
 // depth are found by stepping it, and multi-byte characters are checked
-// position by position, as far as a walk needs). Earley States are carved
-// from shared blocks, not allocated one by one. One pass over each workload from a fresh Masker caches 0.5 to 3.9
+// position by position, as deep as the subtree's deepest non-ASCII byte
+// and at most 8 positions past those already checked: each position's
+// check builds the States inside every form of character). A walk from
+// the top that most of the vocabulary's first bytes survive (a string
+// body, a comment) starts from every token and drops the subtrees it
+// prunes, rather than adding the far more it keeps. Earley States are
+// carved from shared blocks, not allocated one by one. One pass over each workload from a fresh Masker caches 0.5 to 3.9
 // MB (210 to 2,800 States; 0 to 31 shapes). Steps whose States are cached cost a map look-up and
 // allocate nothing.
 package gcd
