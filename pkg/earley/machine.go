@@ -692,11 +692,11 @@ func (m *Machine) origin(o State, lhs int32) State {
 // repetition X{m,n} of a character (see characters) with n-m > 1, which
 // the grammar compiler writes as a chain of rules O_j ::= X O_(j-1) | ε,
 // one for each position, or before two or more copies of a character
-// class in a row (X{m} written out). The views of such a State (ScanViews) hold the
-// rule of its position, so no other position shares them, and walks from
-// them build States that no other position reaches; walks from the State
-// itself reach the States of the later positions, which every position
-// shares.
+// class in a row (X{m} written out). The views of such a State
+// (ScanViews) hold the rule or the item of its position, so no other
+// position shares them, and walks from them build States that no other
+// position reaches; walks from the State itself reach the States of the
+// later positions, which every position shares.
 func (m *Machine) InBoundedRepetition(s State) bool { return m.states[s].bounded }
 
 // repetitionLinks returns, by rule, whether it is a link of a

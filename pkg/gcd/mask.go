@@ -508,7 +508,7 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 }
 
 // splitMin is the size of a subtree below which split is not worth it.
-var splitMin int32 = 256
+const splitMin = 256
 
 // split adds to b the tokens below trie node i that are viable from s, the
 // State at i, as the union of what the views of s's scan items allow (each
