@@ -736,22 +736,22 @@ func (m *Machine) repetitionItems() []bool {
 	isClass := make(map[grammar.Symbol]bool)
 	for p, prod := range m.g.Prods {
 		for d := range prod.RHS {
-			x, j := prod.RHS[d], d
+			x, j, lr := prod.RHS[d], d, m.prodBase[p]+int32(d)
 			for j < len(prod.RHS) && prod.RHS[j] == x {
 				j++
 			}
 			if j < len(prod.RHS) && !prod.RHS[j].IsTerminal() && m.repLink[prod.RHS[j].Rule()] {
 				if y, _, ok := chainLink(m.g, prod.RHS[j].Rule()); ok && y == x {
-					in[m.prodBase[p]+int32(d)] = true
+					in[lr] = true
 				}
 			}
-			if j-d >= 2 {
+			if j-d >= 2 && !in[lr] {
 				c, known := isClass[x]
 				if !known {
 					c = m.characterClass(x)
 					isClass[x] = c
 				}
-				in[m.prodBase[p]+int32(d)] = in[m.prodBase[p]+int32(d)] || c
+				in[lr] = c
 			}
 		}
 	}

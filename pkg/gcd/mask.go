@@ -148,7 +148,9 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 		}
 	}
 	k.utf8Rows = utf8Classes(m.ByteClass)
-	k.subtree, k.height = subtreeClasses(t)
+	k.subtree = subtreeClasses(t)
+	every := grammar.ByteSet{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+	k.height = deepest(t, &every)
 	k.ordinary = NewBitset(t.size)
 	for _, id := range t.ids {
 		k.ordinary.Set(int(id))
@@ -166,11 +168,10 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 // grammar has fewer. Class 127 stands for every class from 127 on.
 type classSet [2]uint64
 
-// subtreeClasses returns, by node of t, the classes in its subtree and
-// the length of its longest path (both with the edge into the node).
-func subtreeClasses(t *Trie) ([]classSet, []uint8) {
+// subtreeClasses returns, by node of t, the classes in its subtree (the
+// edge into the node included).
+func subtreeClasses(t *Trie) []classSet {
 	sets := make([]classSet, t.Nodes())
-	height := make([]uint8, t.Nodes())
 	// Children follow their parent in preorder: going backwards, a node
 	// is complete when it is folded into its parent.
 	for i := len(sets) - 1; i > 0; i-- {
@@ -179,15 +180,14 @@ func subtreeClasses(t *Trie) ([]classSet, []uint8) {
 		p := &sets[t.parent[i]]
 		p[0] |= sets[i][0]
 		p[1] |= sets[i][1]
-		height[i] = max(height[i], 1)
-		height[t.parent[i]] = max(height[t.parent[i]], min(height[i], 254)+1)
 	}
-	return sets, height
+	return sets
 }
 
 // deepest returns, by node of t, the largest depth below its parent of
 // an edge of its subtree (the edge into it included) whose class is in
-// set, or 0 if none is (at most 255).
+// set, or 0 if none is (at most 255). With every class in set, it is the
+// length of the node's longest path.
 func deepest(t *Trie, set *grammar.ByteSet) []uint8 {
 	depth := make([]uint8, t.Nodes())
 	for i := len(depth) - 1; i > 0; i-- {
