@@ -699,6 +699,69 @@ func (m *Machine) origin(o State, lhs int32) State {
 // later positions, which every position shares.
 func (m *Machine) InBoundedRepetition(s State) bool { return m.states[s].bounded }
 
+// RepeatedCharacters returns the byte classes of the ASCII characters
+// that bounded repetitions repeat (see InBoundedRepetition), one set for
+// each: for the X of X{m,n}, or of a run of X, the classes of X where X is
+// a terminal, or of the terminals X derives by productions of one symbol.
+// An X that derives a byte from 80 to FF (a multi-byte character, a JSON
+// string's char) is left out. A Masker indexes its trie by runs of these.
+func (m *Machine) RepeatedCharacters() []grammar.ByteSet {
+	seen := make(map[grammar.Symbol]bool)
+	var sets []grammar.ByteSet
+	add := func(x grammar.Symbol) {
+		if seen[x] {
+			return
+		}
+		seen[x] = true
+		var set grammar.ByteSet
+		if m.singleBytes(x, &set, make(map[int]bool)) {
+			return
+		}
+		if set != (grammar.ByteSet{}) && !slices.Contains(sets, set) {
+			sets = append(sets, set)
+		}
+	}
+	for r, link := range m.repLink {
+		if x, _, ok := chainLink(m.g, r); link && ok {
+			add(x)
+		}
+	}
+	for lr, in := range m.lrInRep {
+		if in {
+			add(m.lrNext[lr])
+		}
+	}
+	return sets
+}
+
+// singleBytes adds to set the classes of x's one-terminal strings: x's
+// own where x is a terminal, else those of its productions of one symbol,
+// rules already seen left out. It reports whether x derives a byte from
+// 80 to FF.
+func (m *Machine) singleBytes(x grammar.Symbol, set *grammar.ByteSet, seen map[int]bool) (high bool) {
+	if x.IsTerminal() {
+		orSet(set, &m.termClass[x.Terminal()])
+		t := m.g.Terminals[x.Terminal()]
+		return t[2]|t[3] != 0
+	}
+	if seen[x.Rule()] {
+		return false
+	}
+	seen[x.Rule()] = true
+	for _, p := range m.g.Rules[x.Rule()].Prods {
+		rhs := m.g.Prods[p].RHS
+		if len(rhs) == 1 {
+			high = m.singleBytes(rhs[0], set, seen) || high
+			continue
+		}
+		var other grammar.ByteSet
+		for _, y := range rhs {
+			high = m.singleBytes(y, &other, seen) || high
+		}
+	}
+	return high
+}
+
 // repetitionLinks returns, by rule, whether it is a link of a
 // bounded-repetition chain of two links or more: a generated rule whose
 // productions are ε and X L, where L is a generated rule whose productions

@@ -71,7 +71,7 @@ type Masker struct {
 	// longest path, the edge into i included (at most 255).
 	subtree   []classSet
 	height    []uint8
-	highDepth []uint8 // by node: see deepest, for the classes of bytes 80 to FF only
+	leadDepth []uint8 // by node: see leadDepths
 	ordinary  Bitset  // the tokens of the trie
 	manyClass bool    // more than 128 byte classes: a subtree's bit 127 stands for any class from 127 on
 
@@ -100,9 +100,10 @@ type Masker struct {
 	loopOf    []grammar.ByteSet
 	loopKnown []grammar.ByteSet
 
-	chains      []chain              // by State, on first use (see chainOf)
-	chainCount  map[earley.State]int // scratch for chainOf
-	chainStates []earley.State       // scratch: the States of the chain chainHeight followed
+	runs        map[grammar.ByteSet]*runTable // by the classes of a bounded repetition's character (see runTable)
+	chains      []chain                       // by State, on first use (see chainOf)
+	chainCount  map[earley.State]int          // scratch for chainOf
+	chainStates []earley.State                // scratch: the States of the chain chainHeight followed
 }
 
 // MaskStats counts a Masker's work.
@@ -155,8 +156,18 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 	for _, id := range t.ids {
 		k.ordinary.Set(int(id))
 	}
-	k.highDepth = deepest(t, &k.highClasses)
+	var leads grammar.ByteSet
+	for w := range leads {
+		leads[w] = k.highClasses[w] &^ k.contClasses[w]
+	}
+	k.leadDepth = leadDepths(t, &leads, &k.contClasses)
 	k.manyClass = m.NumClasses() > 128
+	k.runs = make(map[grammar.ByteSet]*runTable)
+	for _, set := range m.RepeatedCharacters() {
+		if k.runs[set] == nil {
+			k.runs[set] = newRunTable(t, &set)
+		}
+	}
 	// Every sampler asks for the start State's mask first, and it is often
 	// the costliest (a document's prolog): it is part of compiling.
 	k.Mask(m.Start())
@@ -196,6 +207,28 @@ func deepest(t *Trie, set *grammar.ByteSet) []uint8 {
 		}
 		if p := t.parent[i]; depth[i] > 0 {
 			depth[p] = max(depth[p], min(depth[i], 254)+1)
+		}
+	}
+	return depth
+}
+
+// leadDepths returns, by node of t, the most characters on a path below
+// its parent, up to and including an edge whose class is in leads (the
+// first byte of a multi-byte character), or 0 if there is none (at most
+// 255). A class in cont (continuation bytes only) starts no character; any
+// other counts as starting one, which may count too many, never too few.
+func leadDepths(t *Trie, leads, cont *grammar.ByteSet) []uint8 {
+	depth := make([]uint8, t.Nodes())
+	for i := len(depth) - 1; i > 0; i-- {
+		if leads.Has(t.label[i]) {
+			depth[i] = max(depth[i], 1)
+		}
+		if p := t.parent[i]; depth[i] > 0 {
+			grow := uint8(1)
+			if p == 0 || cont.Has(t.label[p]) {
+				grow = 0
+			}
+			depth[p] = max(depth[p], min(depth[i], 254)+grow)
 		}
 	}
 	return depth
@@ -259,6 +292,8 @@ func (k *Masker) Mask(s earley.State) Bitset {
 		}
 		k.escapes = escapes
 		k.walkEscapes(s, 0, k.outermost(escapes), out, false)
+	} else if c, r := k.runsOf(s); r != nil {
+		k.walkRuns(s, c, r, out)
 	} else {
 		if k.mostlyAllowed(func(c uint8) bool { n, _ := k.m.StepLocal(s, int(c)); return n != earley.Dead }) {
 			copy(b, k.ordinary)
@@ -725,7 +760,7 @@ func (k *Masker) chainBelow(s earley.State, i int32) bool {
 		// builds the States inside the characters of every form at each
 		// position, so it goes only a few positions further than known:
 		// the walk below builds those of the characters tokens have.
-		need := k.highDepth[i]
+		need := k.leadDepth[i]
 		if need > c.chars && (small || need > c.chars+charsAhead || k.chainChars(s, need) < need) {
 			return false
 		}

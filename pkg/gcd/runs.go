@@ -1,0 +1,182 @@
+package gcd
+
+import (
+	"github.com/gasplab/gasp/pkg/earley"
+	"github.com/gasplab/gasp/pkg/grammar"
+)
+
+// A runTable indexes the trie by the runs of one set of byte classes, the
+// characters a bounded repetition repeats (a UUID's hex digits, a tag's
+// letters): its run nodes are those whose path is all in the set. A mask
+// inside the repetition takes the tokens of the run nodes no deeper than
+// the room left whole, and walks only the children of run nodes that
+// leave the run, by their class, from the State after the run: far fewer
+// than the nodes a walk from the top visits to find where the runs stop.
+//
+// Tables are built by NewMasker for the sets of earley's
+// RepeatedCharacters, in one pass over the run nodes and their children.
+type runTable struct {
+	ids  []int32 // the tokens that end at run nodes, by increasing depth
+	upTo []int32 // upTo[d]: how many of ids end at depth d or less
+	// bits[j] holds ids[:upTo[bitsAt[j]]]; each holds more than size/32
+	// tokens beyond the one before, so the rest is cheaper as a list.
+	bits   []Bitset
+	bitsAt []int32
+	// groups[d] are the children of the run nodes of depth d by class:
+	// kids[g.start:g.end] are those of class g.class.
+	groups [][]runGroup
+	kids   []int32
+}
+
+type runGroup struct {
+	class      uint8
+	start, end int32
+}
+
+// newRunTable indexes t by runs of classes.
+func newRunTable(t *Trie, classes *grammar.ByteSet) *runTable {
+	// Run nodes and their children, in preorder: a child out of the run is
+	// recorded and skipped with its subtree.
+	var runs, kids []int32
+	maxDepth := int32(0)
+	for i := int32(1); i < t.end[0]; {
+		kids = append(kids, i)
+		if !classes.Has(t.label[i]) {
+			i = t.end[i]
+			continue
+		}
+		runs = append(runs, i)
+		maxDepth = max(maxDepth, t.depth[i])
+		i++
+	}
+	r := &runTable{groups: make([][]runGroup, maxDepth+1)}
+	r.ids, r.upTo = runTokens(t, runs, maxDepth)
+	r.kids = make([]int32, len(kids))
+	// A counting sort of the children by their parent's depth and their
+	// class.
+	const nClass = 256
+	count := make([]int32, (int(maxDepth)+1)*nClass+1)
+	key := func(i int32) int { return int(t.depth[i]-1)*nClass + int(t.label[i]) }
+	for _, i := range kids {
+		count[key(i)+1]++
+	}
+	for j := 1; j < len(count); j++ {
+		count[j] += count[j-1]
+	}
+	for j := 0; j+1 < len(count); j++ {
+		if count[j+1] > count[j] {
+			d, c := j/nClass, uint8(j%nClass)
+			r.groups[d] = append(r.groups[d], runGroup{c, count[j], count[j+1]})
+		}
+	}
+	for _, i := range kids {
+		k := key(i)
+		r.kids[count[k]] = i
+		count[k]++
+	}
+	r.index(t.size)
+	return r
+}
+
+// runTokens returns the tokens that end at the run nodes by increasing
+// depth, and how many end at each depth or less.
+func runTokens(t *Trie, runs []int32, maxDepth int32) (ids, upTo []int32) {
+	upTo = make([]int32, maxDepth+2)
+	for _, i := range runs {
+		upTo[t.depth[i]+1] += t.first[i+1] - t.first[i]
+	}
+	for d := 1; d < len(upTo); d++ {
+		upTo[d] += upTo[d-1]
+	}
+	ids = make([]int32, upTo[len(upTo)-1])
+	at := append([]int32(nil), upTo...)
+	for _, i := range runs {
+		d := t.depth[i]
+		at[d] += int32(copy(ids[at[d]:], t.ids[t.first[i]:t.first[i+1]]))
+	}
+	return ids, upTo[1:]
+}
+
+// index adds the Bitsets of the run tokens up to the depths where a list
+// would grow long.
+func (r *runTable) index(size int) {
+	var last int32
+	var bits Bitset
+	for d, n := range r.upTo {
+		if int(n-last) <= size/32 {
+			continue
+		}
+		next := NewBitset(size)
+		copy(next, bits)
+		for _, id := range r.ids[last:n] {
+			next.Set(int(id))
+		}
+		bits, last = next, n
+		r.bits = append(r.bits, bits)
+		r.bitsAt = append(r.bitsAt, int32(d))
+	}
+}
+
+// addUpTo adds to b the tokens of the run nodes of depth 1 to h.
+func (r *runTable) addUpTo(h int, b *sink) {
+	if h <= 0 {
+		return
+	}
+	h = min(h, len(r.upTo)-1)
+	from := int32(0)
+	for j := len(r.bitsAt) - 1; j >= 0; j-- {
+		if int(r.bitsAt[j]) <= h {
+			if b.list {
+				b.toBits()
+			}
+			for w, x := range r.bits[j] {
+				b.bits[w] |= x
+			}
+			from = r.upTo[r.bitsAt[j]]
+			break
+		}
+	}
+	b.add(r.ids[from:r.upTo[h]])
+}
+
+// runsOf returns the chain of s and the run table of its classes, if s is
+// inside a bounded repetition and there is one.
+func (k *Masker) runsOf(s earley.State) (chain, *runTable) {
+	if !k.m.InBoundedRepetition(s) {
+		return chain{}, nil
+	}
+	c := k.chainOf(s)
+	return c, k.runs[c.classes]
+}
+
+// walkRuns adds to b the tokens viable from s, whose chain c runs over
+// the classes r indexes (see chain): the tokens of run nodes no deeper
+// than c's height, every string of which is viable, and what is viable
+// below the children that leave the run, each walked from the State after
+// its run, and below the run nodes one deeper than the height.
+func (k *Masker) walkRuns(s earley.State, c chain, r *runTable, b *sink) {
+	height := int(c.height)
+	if c.height == maxChain {
+		height = len(r.groups) // every run is in the chain
+	}
+	r.addUpTo(height, b)
+	one := firstClass(&c.classes)
+	st := s
+	for d := 0; d < len(r.groups) && d <= height; d++ {
+		scan := k.m.ScanClasses(st)
+		for _, g := range r.groups[d] {
+			if !scan.Has(g.class) || d < height && c.classes.Has(g.class) {
+				continue
+			}
+			if next, _ := k.m.StepLocal(st, int(g.class)); next == earley.Dead {
+				continue
+			}
+			for _, i := range r.kids[g.start:g.end] {
+				k.walk(st, i, false, b, false, grammar.ByteSet{})
+			}
+		}
+		if d < height {
+			st, _ = k.m.StepLocal(st, one)
+		}
+	}
+}
