@@ -350,6 +350,27 @@ func (m *Machine) stepSlow(s State, class int) (next State, esc bool) {
 	return n &^ escaped, n&escaped != 0
 }
 
+// ScanAlike reports whether the same scan items of s, at least one,
+// accept every class in classes: then all of them lead to one live State,
+// which a step by any of them finds. It costs a pass over the scan items,
+// where stepping by each class costs one for each.
+func (m *Machine) ScanAlike(s State, classes *grammar.ByteSet) bool {
+	accepted := false
+	for _, it := range m.states[s].scan {
+		tc := &m.termClass[m.lrNext[it.lr].Terminal()]
+		some, all := false, true
+		for w := range classes {
+			some = some || tc[w]&classes[w] != 0
+			all = all && classes[w]&^tc[w] == 0
+		}
+		if some && !all {
+			return false
+		}
+		accepted = accepted || some
+	}
+	return accepted
+}
+
 // scanSig is the signature of the scan items of a State that accept a
 // byte class: two classes that the same items accept lead to the same
 // State, and the step by the second is a copy of the first's.

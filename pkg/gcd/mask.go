@@ -84,12 +84,13 @@ type Masker struct {
 	shapes     map[string]map[int32]*shape // by region shape and trie node (region.go)
 	cacheBytes int
 
-	contClasses  grammar.ByteSet // the byte classes of UTF-8 continuation bytes only
-	highClasses  grammar.ByteSet // the byte classes of bytes 80-FF only
-	utf8Rows     [][][]uint8     // by form of utf8Seqs, by byte: its classes
-	regionStates []earley.State  // scratch
-	regionKey    []byte          // scratch
-	regionRow    []earley.State  // scratch
+	contClasses  grammar.ByteSet     // the byte classes of UTF-8 continuation bytes only
+	highClasses  grammar.ByteSet     // the byte classes of bytes 80-FF only
+	utf8Rows     [][][]uint8         // by form of utf8Seqs, by byte: its classes
+	utf8Sets     [][]grammar.ByteSet // the same as sets
+	regionStates []earley.State      // scratch
+	regionKey    []byte              // scratch
+	regionRow    []earley.State      // scratch
 
 	views   []earley.State // scratch
 	escapes []int32        // scratch
@@ -148,7 +149,7 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 			k.highClasses.Add(uint8(c))
 		}
 	}
-	k.utf8Rows = utf8Classes(m.ByteClass)
+	k.utf8Rows, k.utf8Sets = utf8Classes(m.ByteClass)
 	k.subtree = subtreeClasses(t)
 	every := grammar.ByteSet{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
 	k.height = deepest(t, &every)
@@ -292,14 +293,18 @@ func (k *Masker) Mask(s earley.State) Bitset {
 		}
 		k.escapes = escapes
 		k.walkEscapes(s, 0, k.outermost(escapes), out, false)
-	} else if c, r := k.runsOf(s); r != nil {
-		k.walkRuns(s, c, r, out)
 	} else {
 		if k.mostlyAllowed(func(c uint8) bool { n, _ := k.m.StepLocal(s, int(c)); return n != earley.Dead }) {
 			copy(b, k.ordinary)
 			out.inverted = true
 		}
-		k.walk(s, 0, true, out, false, grammar.ByteSet{})
+		// A run table adds tokens; an inverted sink holds them already
+		// and would have to drop those of dead exits instead.
+		if c, r := k.runsOf(s); r != nil && !out.inverted {
+			k.walkRuns(s, c, r, out)
+		} else {
+			k.walk(s, 0, true, out, false, grammar.ByteSet{})
+		}
 	}
 	if k.m.Accepting(s) {
 		for _, id := range k.vocab.EOS {
@@ -774,6 +779,8 @@ func (k *Masker) chainBelow(s earley.State, i int32) bool {
 // of steps from next by which all of those classes lead to one live State
 // (any length once that State is the one before).
 func (k *Masker) chainOf(s earley.State) chain {
+	n0 := k.m.NumStates()
+	defer func() { chainNew[0] += k.m.NumStates() - n0 }()
 	if n := k.m.NumStates(); len(k.chains) < n {
 		k.chains = append(k.chains, make([]chain, n-len(k.chains))...)
 	}
@@ -854,17 +861,15 @@ func (k *Masker) chainHeight(s, next earley.State, classes *grammar.ByteSet) uin
 	h := uint8(1)
 	// No subtree is taller than the trie: following the chain further
 	// would build States no walk needs.
+	one := firstClass(classes)
 	for q := next; h < min(maxChain-1, k.height[0]); h++ {
 		k.chainStates = append(k.chainStates, q)
-		to := earley.Dead
-		for w := range classes {
-			for x := classes[w]; x != 0; x &= x - 1 {
-				n, _ := k.m.StepLocal(q, w<<6|bits.TrailingZeros64(x))
-				if n == earley.Dead || to != earley.Dead && n != to {
-					return h
-				}
-				to = n
-			}
+		if !k.m.ScanAlike(q, classes) {
+			return h
+		}
+		to, _ := k.m.StepLocal(q, one)
+		if to == earley.Dead {
+			return h
 		}
 		if to == q {
 			return maxChain
@@ -881,6 +886,8 @@ func (k *Masker) chainHeight(s, next earley.State, classes *grammar.ByteSet) uin
 // chain's classes lead to. The positions are checked as far as a walk has
 // needed, since each builds the States inside its characters.
 func (k *Masker) chainChars(s earley.State, need uint8) uint8 {
+	n0 := k.m.NumStates()
+	defer func() { chainNew[1] += k.m.NumStates() - n0; chainNew[2]++ }()
 	c := k.chainOf(s)
 	if c.charsDone || c.chars >= need {
 		return c.chars
@@ -915,11 +922,15 @@ func (k *Masker) chainChars(s earley.State, need uint8) uint8 {
 // charsLead reports whether every class path of every multi-byte UTF-8
 // form leads from q through live States to to.
 func (k *Masker) charsLead(q, to earley.State) bool {
-	for _, row := range k.utf8Rows {
-		cur := []earley.State{q}
-		for _, classes := range row {
-			var next []earley.State
+	var bufA, bufB [8]earley.State
+	for f, row := range k.utf8Rows {
+		cur, spare := append(bufA[:0], q), bufB[:0]
+		for j, classes := range row {
+			next := spare[:0]
 			for _, st := range cur {
+				if k.m.ScanAlike(st, &k.utf8Sets[f][j]) {
+					classes = classes[:1] // all lead where the first does
+				}
 				for _, cl := range classes {
 					n, _ := k.m.StepLocal(st, int(cl))
 					if n == earley.Dead {
@@ -930,7 +941,7 @@ func (k *Masker) charsLead(q, to earley.State) bool {
 					}
 				}
 			}
-			cur = next
+			cur, spare = next, cur
 		}
 		if len(cur) != 1 || cur[0] != to {
 			return false

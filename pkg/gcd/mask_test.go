@@ -141,6 +141,11 @@ func TestChainsMatchBruteForce(t *testing.T) {
 		`root ::= ( [ab] | "é" ){2,25} ( "," [^,]{1,9} | "ba" )?`,
 		`root ::= "{" [^"\\{}]{0,30} "}"`,
 		`root ::= "{" [a-zé ]{0,30} ( "}" | "€" )`,
+		// Every class leads "{" to one State, and the next, but not the
+		// third: there one item takes a, another b (a or b is the class a
+		// chain follows, so both are tried).
+		`root ::= "{" [ab]{0,5} "}" | "{" [ab] [ab] "a" [ab]{0,9} "}"`,
+		`root ::= "{" [ab]{0,5} "}" | "{" [ab] [ab] "b" [ab]{0,9} "}"`,
 	} {
 		g := compile(t, src)
 		k := NewMasker(earley.New(g), v, trie)

@@ -168,15 +168,28 @@ func (k *Masker) walkRuns(s earley.State, c chain, r *runTable, b *sink) {
 			if !scan.Has(g.class) || d < height && c.classes.Has(g.class) {
 				continue
 			}
-			if next, _ := k.m.StepLocal(st, int(g.class)); next == earley.Dead {
+			next, _ := k.m.StepLocal(st, int(g.class))
+			if next == earley.Dead {
 				continue
 			}
 			for _, i := range r.kids[g.start:g.end] {
-				k.walk(st, i, false, b, false, grammar.ByteSet{})
+				k.walkKid(st, next, i, b)
 			}
 		}
 		if d < height {
 			st, _ = k.m.StepLocal(st, one)
 		}
 	}
+}
+
+// walkKid adds to b what is viable below trie node i, the child of a run
+// node whose State st its class steps to next (live): all of it where it
+// is a leaf or what the chain of st takes, else what a walk finds.
+func (k *Masker) walkKid(st, next earley.State, i int32, b *sink) {
+	t := k.trie
+	if t.end[i]-i == 1 || next == st && k.loopsBelow(st, i) || next != st && k.chainBelow(st, i) {
+		b.add(t.ids[t.first[i]:t.first[t.end[i]]])
+		return
+	}
+	k.walk(st, i, false, b, false, grammar.ByteSet{})
 }

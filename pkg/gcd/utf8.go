@@ -121,8 +121,9 @@ var utf8Seqs = [...][][2]byte{
 
 // utf8Classes returns, for each row of utf8Seqs, the byte classes of each
 // of its ranges.
-func utf8Classes(classOf func(byte) int) [][][]uint8 {
+func utf8Classes(classOf func(byte) int) ([][][]uint8, [][]grammar.ByteSet) {
 	rows := make([][][]uint8, len(utf8Seqs))
+	sets := make([][]grammar.ByteSet, len(utf8Seqs))
 	for i, seq := range utf8Seqs {
 		for _, r := range seq {
 			var set grammar.ByteSet
@@ -134,9 +135,10 @@ func utf8Classes(classOf func(byte) int) [][][]uint8 {
 				}
 			}
 			rows[i] = append(rows[i], list)
+			sets[i] = append(sets[i], set)
 		}
 	}
-	return rows
+	return rows, sets
 }
 
 // utf8Closed reports whether region State q of a shape's table (nc codes
