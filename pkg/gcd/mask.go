@@ -779,8 +779,6 @@ func (k *Masker) chainBelow(s earley.State, i int32) bool {
 // of steps from next by which all of those classes lead to one live State
 // (any length once that State is the one before).
 func (k *Masker) chainOf(s earley.State) chain {
-	n0 := k.m.NumStates()
-	defer func() { chainNew[0] += k.m.NumStates() - n0 }()
 	if n := k.m.NumStates(); len(k.chains) < n {
 		k.chains = append(k.chains, make([]chain, n-len(k.chains))...)
 	}
@@ -886,8 +884,6 @@ func (k *Masker) chainHeight(s, next earley.State, classes *grammar.ByteSet) uin
 // chain's classes lead to. The positions are checked as far as a walk has
 // needed, since each builds the States inside its characters.
 func (k *Masker) chainChars(s earley.State, need uint8) uint8 {
-	n0 := k.m.NumStates()
-	defer func() { chainNew[1] += k.m.NumStates() - n0; chainNew[2]++ }()
 	c := k.chainOf(s)
 	if c.charsDone || c.chars >= need {
 		return c.chars
