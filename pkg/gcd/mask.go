@@ -761,7 +761,7 @@ func (k *Masker) chainBelow(s earley.State, i int32) bool {
 			return false
 		}
 		// The positions where a multi-byte character may start must be
-		// checked: those before its deepest byte from 80 to FF. Checking
+		// checked: those up to where its last one starts (leadDepths). Checking
 		// builds the States inside the characters of every form at each
 		// position, so it goes only a few positions further than known:
 		// the walk below builds those of the characters tokens have.
