@@ -40,6 +40,11 @@ import (
 //   - A subtree whose bytes all fall in byte classes that lead from the
 //     current State back to itself is accepted whole without walking it
 //     (the rest of an identifier, a number, a run of string characters).
+//   - Inside a bounded repetition of an ASCII character class (a UUID's
+//     hex digits, a tag's letters), a run table (runs.go) holds the tokens
+//     that are runs of the class by length, so the runs that fit in the
+//     room left are taken whole, and only the nodes where a run leaves the
+//     class are walked, from the State after the run.
 //   - A wide State, inside a regular sub-language (a string body, XML text
 //     or a comment, an identifier, a run of digits), is served by its
 //     region (region.go): the small automaton of the State, the States
