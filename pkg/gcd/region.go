@@ -73,9 +73,11 @@ type frontier struct {
 // it too): a position where many classes lead to one State is a character
 // class, one where each leads elsewhere (a choice of keywords) is not.
 func (k *Masker) region(s earley.State) (states []earley.State, key []byte, ok bool) {
-	if k.m.ScanWidth(s) < minLoopClasses {
+	if k.m.ScanWidth(s) < minLoopClasses || k.m.InBoundedRepetition(s) {
 		// Only a character class makes a wide region: spare the States
-		// of a choice of literals, which no token may reach.
+		// of a choice of literals, which no token may reach. Inside a
+		// bounded repetition no class loops (each position is its own
+		// State): chains and run tables serve it.
 		return nil, nil, false
 	}
 	nc := k.m.NumClasses()

@@ -1,6 +1,8 @@
 package gcd
 
 import (
+	"math/bits"
+
 	"github.com/gasplab/gasp/pkg/earley"
 	"github.com/gasplab/gasp/pkg/grammar"
 )
@@ -22,16 +24,16 @@ type runTable struct {
 	// tokens beyond the one before, so the rest is cheaper as a list.
 	bits   []Bitset
 	bitsAt []int32
-	// groups[d] are the children of the run nodes of depth d by class:
-	// kids[g.start:g.end] are those of class g.class.
-	groups [][]runGroup
-	kids   []int32
+	// groups[d] are the children of the run nodes of depth d by class, in
+	// increasing order of class; classes[d] is the set of those classes:
+	// the group of class c is groups[d][rank(&classes[d], c)].
+	groups  [][]runGroup
+	classes []grammar.ByteSet
+	kids    []int32
 }
 
-type runGroup struct {
-	class      uint8
-	start, end int32
-}
+// A runGroup is the run children kids[start:end] of one depth and class.
+type runGroup struct{ start, end int32 }
 
 // newRunTable indexes t by runs of classes.
 func newRunTable(t *Trie, classes *grammar.ByteSet) *runTable {
@@ -49,7 +51,7 @@ func newRunTable(t *Trie, classes *grammar.ByteSet) *runTable {
 		maxDepth = max(maxDepth, t.depth[i])
 		i++
 	}
-	r := &runTable{groups: make([][]runGroup, maxDepth+1)}
+	r := &runTable{groups: make([][]runGroup, maxDepth+1), classes: make([]grammar.ByteSet, maxDepth+1)}
 	r.ids, r.upTo = runTokens(t, runs, maxDepth)
 	r.kids = make([]int32, len(kids))
 	// A counting sort of the children by their parent's depth and their
@@ -66,7 +68,8 @@ func newRunTable(t *Trie, classes *grammar.ByteSet) *runTable {
 	for j := 0; j+1 < len(count); j++ {
 		if count[j+1] > count[j] {
 			d, c := j/nClass, uint8(j%nClass)
-			r.groups[d] = append(r.groups[d], runGroup{c, count[j], count[j+1]})
+			r.groups[d] = append(r.groups[d], runGroup{count[j], count[j+1]})
+			r.classes[d].Add(c)
 		}
 	}
 	for _, i := range kids {
@@ -98,12 +101,13 @@ func runTokens(t *Trie, runs []int32, maxDepth int32) (ids, upTo []int32) {
 }
 
 // index adds the Bitsets of the run tokens up to the depths where a list
-// would grow long.
+// would grow long: setting more than 1/128 of the vocabulary's bits one
+// by one costs more than OR-ing a whole Bitset.
 func (r *runTable) index(size int) {
 	var last int32
 	var bits Bitset
 	for d, n := range r.upTo {
-		if int(n-last) <= size/32 {
+		if int(n-last) <= size/128 {
 			continue
 		}
 		next := NewBitset(size)
@@ -163,22 +167,45 @@ func (k *Masker) walkRuns(s earley.State, c chain, r *runTable, b *sink) {
 	one := firstClass(&c.classes)
 	st := s
 	for d := 0; d < len(r.groups) && d <= height; d++ {
-		scan := k.m.ScanClasses(st)
-		for _, g := range r.groups[d] {
-			if !scan.Has(g.class) || d < height && c.classes.Has(g.class) {
-				continue
+		// The classes of this depth's children that st scans, but those
+		// of run nodes taken whole.
+		scan, present := k.m.ScanClasses(st), &r.classes[d]
+		for w := range scan {
+			scan[w] &= present[w]
+			if d < height {
+				scan[w] &^= c.classes[w]
 			}
-			next, _ := k.m.StepLocal(st, int(g.class))
-			if next == earley.Dead {
-				continue
-			}
-			for _, i := range r.kids[g.start:g.end] {
-				k.walkKid(st, next, i, b)
+		}
+		for w := range scan {
+			for x := scan[w]; x != 0; x &= x - 1 {
+				cl := w<<6 | bits.TrailingZeros64(x)
+				k.walkGroup(st, cl, r.groups[d][rank(present, cl)], r, b)
 			}
 		}
 		if d < height {
 			st, _ = k.m.StepLocal(st, one)
 		}
+	}
+}
+
+// rank returns the number of classes in set below c.
+func rank(set *grammar.ByteSet, c int) int {
+	n := bits.OnesCount64(set[c>>6] & (1<<(c&63) - 1))
+	for w := range c >> 6 {
+		n += bits.OnesCount64(set[w])
+	}
+	return n
+}
+
+// walkGroup adds to b what is viable below the run children of group g,
+// of class cl, whose parents' State is st.
+func (k *Masker) walkGroup(st earley.State, cl int, g runGroup, r *runTable, b *sink) {
+	next, _ := k.m.StepLocal(st, cl)
+	if next == earley.Dead {
+		return
+	}
+	for _, i := range r.kids[g.start:g.end] {
+		k.walkKid(st, next, i, b)
 	}
 }
 
