@@ -351,7 +351,7 @@ func (m *Machine) stepSlow(s State, class int) (next State, esc bool) {
 }
 
 // ScanAlike reports whether the same scan items of s, at least one,
-// accept every class in classes: then all of them lead to one live State,
+// accept every class in classes: then all of them lead to one State,
 // which a step by any of them finds. It costs a pass over the scan items,
 // where stepping by each class costs one for each.
 func (m *Machine) ScanAlike(s State, classes *grammar.ByteSet) bool {

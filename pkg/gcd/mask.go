@@ -929,10 +929,11 @@ func (k *Masker) charsLead(q, to earley.State) bool {
 		for j, classes := range row {
 			next := spare[:0]
 			for _, st := range cur {
+				step := classes
 				if k.m.ScanAlike(st, &k.utf8Sets[f][j]) {
-					classes = classes[:1] // all lead where the first does
+					step = classes[:1] // all lead where the first does
 				}
-				for _, cl := range classes {
+				for _, cl := range step {
 					n, _ := k.m.StepLocal(st, int(cl))
 					if n == earley.Dead {
 						return false

@@ -483,3 +483,38 @@ func TestXGrammarCPOverPermits(t *testing.T) {
 		}
 	}
 }
+
+// TestChainsCheckEachCharacterState: after a lead byte from C2 to C3 every
+// continuation byte finishes the character, after one from C4 to DF only
+// those from 80 to 9F do, so U+0120 (C4 A0) is no character of the
+// repetition; the check of a position must not take the first lead's
+// continuations for every lead's.
+func TestChainsCheckEachCharacterState(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	v := testVocab(rng)
+	words := []string{""}
+	for range 4 {
+		var next []string
+		for _, w := range words {
+			for _, a := range []string{"a", "é", "Ā", "Ġ"} {
+				next = append(next, w+a)
+			}
+		}
+		words = next
+		for _, w := range words {
+			if _, ok := v.ID(w); !ok {
+				v.Add([]byte(w), false, w)
+			}
+		}
+	}
+	var b strings.Builder
+	for lead := 0xC4; lead <= 0xDF; lead++ {
+		lo := rune(lead-0xC0)<<6 | 0x00
+		fmt.Fprintf(&b, `\u%04x-\u%04x`, lo, lo+0x1F)
+	}
+	src := `root ::= "{" c{0,12} "}"
+c ::= [a-z\u0080-\u00ff` + b.String() + `\u0800-\ud7ff\ue000-\uffff\U00010000-\U0010ffff]`
+	g := compile(t, src)
+	k := NewMasker(earley.New(g), v, NewTrie(v))
+	walkRandomly(t, k, g, rng, "split continuations", 30, 14)
+}
