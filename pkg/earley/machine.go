@@ -1138,6 +1138,14 @@ func (m *Machine) add(items []item, accepting bool) State {
 		st.scanWidth = max(st.scanWidth, int16(tc.Len()))
 	}
 	st.sameHash = m.index[h]
+	if len(m.states) == cap(m.states) {
+		// Double, where append grows a long slice by a quarter: a State
+		// is some 200 bytes, and a step that builds hundreds of them
+		// would copy every State several times.
+		grown := make([]stateData, len(m.states), max(1024, 2*cap(m.states)))
+		copy(grown, m.states)
+		m.states = grown
+	}
 	m.states = append(m.states, st)
 	m.index[h] = s
 	return s

@@ -643,6 +643,18 @@ func (k *Masker) pendingAfter(pending *grammar.ByteSet, parent earley.State, c i
 	return grammar.ByteSet{}
 }
 
+// byState returns s, a slice by Earley State, grown to n States (n >
+// len(s)) with zero values. It doubles the capacity where it must grow:
+// a step that builds hundreds of States grows it as many times.
+func byState[T any](s []T, n int) []T {
+	if n <= cap(s) {
+		return s[:n] // past len, only zero values: s only grows
+	}
+	grown := make([]T, n, max(n, 2*cap(s), 1024))
+	copy(grown, s)
+	return grown
+}
+
 // loopsBelow reports whether every byte class in the subtree of trie node
 // i leads from s back to s (see loops).
 func (k *Masker) loopsBelow(s earley.State, i int32) bool {
@@ -674,8 +686,7 @@ func (k *Masker) loopsBelowSlow(s earley.State, a *classSet) bool {
 // stay in the loop.
 func (k *Masker) loops(s earley.State, set *grammar.ByteSet) bool {
 	if n := k.m.NumStates(); len(k.loopOf) < n {
-		k.loopOf = append(k.loopOf, make([]grammar.ByteSet, n-len(k.loopOf))...)
-		k.loopKnown = append(k.loopKnown, make([]grammar.ByteSet, n-len(k.loopKnown))...)
+		k.loopOf, k.loopKnown = byState(k.loopOf, n), byState(k.loopKnown, n)
 	}
 	known, loop := &k.loopKnown[s], &k.loopOf[s]
 	if subsetOf(set, loop) {
@@ -785,7 +796,7 @@ func (k *Masker) chainBelow(s earley.State, i int32) bool {
 // (any length once that State is the one before).
 func (k *Masker) chainOf(s earley.State) chain {
 	if n := k.m.NumStates(); len(k.chains) < n {
-		k.chains = append(k.chains, make([]chain, n-len(k.chains))...)
+		k.chains = byState(k.chains, n)
 	}
 	if c := k.chains[s]; c.known {
 		return c
@@ -826,7 +837,7 @@ func (k *Masker) chainOf(s earley.State) chain {
 // found: the walks of the next positions then cost nothing more).
 func (k *Masker) passOn(c chain, levels []earley.State) {
 	if n := k.m.NumStates(); len(k.chains) < n { // following the chain built States
-		k.chains = append(k.chains, make([]chain, n-len(k.chains))...)
+		k.chains = byState(k.chains, n)
 	}
 	for j, q := range levels {
 		if k.chains[q].known || c.height != maxChain && int(c.height) <= j+1 {
