@@ -20,19 +20,22 @@ import (
 type runTable struct {
 	ids  []int32 // the tokens that end at run nodes, by increasing depth
 	upTo []int32 // upTo[d]: how many of ids end at depth d or less
-	// bits[j] holds ids[:upTo[bitsAt[j]]]; each holds more than size/32
+	// bits[j] holds ids[:upTo[bitsAt[j]]]; each holds more than size/128
 	// tokens beyond the one before, so the rest is cheaper as a list.
 	bits   []Bitset
 	bitsAt []int32
-	// groups[d] are the children of the run nodes of depth d by class, in
-	// increasing order of class; classes[d] is the set of those classes:
-	// the group of class c is groups[d][rank(&classes[d], c)].
+	// kids are the children of the run nodes (the root is one, of depth
+	// 0), in the run or not, grouped: groups[d] are those of the run nodes
+	// of depth d by class, in increasing order of class; classes[d] is the
+	// set of those classes: the group of class c is
+	// groups[d][rank(&classes[d], c)].
 	groups  [][]runGroup
 	classes []grammar.ByteSet
 	kids    []int32
 }
 
-// A runGroup is the run children kids[start:end] of one depth and class.
+// A runGroup is the children kids[start:end] of the run nodes of one
+// depth that have one class.
 type runGroup struct{ start, end int32 }
 
 // newRunTable indexes t by runs of classes.
