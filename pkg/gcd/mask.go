@@ -76,7 +76,7 @@ type Masker struct {
 	// longest path, the edge into i included (at most 255).
 	subtree   []classSet
 	height    []uint8
-	leadDepth []uint8 // by node: see leadDepths
+	leadDepth []uint8 // by node: characters up to the last multi-byte one's start (see deepest)
 	ordinary  Bitset  // the tokens of the trie
 	manyClass bool    // more than 128 byte classes: a subtree's bit 127 stands for any class from 127 on
 
@@ -157,7 +157,7 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 	k.utf8Rows, k.utf8Sets = utf8Classes(m.ByteClass)
 	k.subtree = subtreeClasses(t)
 	every := grammar.ByteSet{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
-	k.height = deepest(t, &every)
+	k.height = deepest(t, &every, &grammar.ByteSet{})
 	k.ordinary = NewBitset(t.size)
 	for _, id := range t.ids {
 		k.ordinary.Set(int(id))
@@ -166,7 +166,7 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 	for w := range leads {
 		leads[w] = k.highClasses[w] &^ k.contClasses[w]
 	}
-	k.leadDepth = leadDepths(t, &leads, &k.contClasses)
+	k.leadDepth = deepest(t, &leads, &k.contClasses)
 	k.manyClass = m.NumClasses() > 128
 	k.runs = make(map[grammar.ByteSet]*runTable)
 	for _, set := range m.RepeatedCharacters() {
@@ -201,37 +201,23 @@ func subtreeClasses(t *Trie) []classSet {
 	return sets
 }
 
-// deepest returns, by node of t, the largest depth below its parent of
-// an edge of its subtree (the edge into it included) whose class is in
-// set, or 0 if none is (at most 255). With every class in set, it is the
-// length of the node's longest path.
-func deepest(t *Trie, set *grammar.ByteSet) []uint8 {
+// deepest returns, by node of t, the most edges on a path below its
+// parent, up to and including an edge whose class is in set, or 0 if no
+// edge of its subtree is in set (at most 255); an edge whose class is in
+// free does not count. With every class in set and none free, it is the
+// length of the node's longest path; with the first bytes of multi-byte
+// characters in set and continuation bytes free, the most characters up
+// to where the last multi-byte one starts (a class that mixes them counts,
+// which may count too many, never too few).
+func deepest(t *Trie, set, free *grammar.ByteSet) []uint8 {
 	depth := make([]uint8, t.Nodes())
 	for i := len(depth) - 1; i > 0; i-- {
 		if set.Has(t.label[i]) {
 			depth[i] = max(depth[i], 1)
 		}
 		if p := t.parent[i]; depth[i] > 0 {
-			depth[p] = max(depth[p], min(depth[i], 254)+1)
-		}
-	}
-	return depth
-}
-
-// leadDepths returns, by node of t, the most characters on a path below
-// its parent, up to and including an edge whose class is in leads (the
-// first byte of a multi-byte character), or 0 if there is none (at most
-// 255). A class in cont (continuation bytes only) starts no character; any
-// other counts as starting one, which may count too many, never too few.
-func leadDepths(t *Trie, leads, cont *grammar.ByteSet) []uint8 {
-	depth := make([]uint8, t.Nodes())
-	for i := len(depth) - 1; i > 0; i-- {
-		if leads.Has(t.label[i]) {
-			depth[i] = max(depth[i], 1)
-		}
-		if p := t.parent[i]; depth[i] > 0 {
 			grow := uint8(1)
-			if p == 0 || cont.Has(t.label[p]) {
+			if free.Has(t.label[p]) {
 				grow = 0
 			}
 			depth[p] = max(depth[p], min(depth[i], 254)+grow)
@@ -520,8 +506,7 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 			}
 			i = t.end[i]
 			continue
-		case next == parent && k.loopsBelow(parent, i),
-			next != parent && t.end[i]-i > 1 && k.chainBelow(parent, i):
+		case k.whole(parent, next, i):
 			// Every byte below keeps the parent's State, or every path
 			// below is a string its bounded repetition takes: all viable.
 			b.add(t.ids[t.first[i]:t.first[t.end[i]]])
@@ -550,6 +535,17 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 	}
 	k.Stats.Nodes += nodes
 	return escapes
+}
+
+// whole reports whether every path below trie node i and the edge into
+// it, which leads its parent's State parent to next (live), is viable:
+// every class below leads parent back to itself (see loopsBelow), or the
+// bounded repetition of parent takes every path (see chainBelow).
+func (k *Masker) whole(parent, next earley.State, i int32) bool {
+	if next == parent {
+		return k.loopsBelow(parent, i)
+	}
+	return k.trie.end[i]-i > 1 && k.chainBelow(parent, i)
 }
 
 // splitMin is the size of a subtree below which split is not worth it.
@@ -777,7 +773,7 @@ func (k *Masker) chainBelow(s earley.State, i int32) bool {
 			return false
 		}
 		// The positions where a multi-byte character may start must be
-		// checked: those up to where its last one starts (leadDepths). Checking
+		// checked: those up to where its last one starts (leadDepth). Checking
 		// builds the States inside the characters of every form at each
 		// position, so it goes only a few positions further than known:
 		// the walk below builds those of the characters tokens have.

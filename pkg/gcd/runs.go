@@ -214,10 +214,10 @@ func (k *Masker) walkGroup(st earley.State, cl int, g runGroup, r *runTable, b *
 
 // walkKid adds to b what is viable below trie node i, the child of a run
 // node whose State st its class steps to next (live): all of it where it
-// is a leaf or what the chain of st takes, else what a walk finds.
+// is a leaf or whole (see Masker.whole), else what a walk finds.
 func (k *Masker) walkKid(st, next earley.State, i int32, b *sink) {
 	t := k.trie
-	if t.end[i]-i == 1 || next == st && k.loopsBelow(st, i) || next != st && k.chainBelow(st, i) {
+	if t.end[i]-i == 1 || k.whole(st, next, i) {
 		b.add(t.ids[t.first[i]:t.first[t.end[i]]])
 		return
 	}
