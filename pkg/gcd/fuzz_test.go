@@ -66,12 +66,14 @@ func randomGrammar(rng *rand.Rand) string {
 // byte ≥ 0xF0 rolls back instead) and compares the mask of every State on
 // the way, cached or not, with brute force. Bit 0 of flags gives the
 // Masker a tiny cache bound, so that caches are emptied in the middle of
-// masks; bit 1 turns views off (LocalDepth 0).
+// masks; bit 1 turns views off (LocalDepth 0); bit 2 walks a loop's
+// leavers wherever that is exact, in subtrees of any size.
 func FuzzMaskMatchesBruteForce(f *testing.F) {
 	f.Add(uint64(1), uint8(0), []byte{0, 1, 2, 3, 4, 5, 6, 7})
 	f.Add(uint64(2), uint8(1), []byte{9, 200, 3, 0xF3, 17, 4})
 	f.Add(uint64(3), uint8(2), []byte{1, 1, 1, 1, 1, 1, 1, 1, 1, 1})
 	f.Add(uint64(7), uint8(3), []byte{5, 0xF1, 5, 5, 80, 2})
+	f.Add(uint64(11), uint8(4), []byte{3, 1, 4, 1, 5, 9, 2, 6})
 	vocabRNG := rand.New(rand.NewPCG(1, 2))
 	v := testVocab(vocabRNG)
 	trie := NewTrie(v)
@@ -90,6 +92,9 @@ func FuzzMaskMatchesBruteForce(f *testing.F) {
 		}
 		if flags&2 != 0 {
 			k.LocalDepth = 0
+		}
+		if flags&4 != 0 {
+			k.leaversMin, k.leaversFew = 1, 1
 		}
 		st := k.NewState()
 		for _, c := range choices {

@@ -79,6 +79,12 @@ type Masker struct {
 	leadDepth []uint8 // by node: characters up to the last multi-byte one's start (see deepest)
 	ordinary  Bitset  // the tokens of the trie
 	manyClass bool    // more than 128 byte classes: a subtree's bit 127 stands for any class from 127 on
+	// Walks of a loop's leavers (leavers.go) are tried below trie nodes
+	// with at least leaversMin nodes below them and taken where the
+	// leavers are fewer than 1/leaversFew of those: tests lower both.
+	leavers    leaverIndex
+	leaversMin int32
+	leaversFew int
 
 	// Stats counts the work done so far.
 	Stats MaskStats
@@ -120,6 +126,7 @@ type MaskStats struct {
 	Escapes    int // subtrees walked again from a true State
 	ShapeWalks int // walks of the trie over a new region shape
 	Chains     int // subtrees taken whole inside a bounded repetition (see chain)
+	Leavers    int // subtrees of a region's walk covered by the leavers of a loop (see leaverIndex)
 	Nodes      int // trie nodes visited
 }
 
@@ -156,6 +163,8 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 	}
 	k.utf8Rows, k.utf8Sets = utf8Classes(m.ByteClass)
 	k.subtree = subtreeClasses(t)
+	k.leavers = newLeaverIndex(t, m.NumClasses(), &k.highClasses)
+	k.leaversMin, k.leaversFew = 1024, 8
 	every := grammar.ByteSet{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
 	k.height = deepest(t, &every, &grammar.ByteSet{})
 	k.ordinary = NewBitset(t.size)

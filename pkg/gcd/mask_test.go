@@ -222,15 +222,25 @@ func TestChainsCheckEveryPosition(t *testing.T) {
 }
 
 // TestMaskMatchesBruteForce follows random paths through several grammars
-// and compares each step's mask, cached or not, with the definition.
+// and compares each step's mask, cached or not, with the definition: with
+// the Masker's settings, and with walks of a loop's leavers wherever they
+// are exact (the test vocabulary's trie is too small for them otherwise).
 func TestMaskMatchesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	v := testVocab(rng)
 	trie := NewTrie(v)
+	leavers := 0
 	for gi, src := range maskGrammars {
 		src = strings.ReplaceAll(src, " ; ", "\n")
 		g := compile(t, src)
 		walkRandomly(t, NewMasker(earley.New(g), v, trie), g, rng, fmt.Sprintf("grammar %d", gi), 30, 25)
+		k := NewMasker(earley.New(g), v, trie)
+		k.leaversMin, k.leaversFew = 1, 1
+		walkRandomly(t, k, g, rng, fmt.Sprintf("grammar %d, leavers", gi), 30, 25)
+		leavers += k.Stats.Leavers
+	}
+	if leavers == 0 {
+		t.Error("no walk over a loop's leavers")
 	}
 }
 

@@ -1,6 +1,7 @@
 package gcd
 
 import (
+	"math/bits"
 	"slices"
 
 	"github.com/gasplab/gasp/pkg/earley"
@@ -188,37 +189,11 @@ func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 			out.inverted = true
 		}
 	}
-	base := t.depth[root]
-	at := []byte{0} // at[d]: the region State after the first d bytes below root
-	nodes := 0
-	for i := root + 1; i < t.end[root]; {
-		nodes++
-		d := t.depth[i] - base
-		q := at[d-1]
-		// A dead or exiting class is in neither loops[q] nor, with a
-		// valid UTF-8 subtree, chars[q]: test the edge before the subtree.
-		switch code := table[int(q)*nc+int(t.label[i])]; {
-		case code == codeDead:
-			if out.inverted {
-				out.drop(t.ids[t.first[i]:t.first[t.end[i]]])
-			}
-			i = t.end[i]
-		case code == codeExit:
-			sh.frontier = append(sh.frontier, frontier{i, q})
-			if out.inverted {
-				out.drop(t.ids[t.first[i]:t.first[t.end[i]]])
-			}
-			i = t.end[i]
-		case k.subtreeWithin(i, &loops[q]) || t.utf8[i] && k.subtreeWithin(i, &chars[q]):
-			out.add(t.ids[t.first[i]:t.first[t.end[i]]])
-			i = t.end[i]
-		default:
-			out.add(t.ids[t.first[i]:t.first[i+1]])
-			at = append(at[:d], code)
-			i++
-		}
+	w := shapeWalk{k: k, table: table, nc: nc, loops: loops, chars: chars, sh: sh, out: out}
+	if !w.leaversBelow(root, 0) {
+		w.span(root+1, t.end[root], 0)
 	}
-	k.Stats.Nodes += nodes
+	k.Stats.Nodes += w.nodes
 	k.Stats.ShapeWalks++
 	if many {
 		sh.slice = k.compact(out.bits)
@@ -228,6 +203,104 @@ func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 	}
 	k.remember(8 * len(sh.frontier))
 	return sh
+}
+
+// shapeWalk is a walk of the trie over a region's transition table.
+type shapeWalk struct {
+	k     *Masker
+	table []byte
+	nc    int
+	loops []grammar.ByteSet // by region State, the classes that lead it to itself
+	chars []grammar.ByteSet // loops, with the multi-byte characters' classes where it takes them all back to itself
+	sh    *shape
+	out   *sink
+	nodes int
+
+	inLeavers bool // inside leaversBelow
+}
+
+// span walks the trie nodes from up to to, a run of sibling subtrees
+// whose parent is at region State q: it adds (or, inverted, drops) their
+// tokens and adds their frontier nodes.
+func (w *shapeWalk) span(from, to int32, q byte) {
+	t, out := w.k.trie, w.out
+	base := t.depth[from] - 1
+	var atBuf [32]byte
+	at := append(atBuf[:0], q) // at[d]: the region State after the first d bytes below from's parent
+	for i := from; i < to; {
+		w.nodes++
+		d := t.depth[i] - base
+		q := at[d-1]
+		// A dead or exiting class is in neither loops[q] nor, with a
+		// valid UTF-8 subtree, chars[q]: test the edge before the subtree.
+		switch code := w.table[int(q)*w.nc+int(t.label[i])]; {
+		case code == codeDead:
+			if out.inverted {
+				out.drop(t.ids[t.first[i]:t.first[t.end[i]]])
+			}
+			i = t.end[i]
+		case code == codeExit:
+			w.sh.frontier = append(w.sh.frontier, frontier{i, q})
+			if out.inverted {
+				out.drop(t.ids[t.first[i]:t.first[t.end[i]]])
+			}
+			i = t.end[i]
+		case w.k.subtreeWithin(i, &w.loops[q]) || t.utf8[i] && w.k.subtreeWithin(i, &w.chars[q]):
+			if !out.inverted { // else they are in it already
+				out.add(t.ids[t.first[i]:t.first[t.end[i]]])
+			}
+			i = t.end[i]
+		default:
+			if !out.inverted {
+				out.add(t.ids[t.first[i]:t.first[i+1]])
+			}
+			if t.end[i]-i >= w.k.leaversMin && w.leaversBelow(i, code) {
+				i = t.end[i]
+				continue
+			}
+			at = append(at[:d], code)
+			i++
+		}
+	}
+}
+
+// leaversBelow walks the subtree below trie node n, at region State q,
+// into an inverted sink by visiting only the leavers of q's loop (see
+// leaverIndex) and the subtrees below them, if that is exact and worth
+// it; it reports whether it did. Every other node's path stays at q, so
+// its tokens stay in the sink. A string body, XML text or a comment,
+// which most tokens never leave, then costs the few thousand edges that
+// close or break it instead of their ancestors and all their siblings.
+func (w *shapeWalk) leaversBelow(n int32, q byte) bool {
+	if !w.out.inverted || w.inLeavers || w.loops[q] == (grammar.ByteSet{}) {
+		// Not inverted, the marks in use by an outer walk, or every
+		// edge a leaver.
+		return false
+	}
+	t, x := w.k.trie, &w.k.leavers
+	lo, hi, ok := x.markBelow(t, n, &w.loops[q], &w.k.highClasses, w.k.leaversFew)
+	if !ok {
+		return false
+	}
+	w.inLeavers = true
+	w.k.Stats.Leavers++
+	skip := int32(0)
+	for wi := lo; wi < hi; wi++ {
+		word := x.marks[wi]
+		if word == 0 {
+			continue
+		}
+		x.marks[wi] = 0
+		for ; word != 0; word &= word - 1 {
+			i := int32(wi<<6 | bits.TrailingZeros64(word))
+			if i >= skip { // the first leaver on its path
+				w.span(i, t.end[i], q)
+				skip = t.end[i]
+			}
+		}
+	}
+	w.inLeavers = false
+	return true
 }
 
 // compact keeps a set of tokens as a Bitset, or as a list when sparse.

@@ -1,0 +1,101 @@
+package gcd
+
+import (
+	"slices"
+
+	"github.com/gasplab/gasp/pkg/grammar"
+)
+
+// A leaverIndex finds, for a loop, the edges of the trie that may leave it.
+//
+// A shape walk from a State that loops on most classes (a string body, a
+// comment, XML text) keeps most of the vocabulary, but a walk of the trie
+// must still visit every ancestor of an edge that leaves the loop, and
+// every sibling of those ancestors, to find them: 14,000 of the XML
+// grammar's 215,000 nodes for a comment, for about 1,000 edges labelled
+// "-". The index lists the nodes by the class of their edge, so that a
+// walk can start from the edges that leave the loop alone (see
+// shapeWalk.leaversBelow).
+//
+// Nodes below an edge of a class of bytes 80-FF only are left out: such
+// an edge leaves an ASCII loop itself, and a walk from it covers its
+// subtree. It is built once per Masker, with one pass over the trie (the
+// ASCII-prefixed part of it: about 3/4 of the nodes, 4 bytes each).
+type leaverIndex struct {
+	start []int32   // by class c, nodes[start[c]:start[c+1]] are c's nodes
+	nodes []int32   // grouped by class, in preorder within a class
+	marks []uint64  // scratch: a bit a trie node, all zero between walks
+	span  [][]int32 // scratch
+}
+
+func newLeaverIndex(t *Trie, nc int, high *grammar.ByteSet) leaverIndex {
+	x := leaverIndex{start: make([]int32, nc+1), marks: make([]uint64, (t.Nodes()+63)/64)}
+	// each calls f on the indexed nodes, in preorder.
+	each := func(f func(i int32)) {
+		for i := int32(1); i < t.end[0]; {
+			f(i)
+			if high.Has(t.label[i]) {
+				i = t.end[i]
+			} else {
+				i++
+			}
+		}
+	}
+	each(func(i int32) { x.start[t.label[i]+1]++ })
+	for c := 1; c <= nc; c++ {
+		x.start[c] += x.start[c-1]
+	}
+	x.nodes = make([]int32, x.start[nc])
+	next := append([]int32(nil), x.start[:nc]...)
+	each(func(i int32) {
+		c := t.label[i]
+		x.nodes[next[c]] = i
+		next[c]++
+	})
+	return x
+}
+
+// markBelow sets the marks of the indexed nodes in the subtree below
+// trie node n whose class is not in loop, the leavers of loop there, and
+// returns the range of marks' words that holds them, if a walk over the
+// leavers is exact and worth it: n's path has no edge of a class of bytes
+// 80-FF only (else nothing below it is indexed), nor has loop such a
+// class (those edges must leave it, since the index leaves out the nodes
+// below them), and the leavers are fewer than 1/few of the subtree's nodes.
+// The caller clears the marks.
+func (x *leaverIndex) markBelow(t *Trie, n int32, loop, high *grammar.ByteSet, few int) (lo, hi int, ok bool) {
+	for w := range loop {
+		if loop[w]&high[w] != 0 {
+			return 0, 0, false
+		}
+	}
+	for p := n; p != 0; p = t.parent[p] {
+		if high.Has(t.label[p]) {
+			return 0, 0, false
+		}
+	}
+	from, to := n+1, t.end[n]
+	x.span = x.span[:0]
+	count := 0
+	for c := 0; c+1 < len(x.start); c++ {
+		if loop.Has(uint8(c)) {
+			continue
+		}
+		group := x.nodes[x.start[c]:x.start[c+1]]
+		a, _ := slices.BinarySearch(group, from)
+		b, _ := slices.BinarySearch(group, to)
+		if a < b {
+			x.span = append(x.span, group[a:b])
+			count += b - a
+		}
+	}
+	if count*few >= int(to-from) {
+		return 0, 0, false
+	}
+	for _, group := range x.span {
+		for _, i := range group {
+			x.marks[i>>6] |= 1 << (i & 63)
+		}
+	}
+	return int(from >> 6), int((to-1)>>6) + 1, true
+}
