@@ -1,6 +1,7 @@
 package gcd
 
 import (
+	"math/bits"
 	"slices"
 
 	"github.com/gasplab/gasp/pkg/grammar"
@@ -26,6 +27,7 @@ type leaverIndex struct {
 	nodes []int32   // grouped by class, in preorder within a class
 	marks []uint64  // scratch: a bit a trie node, all zero between walks
 	span  [][]int32 // scratch
+	busy  bool      // the marks are in use
 }
 
 func newLeaverIndex(t *Trie, nc int, high *grammar.ByteSet) leaverIndex {
@@ -98,4 +100,46 @@ func (x *leaverIndex) markBelow(t *Trie, n int32, loop, high *grammar.ByteSet, f
 		}
 	}
 	return int(from >> 6), int((to-1)>>6) + 1, true
+}
+
+// overLeavers walks the subtree below trie node n, whose State loops on
+// the classes of loop, by visiting only the leavers of loop there (see
+// leaverIndex), if that is exact and worth it, and reports whether it did.
+// Every other node's path stays in the loop: its tokens are allowed, and
+// they are the runs of the trie's tokens between the leavers' subtrees
+// (tokens are in preorder), which it adds to out. It calls walk for each
+// leaver that is the first on its path, in preorder, to walk the leaver
+// and its subtree from the loop's State.
+func (k *Masker) overLeavers(n int32, loop *grammar.ByteSet, out *sink, walk func(leaver int32)) bool {
+	t, x := k.trie, &k.leavers
+	if x.busy {
+		return false // inside another walk over leavers
+	}
+	lo, hi, ok := x.markBelow(t, n, loop, &k.highClasses, k.leaversFew)
+	if !ok {
+		return false
+	}
+	x.busy = true
+	k.Stats.Leavers++
+	skip := int32(0)
+	kept := t.first[n+1] // the first token after n's own not added yet
+	for wi := lo; wi < hi; wi++ {
+		word := x.marks[wi]
+		if word == 0 {
+			continue
+		}
+		x.marks[wi] = 0
+		for ; word != 0; word &= word - 1 {
+			i := int32(wi<<6 | bits.TrailingZeros64(word))
+			if i < skip {
+				continue // below a leaver already walked
+			}
+			out.add(t.ids[kept:t.first[i]])
+			walk(i)
+			skip, kept = t.end[i], t.first[t.end[i]]
+		}
+	}
+	out.add(t.ids[kept:t.first[t.end[n]]])
+	x.busy = false
+	return true
 }

@@ -19,24 +19,7 @@ import (
 // (nothing there is in the index). Each mask is compared with the
 // definition.
 func TestLeaversMatchBruteForce(t *testing.T) {
-	v := &Vocab{}
-	id := map[string]int{}
-	words := []string{""}
-	for range 4 {
-		var next []string
-		for _, w := range words {
-			for _, a := range []string{"a", "<", ">", "\"", "\\", "é", "\xc3"} {
-				next = append(next, w+a)
-			}
-		}
-		words = next
-		for _, w := range words {
-			id[w] = v.Size()
-			v.Add([]byte(w), false, w)
-		}
-	}
-	v.Add([]byte("<eos>"), true, "<eos>")
-	v.EOS = []int{v.Size() - 1}
+	v, id := wordVocab([]string{"a", "<", ">", "\"", "\\", "é", "\xc3"}, 4)
 	trie := NewTrie(v)
 	grammars := []string{
 		`root ::= ( "<" [^>] [^>]* ">" | "a" | "\"" | "\\" )+`,
@@ -65,5 +48,103 @@ func TestLeaversMatchBruteForce(t *testing.T) {
 				t.Errorf("grammar %d, few %d: no walk over a loop's leavers", gi, few)
 			}
 		}
+	}
+}
+
+// TestLoopLeaversMatchBruteForce is TestLeaversMatchBruteForce for walks
+// that are not a region's: from views of scan items, where a step of a
+// name's loop escapes the view and leaves pending the classes that may
+// follow the name (a space, a parenthesis, a semicolon), which must be
+// walked as leavers where the loop takes them, and are the pending set
+// at a leaver's parent.
+func TestLoopLeaversMatchBruteForce(t *testing.T) {
+	v, _ := wordVocab([]string{"a", "b", "1", "_", " ", "(", ")", ";"}, 4)
+	trie := NewTrie(v)
+	src := `root ::= stmt ( ";" ws stmt )*
+stmt ::= "ab " expr ( " " expr )* | "ba " name " " value
+expr ::= name | name "(" expr ")" | [0-9]+
+name ::= [a-z_] [a-z0-9_]*
+value ::= [a-z]+ | "(" [^)]* ")"
+ws ::= [ ]*`
+	g := compile(t, src)
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, few := range []int{1, 2} {
+		k := NewMasker(earley.New(g), v, trie)
+		k.leaversMin, k.leaversFew = 1, few
+		walkRandomly(t, k, g, rng, fmt.Sprintf("few %d", few), 20, 10)
+		if k.Stats.Leavers == 0 {
+			t.Errorf("few %d: no walk over a loop's leavers", few)
+		}
+	}
+}
+
+// wordVocab returns the vocabulary of every word of 1 to maxLen letters
+// of alphabet, with an end-of-sequence token, and the ids of the words.
+func wordVocab(alphabet []string, maxLen int) (*Vocab, map[string]int) {
+	v := &Vocab{}
+	id := map[string]int{}
+	words := []string{""}
+	for range maxLen {
+		var next []string
+		for _, w := range words {
+			for _, a := range alphabet {
+				next = append(next, w+a)
+			}
+		}
+		words = next
+		for _, w := range words {
+			id[w] = v.Size()
+			v.Add([]byte(w), false, w)
+		}
+	}
+	v.Add([]byte("<eos>"), true, "<eos>")
+	v.EOS = []int{v.Size() - 1}
+	return v, id
+}
+
+// TestLeaversOnWorkloads steps through the benchmark workloads on the
+// Llama-3 vocabulary with walks over a loop's leavers off, as the Masker
+// takes them, and forced on every subtree where they are exact, and
+// requires the same mask from all three at every step: on real grammars
+// and a real vocabulary, whose loops escape views and leave classes
+// pending in ways small grammars do not.
+func TestLeaversOnWorkloads(t *testing.T) {
+	v, trie := llama3Trie(t)
+	forced := 0
+	for _, name := range workloads {
+		t.Run(name, func(t *testing.T) {
+			w := loadWorkload(t, name)
+			var sts []*State
+			var ks []*Masker
+			for _, s := range [][2]int{{1 << 30, 8}, {1024, 8}, {1, 1}} {
+				k := NewMasker(earley.New(w.g), v, trie)
+				k.leaversMin, k.leaversFew = int32(s[0]), s[1]
+				ks = append(ks, k)
+				sts = append(sts, k.NewState())
+			}
+			for i := 0; i <= len(w.ids); i++ {
+				want := sts[0].Allowed()
+				for j, st := range sts[1:] {
+					if d := diffMasks(v, st.Allowed(), want); d != "" {
+						t.Fatalf("step %d after %.60q, setting %d: %s", i, st.Bytes(), j+1, d)
+					}
+				}
+				if i == len(w.ids) {
+					break
+				}
+				for _, st := range sts {
+					if err := st.Advance(w.ids[i]); err != nil {
+						t.Fatalf("step %d: %v", i, err)
+					}
+				}
+			}
+			if ks[0].Stats.Leavers != 0 {
+				t.Errorf("%d walks over leavers with them off", ks[0].Stats.Leavers)
+			}
+			forced += ks[2].Stats.Leavers
+		})
+	}
+	if forced == 0 {
+		t.Error("no walk over a loop's leavers")
 	}
 }

@@ -488,6 +488,9 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 	t := k.trie
 	first, base := root, t.depth[root]-1
 	if below {
+		if t.end[root]-root > k.leaversMin && k.loopLeavers(s, root, escaped, b, local, &escapes) {
+			return escapes
+		}
 		first, base = root+1, t.depth[root]
 	}
 	// stack[d] is the State after the first base+d bytes of the current
@@ -536,6 +539,10 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 			i = t.end[i]
 			continue
 		}
+		if t.end[i]-i >= k.leaversMin && k.loopLeavers(next, i, pend, b, local, &escapes) {
+			i = t.end[i]
+			continue
+		}
 		stack = append(stack[:d], next)
 		if local {
 			esc = append(esc[:d], pend)
@@ -544,6 +551,44 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 	}
 	k.Stats.Nodes += nodes
 	return escapes
+}
+
+// loopLeavers walks the subtree below trie node i, at State s, where
+// pend is pending (see walk), over the leavers of the classes that lead s
+// back to itself (see overLeavers) if s loops on at least minLoopClasses
+// classes; it adds to b and escapes what walk would and reports whether
+// it did. From a view, a step of the loop may escape it and leave classes
+// pending (see pendingAfter): each leaver is walked with pend and all that
+// the loop's steps may leave pending, a superset of what is pending at its
+// parent (which costs at most a walk from the true State, never a token),
+// and a class of the loop in that set is a leaver (after it every class is
+// pending).
+func (k *Masker) loopLeavers(s earley.State, i int32, pend grammar.ByteSet, b *sink, local bool, escapes *[]int32) bool {
+	if k.m.InBoundedRepetition(s) || k.m.ScanWidth(s) < minLoopClasses {
+		return false
+	}
+	loop := k.loopClasses(s)
+	if loop.Len() < minLoopClasses {
+		return false
+	}
+	if local {
+		for c := range k.m.NumClasses() {
+			if _, e := k.m.StepLocal(s, c); e && loop.Has(uint8(c)) {
+				after := k.m.EscapeFollow(s, c)
+				orInto(&pend, &after)
+			}
+		}
+	}
+	stay := loop
+	for w := range stay {
+		stay[w] &^= pend[w]
+	}
+	if stay.Len() < minLoopClasses {
+		return false
+	}
+	return k.overLeavers(i, &stay, b, func(j int32) {
+		*escapes = append(*escapes, k.walk(s, j, false, b, local, pend)...)
+	})
 }
 
 // whole reports whether every path below trie node i and the edge into

@@ -1,7 +1,6 @@
 package gcd
 
 import (
-	"math/bits"
 	"slices"
 
 	"github.com/gasplab/gasp/pkg/earley"
@@ -190,7 +189,7 @@ func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 		}
 	}
 	w := shapeWalk{k: k, table: table, nc: nc, loops: loops, chars: chars, sh: sh, out: out}
-	if !w.leaversBelow(root, 0) {
+	if t.end[root]-root < k.leaversMin || !w.leaversBelow(root, 0) {
 		w.span(root+1, t.end[root], 0)
 	}
 	k.Stats.Nodes += w.nodes
@@ -215,8 +214,6 @@ type shapeWalk struct {
 	sh    *shape
 	out   *sink
 	nodes int
-
-	inLeavers bool // inside leaversBelow
 }
 
 // span walks the trie nodes from up to to, a run of sibling subtrees
@@ -265,42 +262,18 @@ func (w *shapeWalk) span(from, to int32, q byte) {
 }
 
 // leaversBelow walks the subtree below trie node n, at region State q,
-// into an inverted sink by visiting only the leavers of q's loop (see
-// leaverIndex) and the subtrees below them, if that is exact and worth
-// it; it reports whether it did. Every other node's path stays at q, so
-// its tokens stay in the sink. A string body, XML text or a comment,
-// which most tokens never leave, then costs the few thousand edges that
-// close or break it instead of their ancestors and all their siblings.
+// by visiting only the leavers of q's loop (see leaverIndex) and the
+// subtrees below them, if that is exact and worth it; it reports whether
+// it did. Every other node's path stays at q: its tokens are allowed, and
+// they are the runs of the trie's tokens between the leavers' subtrees
+// (tokens are in preorder). A string body, XML text or a comment, which
+// most tokens never leave, then costs the few thousand edges that close
+// or break it instead of their ancestors and all their siblings.
 func (w *shapeWalk) leaversBelow(n int32, q byte) bool {
-	if !w.out.inverted || w.inLeavers || w.loops[q] == (grammar.ByteSet{}) {
-		// Not inverted, the marks in use by an outer walk, or every
-		// edge a leaver.
-		return false
+	if w.loops[q] == (grammar.ByteSet{}) {
+		return false // every edge a leaver
 	}
-	t, x := w.k.trie, &w.k.leavers
-	lo, hi, ok := x.markBelow(t, n, &w.loops[q], &w.k.highClasses, w.k.leaversFew)
-	if !ok {
-		return false
-	}
-	w.inLeavers = true
-	w.k.Stats.Leavers++
-	skip := int32(0)
-	for wi := lo; wi < hi; wi++ {
-		word := x.marks[wi]
-		if word == 0 {
-			continue
-		}
-		x.marks[wi] = 0
-		for ; word != 0; word &= word - 1 {
-			i := int32(wi<<6 | bits.TrailingZeros64(word))
-			if i >= skip { // the first leaver on its path
-				w.span(i, t.end[i], q)
-				skip = t.end[i]
-			}
-		}
-	}
-	w.inLeavers = false
-	return true
+	return w.k.overLeavers(n, &w.loops[q], w.out, func(i int32) { w.span(i, w.k.trie.end[i], q) })
 }
 
 // compact keeps a set of tokens as a Bitset, or as a list when sparse.
