@@ -9,19 +9,20 @@ import (
 
 // A leaverIndex finds, for a loop, the edges of the trie that may leave it.
 //
-// A shape walk from a State that loops on most classes (a string body, a
-// comment, XML text) keeps most of the vocabulary, but a walk of the trie
-// must still visit every ancestor of an edge that leaves the loop, and
-// every sibling of those ancestors, to find them: 14,000 of the XML
+// A walk below a State that loops on most classes (a string body, a
+// comment, XML text, a name) keeps most of the subtree, but a walk of the
+// trie must still visit every ancestor of an edge that leaves the loop,
+// and every sibling of those ancestors, to find them: 14,000 of the XML
 // grammar's 215,000 nodes for a comment, for about 1,000 edges labelled
 // "-". The index lists the nodes by the class of their edge, so that a
-// walk can start from the edges that leave the loop alone (see
-// shapeWalk.leaversBelow).
+// walk can visit the edges that leave the loop alone (see
+// Masker.overLeavers).
 //
 // Nodes below an edge of a class of bytes 80-FF only are left out: such
 // an edge leaves an ASCII loop itself, and a walk from it covers its
-// subtree. It is built once per Masker, with one pass over the trie (the
-// ASCII-prefixed part of it: about 3/4 of the nodes, 4 bytes each).
+// subtree. It is built once per Masker with one pass over the trie, 4
+// bytes a node indexed (0.3 to 0.9 MB and under a millisecond on the
+// workloads of data/bench/masks).
 type leaverIndex struct {
 	start []int32   // by class c, nodes[start[c]:start[c+1]] are c's nodes
 	nodes []int32   // grouped by class, in preorder within a class
