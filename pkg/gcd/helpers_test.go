@@ -54,3 +54,21 @@ func stepThrough(t testing.TB, st *State, ids []int) {
 	}
 	st.Allowed()
 }
+
+// eachWord calls f with every word of 1 to maxLen letters of alphabet
+// and its number of letters, shorter words first.
+func eachWord(alphabet []string, maxLen int, f func(w string, letters int)) {
+	words := []string{""}
+	for n := 1; n <= maxLen; n++ {
+		var next []string
+		for _, w := range words {
+			for _, a := range alphabet {
+				next = append(next, w+a)
+			}
+		}
+		words = next
+		for _, w := range words {
+			f(w, n)
+		}
+	}
+}

@@ -83,20 +83,10 @@ ws ::= [ ]*`
 func wordVocab(alphabet []string, maxLen int) (*Vocab, map[string]int) {
 	v := &Vocab{}
 	id := map[string]int{}
-	words := []string{""}
-	for range maxLen {
-		var next []string
-		for _, w := range words {
-			for _, a := range alphabet {
-				next = append(next, w+a)
-			}
-		}
-		words = next
-		for _, w := range words {
-			id[w] = v.Size()
-			v.Add([]byte(w), false, w)
-		}
-	}
+	eachWord(alphabet, maxLen, func(w string, _ int) {
+		id[w] = v.Size()
+		v.Add([]byte(w), false, w)
+	})
 	v.Add([]byte("<eos>"), true, "<eos>")
 	v.EOS = []int{v.Size() - 1}
 	return v, id

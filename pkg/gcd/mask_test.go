@@ -116,21 +116,11 @@ func TestChainsMatchBruteForce(t *testing.T) {
 	// chain to take, with multi-byte characters that a class may or may
 	// not have.
 	addAll := func(alphabet []string, maxLen int) {
-		words := []string{""}
-		for n := 1; n <= maxLen; n++ {
-			var next []string
-			for _, w := range words {
-				for _, a := range alphabet {
-					next = append(next, w+a)
-				}
+		eachWord(alphabet, maxLen, func(w string, n int) {
+			if _, ok := v.ID(w); !ok && n > 1 {
+				v.Add([]byte(w), false, w)
 			}
-			words = next
-			for _, w := range words {
-				if _, ok := v.ID(w); !ok && n > 1 {
-					v.Add([]byte(w), false, w)
-				}
-			}
-		}
+		})
 	}
 	addAll([]string{"a", "b"}, 6)
 	addAll([]string{"a", "é", "€"}, 4)
