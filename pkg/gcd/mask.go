@@ -133,7 +133,7 @@ type MaskStats struct {
 	Escapes    int // subtrees walked again from a true State
 	ShapeWalks int // walks of the trie over a new region shape
 	Chains     int // subtrees taken whole inside a bounded repetition (see chain)
-	Leavers    int // subtrees of a region's walk covered by the leavers of a loop (see leaverIndex)
+	Leavers    int // subtrees walked over the leavers of a loop (see leaverIndex)
 	Nodes      int // trie nodes visited
 }
 
@@ -495,7 +495,7 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 	t := k.trie
 	first, base := root, t.depth[root]-1
 	if below {
-		if t.end[root]-root > k.leaversMin && k.loopLeavers(s, root, escaped, b, local, &escapes) {
+		if t.end[root]-root >= k.leaversMin && k.loopLeavers(s, root, escaped, b, local, &escapes) {
 			return escapes
 		}
 		first, base = root+1, t.depth[root]
@@ -580,7 +580,10 @@ func (k *Masker) loopLeavers(s earley.State, i int32, pend grammar.ByteSet, b *s
 	}
 	if local {
 		for c := range k.m.NumClasses() {
-			if _, e := k.m.StepLocal(s, c); e && loop.Has(uint8(c)) {
+			if !loop.Has(uint8(c)) {
+				continue
+			}
+			if _, e := k.m.StepLocal(s, c); e { // known: loopClasses stepped it
 				after := k.m.EscapeFollow(s, c)
 				orInto(&pend, &after)
 			}

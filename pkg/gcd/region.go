@@ -262,13 +262,8 @@ func (w *shapeWalk) span(from, to int32, q byte) {
 }
 
 // leaversBelow walks the subtree below trie node n, at region State q,
-// by visiting only the leavers of q's loop (see leaverIndex) and the
-// subtrees below them, if that is exact and worth it; it reports whether
-// it did. Every other node's path stays at q: its tokens are allowed, and
-// they are the runs of the trie's tokens between the leavers' subtrees
-// (tokens are in preorder). A string body, XML text or a comment, which
-// most tokens never leave, then costs the few thousand edges that close
-// or break it instead of their ancestors and all their siblings.
+// over the leavers of q's loop (see Masker.overLeavers) if that is exact
+// and worth it, and reports whether it did.
 func (w *shapeWalk) leaversBelow(n int32, q byte) bool {
 	if w.loops[q] == (grammar.ByteSet{}) {
 		return false // every edge a leaver
