@@ -495,7 +495,7 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 	t := k.trie
 	first, base := root, t.depth[root]-1
 	if below {
-		if t.end[root]-root >= k.leaversMin && k.loopLeavers(s, root, escaped, b, local, &escapes) {
+		if k.loopLeavers(s, root, escaped, b, local, &escapes) {
 			return escapes
 		}
 		first, base = root+1, t.depth[root]
@@ -546,7 +546,7 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 			i = t.end[i]
 			continue
 		}
-		if t.end[i]-i >= k.leaversMin && k.loopLeavers(next, i, pend, b, local, &escapes) {
+		if k.loopLeavers(next, i, pend, b, local, &escapes) {
 			i = t.end[i]
 			continue
 		}
@@ -562,8 +562,8 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 
 // loopLeavers walks the subtree below trie node i, at State s, where
 // pend is pending (see walk), over the leavers of the classes that lead s
-// back to itself (see overLeavers) if s loops on at least minLoopClasses
-// classes; it adds to b and escapes what walk would and reports whether
+// back to itself (see overLeavers) if the subtree has leaversMin nodes
+// and s loops on at least minLoopClasses classes; it adds to b and escapes what walk would and reports whether
 // it did. From a view, a step of the loop may escape it and leave classes
 // pending (see pendingAfter): each leaver is walked with pend and all that
 // the loop's steps may leave pending, a superset of what is pending at its
@@ -571,7 +571,7 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 // and a class of the loop in that set is a leaver (after it every class is
 // pending).
 func (k *Masker) loopLeavers(s earley.State, i int32, pend grammar.ByteSet, b *sink, local bool, escapes *[]int32) bool {
-	if k.m.InBoundedRepetition(s) || k.m.ScanWidth(s) < minLoopClasses {
+	if k.trie.end[i]-i < k.leaversMin || k.m.InBoundedRepetition(s) || k.m.ScanWidth(s) < minLoopClasses {
 		return false
 	}
 	loop := k.loopClasses(s)

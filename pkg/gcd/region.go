@@ -189,7 +189,7 @@ func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 		}
 	}
 	w := shapeWalk{k: k, table: table, nc: nc, loops: loops, chars: chars, sh: sh, out: out}
-	if t.end[root]-root < k.leaversMin || !w.leaversBelow(root, 0) {
+	if !w.leaversBelow(root, 0) {
 		w.span(root+1, t.end[root], 0)
 	}
 	k.Stats.Nodes += w.nodes
@@ -251,7 +251,7 @@ func (w *shapeWalk) span(from, to int32, q byte) {
 			if !out.inverted {
 				out.add(t.ids[t.first[i]:t.first[i+1]])
 			}
-			if t.end[i]-i >= w.k.leaversMin && w.leaversBelow(i, code) {
+			if w.leaversBelow(i, code) {
 				i = t.end[i]
 				continue
 			}
@@ -265,8 +265,8 @@ func (w *shapeWalk) span(from, to int32, q byte) {
 // over the leavers of q's loop (see Masker.overLeavers) if that is exact
 // and worth it, and reports whether it did.
 func (w *shapeWalk) leaversBelow(n int32, q byte) bool {
-	if w.loops[q] == (grammar.ByteSet{}) {
-		return false // every edge a leaver
+	if w.k.trie.end[n]-n < w.k.leaversMin || w.loops[q] == (grammar.ByteSet{}) {
+		return false // too small to be worth it, or every edge a leaver
 	}
 	return w.k.overLeavers(n, &w.loops[q], w.out, func(i int32) { w.span(i, w.k.trie.end[i], q) })
 }
