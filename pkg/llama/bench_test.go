@@ -149,3 +149,23 @@ func BenchmarkCacheWrite(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPrefill measures the prefill of a 128-token prompt into one row, on the embedded model
+// (testdata/tiny) and the backend of LLAMA_BENCH_BACKEND; each iteration changes the prompt's first token so
+// that it is computed, not remembered.
+func BenchmarkPrefill(b *testing.B) {
+	m := loadTestModel(b, "tiny", Options{MaxSeq: 512, Backend: os.Getenv("LLAMA_BENCH_BACKEND")})
+	prompt := randomIDs(128, m.Config().VocabSize, 1)
+	s, err := m.NewSession(1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for i := 0; b.Loop(); i++ {
+		prompt[0] = i % m.Config().VocabSize
+		if _, err := s.Prefill(prompt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(128*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+}

@@ -30,7 +30,7 @@ var (
 
 func loadTestModel(t testing.TB, name string, opts Options) *Model {
 	t.Helper()
-	key := fmt.Sprintf("%s %+v", name, opts)
+	key := fmt.Sprintf("%s %+v %s", name, opts, os.Getenv("GOMLX_BACKEND"))
 	testModelsMu.Lock()
 	defer testModelsMu.Unlock()
 	if m, ok := testModels[key]; ok {

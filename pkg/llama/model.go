@@ -63,10 +63,13 @@ func ResolveDType(opts, backend string, ckpt hf.DType) (dtypes.DType, error) {
 	case "f32", "float32":
 		return dtypes.Float32, nil
 	case "bf16", "bfloat16":
+		if backend == CPUBackend {
+			return dtypes.InvalidDType, fmt.Errorf("llama: the %q backend computes in float32 only; use dtype f32 (or auto), or the GoMLX backend \"go\" for bf16", CPUBackend)
+		}
 		return dtypes.BFloat16, nil
 	case "", "auto":
 		name, _, _ := strings.Cut(backend, ":")
-		if name != "go" && ckpt == hf.BF16 {
+		if name != "go" && name != CPUBackend && ckpt == hf.BF16 {
 			return dtypes.BFloat16, nil
 		}
 		return dtypes.Float32, nil
@@ -81,7 +84,8 @@ func ResolveDType(opts, backend string, ckpt hf.DType) (dtypes.DType, error) {
 type Model struct {
 	cfg      Config
 	opts     Options
-	backend  backends.Backend
+	cpu      *cpuModel         // the cpu engine's weights; nil on GoMLX backends
+	backend  backends.Backend  // nil on the cpu engine
 	dtype    dtypes.DType      // of the weight matrices and the KV caches: Float32 or BFloat16
 	weights  []backends.Buffer // in the order of cfg.deviceSpecs()
 	tiedHead any               // while loading: the transposed tied embedding ([]float32 or []bfloat16.BFloat16), added last
@@ -115,6 +119,13 @@ func Load(dir string, opts Options) (*Model, error) {
 	m, err := newModel(cfg, opts, info.DType)
 	if err != nil {
 		return nil, err
+	}
+	if m.backend == nil {
+		m.cpu, err = newCPUModel(cfg, m.opts.MaxSeq, m.invFreq, func(s weightSpec) ([]float32, error) { return ckpt.Float32(s.name) })
+		if err != nil {
+			return nil, fmt.Errorf("llama: %s: %w", dir, err)
+		}
+		return m, nil
 	}
 	for _, spec := range cfg.weightSpecs() {
 		if err := m.loadWeight(ckpt, spec); err != nil {
@@ -186,6 +197,10 @@ func New(cfg Config, weights map[string][]float32, opts Options) (*Model, error)
 	if err != nil {
 		return nil, err
 	}
+	if m.backend == nil {
+		m.cpu, err = newCPUModel(cfg, m.opts.MaxSeq, m.invFreq, func(s weightSpec) ([]float32, error) { return slices.Clone(weights[s.name]), nil })
+		return m, err
+	}
 	for _, spec := range cfg.weightSpecs() {
 		data := weights[spec.name]
 		if m.weightDType(spec) == dtypes.BFloat16 {
@@ -234,9 +249,11 @@ func newModel(cfg Config, opts Options, ckpt hf.DType) (*Model, error) {
 		return nil, err
 	}
 	opts.DType = map[dtypes.DType]string{dtypes.Float32: "f32", dtypes.BFloat16: "bf16"}[dt]
-	backend, err := newBackend(opts.Backend)
-	if err != nil {
-		return nil, err
+	var backend backends.Backend
+	if opts.Backend != CPUBackend {
+		if backend, err = newBackend(opts.Backend); err != nil {
+			return nil, err
+		}
 	}
 	return &Model{
 		cfg:     cfg,
@@ -406,7 +423,10 @@ func (m *Model) Close() {
 		_ = b.Finalize()
 	}
 	m.weights = nil
-	m.backend.Finalize()
+	m.cpu = nil
+	if m.backend != nil {
+		m.backend.Finalize()
+	}
 }
 
 // Forward computes the logits at every position of ids without any cache: the reference that the cached
@@ -422,6 +442,11 @@ func (m *Model) Forward(ids []int) ([][]float32, error) {
 	}
 	if err := m.checkIDs(ids); err != nil {
 		return nil, fmt.Errorf("llama: Forward: %w", err)
+	}
+	if c := m.cpuEngine(); c != nil {
+		return c.forward(ids), nil
+	} else if m.backend == nil {
+		return nil, errors.New("llama: model is closed")
 	}
 	g, err := m.graph(graphKey{kind: forwardGraph, rows: T}, m.buildForward)
 	if err != nil {
@@ -649,4 +674,11 @@ func catch(f func()) (err error) {
 	}()
 	f()
 	return nil
+}
+
+// cpuEngine returns the cpu engine's weights, or nil on GoMLX backends and once the model is closed.
+func (m *Model) cpuEngine() *cpuModel {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cpu
 }

@@ -21,6 +21,10 @@ type Session struct {
 	k, v  []backends.Buffer // per layer: K [B, kvH, hd, cap+1], V [B, kvH, cap+1, hd]
 	lens  []int
 	err   error // set when an execution failed after consuming the cache
+
+	cpu  *cpuModel // the cpu engine's weights, or nil
+	rows []*cpuRow // the cpu engine's caches, one per row
+	sc   cpuScratch
 }
 
 // NewSession returns a session of batch rows, all empty, with a cache of Options.MaxSeq positions per row,
@@ -50,6 +54,15 @@ func (m *Model) NewSessionSeq(batch, maxSeq int) (*Session, error) {
 // newSession returns a session of batch rows of at most maxSeq positions whose caches hold capacity.
 func (m *Model) newSession(batch, maxSeq, capacity int) (*Session, error) {
 	s := &Session{m: m, batch: batch, seq: maxSeq, cap: capacity, lens: make([]int, batch)}
+	if s.cpu = m.cpuEngine(); s.cpu != nil {
+		s.rows = make([]*cpuRow, batch)
+		for i := range s.rows {
+			s.rows[i] = &cpuRow{}
+		}
+		return s, nil
+	} else if m.backend == nil {
+		return nil, errors.New("llama: model is closed")
+	}
 	g, err := m.graph(graphKey{kind: zerosGraph, rows: batch, seq: s.cap}, m.buildZeros)
 	if err != nil {
 		return nil, err
@@ -84,6 +97,7 @@ func (s *Session) Close() {
 		}
 	}
 	s.k, s.v = nil, nil
+	s.cpu, s.rows = nil, nil
 	if s.err == nil {
 		s.err = errors.New("llama: session is closed")
 	}
@@ -122,6 +136,16 @@ func (s *Session) Prefill(prompt []int) ([]float32, error) {
 		return nil, fmt.Errorf("llama: Prefill: %w", err)
 	}
 	capacity := capFor(n, s.seq)
+	if s.cpu != nil {
+		p := s.cpu.prefix(prompt)
+		defer p.mu.RUnlock()
+		room := capFor(min(n+1, s.seq), s.seq) // the step that follows must not grow every row at once
+		for b, row := range s.rows {
+			row.copyFrom(m.cfg, p.row, n, room)
+			s.lens[b] = n
+		}
+		return slices.Clone(p.logits), nil
+	}
 	p := m.rememberedPrefix(prompt, capacity)
 	err := errReleased
 	if p != nil {
@@ -357,6 +381,9 @@ func (s *Session) Step(tokens []int, rows []int) ([][]float32, error) {
 		}
 		need = max(need, s.lens[r]+1)
 	}
+	if s.cpu != nil {
+		return s.cpuStep(tokens, rows), nil
+	}
 	if err := s.grow(capFor(need, S)); err != nil {
 		return nil, err
 	}
@@ -382,6 +409,22 @@ func (s *Session) Step(tokens []int, rows []int) ([][]float32, error) {
 		s.lens[r]++
 	}
 	return out, nil
+}
+
+// cpuStep is Step on the cpu engine: each row's cache grows to the next length bucket when it must, and
+// the step computes only the listed rows.
+func (s *Session) cpuStep(tokens, rows []int) [][]float32 {
+	cached := make([]*cpuRow, len(rows))
+	pos := make([]int, len(rows))
+	for j, r := range rows {
+		cached[j], pos[j] = s.rows[r], s.lens[r]
+		cached[j].grow(s.m.cfg, capFor(pos[j]+1, s.seq), pos[j])
+	}
+	s.cpu.pass(&s.sc, tokens, cached, pos)
+	for _, r := range rows {
+		s.lens[r]++
+	}
+	return s.cpu.logits(&s.sc, nil)
 }
 
 // stepInputs are the host-computed inputs of a decode step (see graph.go): tokens [B], cos, sin [B, hd/2],

@@ -110,7 +110,7 @@ func TestShortSession(t *testing.T) {
 	if _, err := s.Step([]int{1}, []int{0}); err == nil || !strings.Contains(err.Error(), "row 0 is full (20 tokens, cache length 20)") {
 		t.Errorf("stepping a full row: error %v", err)
 	}
-	if got := m.Compiles() - before; got != 5 {
+	if got := m.Compiles() - before; got != 5 && m.cpu == nil {
 		t.Errorf("%d graphs compiled for the short session, want 5 (zeros for 2 and 1 rows, prefill, fill, decode)", got)
 	}
 	long := newSession(t, m, 2)
@@ -153,12 +153,12 @@ func TestRememberedPrefix(t *testing.T) {
 	}
 	full := forward(t, m, ids)
 	a := run(2, 40, 13)
-	if m.prefixes != 1 {
-		t.Fatalf("%d prefixes computed, want 1", m.prefixes)
+	if m.computedPrefixes() != 1 {
+		t.Fatalf("%d prefixes computed, want 1", m.computedPrefixes())
 	}
 	b := run(2, 40, 13) // the same batch size: decoding differs in the last bits between batch sizes
-	if m.prefixes != 1 {
-		t.Errorf("%d prefixes computed after prefilling the same prompt again, want 1", m.prefixes)
+	if m.computedPrefixes() != 1 {
+		t.Errorf("%d prefixes computed after prefilling the same prompt again, want 1", m.computedPrefixes())
 	}
 	for i := range a {
 		if !slices.Equal(a[i], b[i]) {
@@ -177,8 +177,12 @@ func TestRememberedPrefix(t *testing.T) {
 	checkClose(t, "other prompt", c[0], full[8], cacheTolerance)
 	d := run(1, 48, 9) // another cache length
 	checkClose(t, "other cache length", d[len(d)-1], full[len(full)-1], cacheTolerance)
-	if m.prefixes != 3 {
-		t.Errorf("%d prefixes computed, want 3", m.prefixes)
+	want := 3
+	if m.cpu != nil {
+		want = 2 // the cpu engine remembers a prompt whatever the sessions' cache length
+	}
+	if m.computedPrefixes() != want {
+		t.Errorf("%d prefixes computed, want %d", m.computedPrefixes(), want)
 	}
 }
 
@@ -303,7 +307,7 @@ func TestNoRecompilation(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := m.Compiles()
-	if n != 5 {
+	if n != 5 && m.cpu == nil {
 		t.Errorf("%d graphs compiled after one prefill and one step, want 5 (zeros for 3 and 1 rows, prefill, fill, decode)", n)
 	}
 	if _, err := s.Prefill(randomIDs(21, cfg.VocabSize, 8)); err != nil {

@@ -1,0 +1,403 @@
+package llama
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/gasplab/gasp/pkg/llama/internal/kernels"
+)
+
+// CPUBackend is the Options.Backend of the hand-written CPU engine: float32 weights and caches in Go memory,
+// and the kernels of internal/kernels (AVX-512 on amd64 binaries built with GOEXPERIMENT=simd). It computes
+// what the GoMLX graphs compute, with fused projections, attention over each row's own positions only and
+// caches updated in place; see "The cpu engine" in the package documentation.
+const CPUBackend = "cpu"
+
+// cpuModel is the cpu engine's weights, float32, every matrix as [in, out] for kernels.MatMul: each layer's
+// q, k and v projections side by side in one matrix, and its gate and up projections likewise.
+type cpuModel struct {
+	cfg      Config
+	embed    []float32 // [V, H]
+	layers   []cpuLayer
+	norm     []float32 // [H]
+	head     []float32 // [H, V]
+	cos, sin []float32 // [positions][hd/2]: the rotary table of the first Options.MaxSeq positions
+	threads  int       // goroutines a product may use: GOMAXPROCS when the model was made
+
+	// Fresh memory costs page faults (on this project's VMs ~18 µs a page, more than the arithmetic of a
+	// prefill), so prefills reuse their activations and the rows of prompts no longer remembered.
+	scratch sync.Pool // *cpuScratch
+	rows    sync.Pool // *cpuRow
+
+	mu       sync.Mutex
+	last     *cpuPrefix // the last prompt prefilled
+	prefixes int        // prompts computed
+}
+
+type cpuLayer struct {
+	attnNorm, mlpNorm []float32 // [H]
+	qkv               []float32 // [H, (heads+2·kvHeads)·hd]
+	o                 []float32 // [heads·hd, H]
+	gateUp            []float32 // [H, 2·I]
+	down              []float32 // [I, H]
+}
+
+// cpuPrefix is a prompt's keys and values in a one-row cache, and the logits that follow it. Sessions copy
+// from it under a read lock; once another prompt is remembered, its row goes back to the pool, under the
+// write lock, and row is nil.
+type cpuPrefix struct {
+	prompt []int
+	logits []float32
+	mu     sync.RWMutex
+	row    *cpuRow
+}
+
+// newCPUModel builds the engine's weights from get, which returns each weight of cfg.weightSpecs in the
+// checkpoint's layout ([out, in] for matrices) as float32.
+func newCPUModel(cfg Config, maxSeq int, invFreq []float64, get func(weightSpec) ([]float32, error)) (*cpuModel, error) {
+	specs := cfg.weightSpecs()
+	w := make(map[string][]float32, len(specs))
+	for _, s := range specs {
+		data, err := get(s)
+		if err != nil {
+			return nil, err
+		}
+		w[s.name] = data
+	}
+	H, I, V, hd := cfg.HiddenSize, cfg.IntermediateSize, cfg.VocabSize, cfg.HeadDim
+	c := &cpuModel{cfg: cfg, embed: w[embedName], norm: w["model.norm.weight"], threads: runtime.GOMAXPROCS(0)}
+	if cfg.TieWordEmbeddings {
+		c.head = transpose(c.embed, V, H)
+	} else {
+		c.head = transpose(w["lm_head.weight"], V, H)
+	}
+	for l := range cfg.NumHiddenLayers {
+		p := fmt.Sprintf("model.layers.%d.", l)
+		c.layers = append(c.layers, cpuLayer{
+			attnNorm: w[p+"input_layernorm.weight"],
+			mlpNorm:  w[p+"post_attention_layernorm.weight"],
+			qkv:      sideBySide(H, w[p+"self_attn.q_proj.weight"], w[p+"self_attn.k_proj.weight"], w[p+"self_attn.v_proj.weight"]),
+			o:        transpose(w[p+"self_attn.o_proj.weight"], H, cfg.NumAttentionHeads*hd),
+			gateUp:   sideBySide(H, w[p+"mlp.gate_proj.weight"], w[p+"mlp.up_proj.weight"]),
+			down:     transpose(w[p+"mlp.down_proj.weight"], H, I),
+		})
+	}
+	half := hd / 2
+	c.cos, c.sin = make([]float32, maxSeq*half), make([]float32, maxSeq*half)
+	for pos := range maxSeq {
+		for i, f := range invFreq {
+			s, co := math.Sincos(float64(pos) * f)
+			c.cos[pos*half+i], c.sin[pos*half+i] = float32(co), float32(s)
+		}
+	}
+	return c, nil
+}
+
+// sideBySide returns the matrix [in, Σ out_i] whose columns are those of the transposes of mats, each
+// [out_i, in] in the checkpoint's layout.
+func sideBySide(in int, mats ...[]float32) []float32 {
+	width := 0
+	for _, m := range mats {
+		width += len(m) / in
+	}
+	out := make([]float32, in*width)
+	col := 0
+	for _, m := range mats {
+		rows := len(m) / in
+		for o := range rows {
+			for k, v := range m[o*in : (o+1)*in] {
+				out[k*width+col+o] = v
+			}
+		}
+		col += rows
+	}
+	return out
+}
+
+// cpuRow is one row's KV cache: per layer K transposed [kvH][hd][cap] (a position is a column, so that a
+// query's scores are sums of rows) and V [kvH][cap][hd]. Positions [0, cap) fit; grow makes room.
+type cpuRow struct {
+	cap  int
+	k, v [][]float32
+}
+
+// grow makes room for capacity positions, keeping the first keep.
+func (r *cpuRow) grow(cfg Config, capacity, keep int) {
+	if capacity <= r.cap {
+		return
+	}
+	L, kvH, hd := cfg.NumHiddenLayers, cfg.NumKeyValueHeads, cfg.HeadDim
+	if r.k == nil {
+		r.k, r.v = make([][]float32, L), make([][]float32, L)
+	}
+	for l := range L {
+		k, v := make([]float32, kvH*hd*capacity), make([]float32, kvH*capacity*hd)
+		if r.cap > 0 {
+			for h := range kvH {
+				for d := range hd {
+					src := r.k[l][(h*hd+d)*r.cap:]
+					copy(k[(h*hd+d)*capacity:][:keep], src[:keep])
+				}
+				copy(v[h*capacity*hd:][:keep*hd], r.v[l][h*r.cap*hd:][:keep*hd])
+			}
+		}
+		r.k[l], r.v[l] = k, v
+	}
+	r.cap = capacity
+}
+
+// copyFrom makes r hold the first n positions of src, with room for capacity ≥ n positions.
+func (r *cpuRow) copyFrom(cfg Config, src *cpuRow, n, capacity int) {
+	if r.cap < capacity {
+		r.cap, r.k, r.v = 0, nil, nil
+		r.grow(cfg, capacity, 0)
+	}
+	kvH, hd := cfg.NumKeyValueHeads, cfg.HeadDim
+	for l := range r.k {
+		for h := range kvH {
+			for d := range hd {
+				copy(r.k[l][(h*hd+d)*r.cap:][:n], src.k[l][(h*hd+d)*src.cap:][:n])
+			}
+			copy(r.v[l][h*r.cap*hd:][:n*hd], src.v[l][h*src.cap*hd:][:n*hd])
+		}
+	}
+}
+
+// cpuScratch holds the activations of one pass, reused from pass to pass.
+type cpuScratch struct {
+	x, h, qkv, att, gu, act, scores []float32
+}
+
+func grown(s []float32, n int) []float32 {
+	if cap(s) < n {
+		return make([]float32, n)
+	}
+	return s[:n]
+}
+
+// pass runs the decoder over tokens ids, token j at position pos[j] of row rows[j], and leaves the final
+// hidden states (before the last norm) in sc.x [len(ids), H]. It writes each token's key and value into its
+// row's cache first, so a token attends to the tokens before it in the same pass (a prompt's chunk).
+func (c *cpuModel) pass(sc *cpuScratch, ids []int, rows []*cpuRow, pos []int) {
+	cfg := c.cfg
+	n, H, I, hd := len(ids), cfg.HiddenSize, cfg.IntermediateSize, cfg.HeadDim
+	heads, kvH := cfg.NumAttentionHeads, cfg.NumKeyValueHeads
+	qw := (heads + 2*kvH) * hd
+	sc.x, sc.h = grown(sc.x, n*H), grown(sc.h, n*H)
+	sc.qkv, sc.att = grown(sc.qkv, n*qw), grown(sc.att, n*heads*hd)
+	sc.gu, sc.act = grown(sc.gu, n*2*I), grown(sc.act, n*I)
+	for j, id := range ids {
+		copy(sc.x[j*H:(j+1)*H], c.embed[id*H:(id+1)*H])
+	}
+	eps := float32(cfg.RMSNormEps)
+	for l, ly := range c.layers {
+		for j := range n {
+			kernels.RMSNorm(sc.h[j*H:(j+1)*H], sc.x[j*H:(j+1)*H], ly.attnNorm, eps)
+		}
+		c.matMul(sc.qkv, sc.h, ly.qkv, n, H, qw, false)
+		for j := range n {
+			c.rotateAndStore(l, sc.qkv[j*qw:(j+1)*qw], rows[j], pos[j])
+		}
+		c.attend(sc, l, rows, pos)
+		c.matMul(sc.x, sc.att, ly.o, n, heads*hd, H, true)
+		for j := range n {
+			kernels.RMSNorm(sc.h[j*H:(j+1)*H], sc.x[j*H:(j+1)*H], ly.mlpNorm, eps)
+		}
+		c.matMul(sc.gu, sc.h, ly.gateUp, n, H, 2*I, false)
+		for j := range n {
+			g := sc.gu[j*2*I : (j+1)*2*I]
+			kernels.SiLUMul(sc.act[j*I:(j+1)*I], g[:I], g[I:])
+		}
+		c.matMul(sc.x, sc.act, ly.down, n, I, H, true)
+	}
+}
+
+// rotateAndStore applies the rotary embedding of position pos to a token's queries and keys (in the
+// "rotate_half" convention), scales the queries by 1/√hd, and writes its key and value into row's cache.
+func (c *cpuModel) rotateAndStore(l int, qkv []float32, row *cpuRow, pos int) {
+	cfg := c.cfg
+	hd, half, heads, kvH := cfg.HeadDim, cfg.HeadDim/2, cfg.NumAttentionHeads, cfg.NumKeyValueHeads
+	cos, sin := c.rope(pos)
+	scale := float32(1 / math.Sqrt(float64(hd)))
+	for h := range heads + kvH {
+		x := qkv[h*hd : (h+1)*hd]
+		for i := range half {
+			a, b := x[i], x[i+half]
+			x[i], x[i+half] = a*cos[i]-b*sin[i], b*cos[i]+a*sin[i]
+		}
+		if h < heads {
+			for i := range x {
+				x[i] *= scale
+			}
+		}
+	}
+	k, v := qkv[heads*hd:(heads+kvH)*hd], qkv[(heads+kvH)*hd:]
+	kt, vs := row.k[l], row.v[l]
+	for h := range kvH {
+		for d := range hd {
+			kt[(h*hd+d)*row.cap+pos] = k[h*hd+d]
+		}
+		copy(vs[(h*row.cap+pos)*hd:][:hd], v[h*hd:(h+1)*hd])
+	}
+}
+
+// rope returns the cos and sin of position pos's rotary angles, from the table when it has the position.
+func (c *cpuModel) rope(pos int) (cos, sin []float32) {
+	half := c.cfg.HeadDim / 2
+	if (pos+1)*half <= len(c.cos) {
+		return c.cos[pos*half : (pos+1)*half], c.sin[pos*half : (pos+1)*half]
+	}
+	cos, sin = make([]float32, half), make([]float32, half)
+	for i, f := range c.cfg.InvFreq() {
+		s, co := math.Sincos(float64(pos) * f)
+		cos[i], sin[i] = float32(co), float32(s)
+	}
+	return cos, sin
+}
+
+// attend computes each token's attention output into sc.att: softmax(q·K/√hd)·V over positions 0..pos[j]
+// of its row, the queries of a group of heads sharing one key/value head.
+func (c *cpuModel) attend(sc *cpuScratch, l int, rows []*cpuRow, pos []int) {
+	cfg := c.cfg
+	hd, heads, kvH := cfg.HeadDim, cfg.NumAttentionHeads, cfg.NumKeyValueHeads
+	qw, group := (heads+2*kvH)*hd, heads/kvH
+	for j, row := range rows {
+		n := pos[j] + 1
+		sc.scores = grown(sc.scores, n)
+		for h := range heads {
+			g := h / group
+			q := sc.qkv[j*qw+h*hd : j*qw+(h+1)*hd]
+			kernels.Scores(sc.scores, q, row.k[l][g*hd*row.cap:], row.cap)
+			kernels.Softmax(sc.scores)
+			kernels.WeightedSum(sc.att[(j*heads+h)*hd:][:hd], sc.scores, row.v[l][g*row.cap*hd:])
+		}
+	}
+}
+
+// matMul is kernels.MatMul, its columns shared among c.threads goroutines when the product is large.
+func (c *cpuModel) matMul(y, x, w []float32, m, k, n int, accumulate bool) {
+	const minWork = 1 << 20 // multiply-adds a goroutine is worth
+	parts := min(c.threads, m*k*n/minWork, n/kernels.ColumnBlock)
+	if parts <= 1 {
+		kernels.MatMul(y, x, w, m, k, n, accumulate)
+		return
+	}
+	blocks := (n + kernels.ColumnBlock - 1) / kernels.ColumnBlock
+	var wg sync.WaitGroup
+	for p := range parts {
+		j0 := blocks * p / parts * kernels.ColumnBlock
+		j1 := min(blocks*(p+1)/parts*kernels.ColumnBlock, n)
+		wg.Go(func() { kernels.MatMulColumns(y, x, w, m, k, n, j0, j1, accumulate) })
+	}
+	wg.Wait()
+}
+
+// logits returns the logits of the hidden states sc.x of the tokens listed in which (all when nil), each
+// a fresh slice of VocabSize float32s.
+func (c *cpuModel) logits(sc *cpuScratch, which []int) [][]float32 {
+	H, V := c.cfg.HiddenSize, c.cfg.VocabSize
+	if which == nil {
+		which = make([]int, len(sc.x)/H)
+		for i := range which {
+			which[i] = i
+		}
+	}
+	n := len(which)
+	h := grown(sc.h, n*H)
+	for i, j := range which {
+		kernels.RMSNorm(h[i*H:(i+1)*H], sc.x[j*H:(j+1)*H], c.norm, float32(c.cfg.RMSNormEps))
+	}
+	flat := make([]float32, n*V)
+	c.matMul(flat, h, c.head, n, H, V, false)
+	out := make([][]float32, n)
+	for i := range out {
+		out[i] = flat[i*V : (i+1)*V : (i+1)*V]
+	}
+	return out
+}
+
+// cpuChunk is the most prompt tokens one pass computes: it bounds the activations a long prompt needs.
+const cpuChunk = 256
+
+// prefill computes prompt into row (positions 0..len(prompt)-1, room for capacity) in chunks, and returns the
+// logits after its last token, or after every token when all is set.
+func (c *cpuModel) prefill(row *cpuRow, prompt []int, capacity int, all bool) [][]float32 {
+	row.grow(c.cfg, capacity, 0)
+	sc, _ := c.scratch.Get().(*cpuScratch)
+	if sc == nil {
+		sc = new(cpuScratch)
+	}
+	defer c.scratch.Put(sc)
+	var out [][]float32
+	for start := 0; start < len(prompt); start += cpuChunk {
+		ids := prompt[start:min(start+cpuChunk, len(prompt))]
+		rows, pos := make([]*cpuRow, len(ids)), make([]int, len(ids))
+		for i := range ids {
+			rows[i], pos[i] = row, start+i
+		}
+		c.pass(sc, ids, rows, pos)
+		if all {
+			out = append(out, c.logits(sc, nil)...)
+		} else if start+len(ids) == len(prompt) {
+			out = c.logits(sc, []int{len(ids) - 1})
+		}
+	}
+	return out
+}
+
+// forward is Model.Forward on the cpu engine: a prefill of ids into a scratch row, every position's logits.
+func (c *cpuModel) forward(ids []int) [][]float32 {
+	return c.prefill(&cpuRow{}, ids, len(ids), true)
+}
+
+// prefix returns the keys, values and logits of prompt, read-locked (the caller copies from it, then calls
+// p.mu.RUnlock): the remembered ones when prompt is the last prompt prefilled, else computed, and remembered.
+func (c *cpuModel) prefix(prompt []int) *cpuPrefix {
+	c.mu.Lock()
+	p := c.last
+	c.mu.Unlock()
+	if p != nil && slices.Equal(p.prompt, prompt) {
+		p.mu.RLock()
+		if p.row != nil {
+			return p
+		}
+		p.mu.RUnlock() // replaced since, and recycled
+	}
+	row, _ := c.rows.Get().(*cpuRow)
+	if row == nil {
+		row = new(cpuRow)
+	}
+	p = &cpuPrefix{prompt: slices.Clone(prompt), row: row}
+	p.logits = c.prefill(row, prompt, len(prompt), false)[0]
+	p.mu.RLock()
+	c.mu.Lock()
+	old := c.last
+	c.last = p
+	c.prefixes++
+	c.mu.Unlock()
+	if old != nil {
+		old.mu.Lock() // waits for the sessions copying from it
+		if old.row != nil {
+			c.rows.Put(old.row)
+			old.row = nil
+		}
+		old.mu.Unlock()
+	}
+	return p
+}
+
+// computedPrefixes returns the number of prompts Session.Prefill has computed rather than remembered.
+func (m *Model) computedPrefixes() int {
+	m.mu.Lock()
+	n, c := m.prefixes, m.cpu
+	m.mu.Unlock()
+	if c != nil {
+		c.mu.Lock()
+		n += c.prefixes
+		c.mu.Unlock()
+	}
+	return n
+}

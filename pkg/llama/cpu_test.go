@@ -1,0 +1,94 @@
+package llama
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestCPUEngine runs the model's tests on the cpu engine: the same comparisons with the numpy reference and
+// with the uncached forward pass, through every feature of a session.
+func TestCPUEngine(t *testing.T) {
+	t.Setenv("GOMLX_BACKEND", CPUBackend)
+	for _, tc := range []struct {
+		name string
+		test func(*testing.T)
+	}{
+		{"ForwardMatchesReference", TestForwardMatchesReference},
+		{"CachedMatchesReference", TestCachedMatchesReference},
+		{"CachedDecodingMatchesForward", TestCachedDecodingMatchesForward},
+		{"ShortSession", TestShortSession},
+		{"RememberedPrefix", TestRememberedPrefix},
+		{"TruncateContinue", TestTruncateContinue},
+		{"BatchedRows", TestBatchedRows},
+		{"NoRecompilation", TestNoRecompilation},
+		{"SessionErrors", TestSessionErrors},
+		{"SpansMatchForward", TestSpansMatchForward},
+		{"ConcurrentPrefill", TestConcurrentPrefill},
+		{"LoadMatchesNew", TestLoadMatchesNew},
+		{"LoadErrors", TestLoadErrors},
+	} {
+		t.Run(tc.name, tc.test)
+	}
+}
+
+// TestCPUMatchesGoMLX decodes the same rows on the embedded model with both engines, with truncations and
+// rows left out of steps, and requires the same logits to float32 rounding.
+func TestCPUMatchesGoMLX(t *testing.T) {
+	var logits [2][][]float32
+	for e, backend := range []string{"go", CPUBackend} {
+		m := loadTestModel(t, "tiny", Options{MaxSeq: 200, Backend: backend})
+		s := newSession(t, m, 3)
+		V := m.Config().VocabSize
+		prompt := randomIDs(70, V, 11)
+		first, err := s.Prefill(prompt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logits[e] = append(logits[e], first)
+		ids := randomIDs(300, V, 12)
+		for i := range 100 {
+			rows := []int{0, 1, 2}[:1+i%3]
+			toks := ids[3*i : 3*i+len(rows)]
+			if i%17 == 16 {
+				if err := s.Truncate(i%3, 70+i%5); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out, err := s.Step(toks, rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			logits[e] = append(logits[e], out...)
+		}
+	}
+	var worst float64
+	for i := range logits[0] {
+		for j, v := range logits[0][i] {
+			worst = math.Max(worst, math.Abs(float64(v-logits[1][i][j])))
+		}
+	}
+	if worst > 2e-5 {
+		t.Errorf("cpu and GoMLX engines differ by %.3g", worst)
+	}
+	t.Logf("%d logit vectors, largest difference %.3g", len(logits[0]), worst)
+}
+
+// TestCPUOptions: the cpu engine computes in float32 and says so when asked for bfloat16.
+func TestCPUOptions(t *testing.T) {
+	cfg := smallConfig()
+	if _, err := New(cfg, randomWeights(cfg, 1), Options{Backend: CPUBackend, DType: "bf16"}); err == nil || !strings.Contains(err.Error(), "float32 only") {
+		t.Errorf("bf16 on the cpu engine: error %v", err)
+	}
+	m := newRandomModel(t, cfg, Options{Backend: CPUBackend})
+	if m.Options().DType != "f32" || m.Compiles() != 0 {
+		t.Errorf("cpu engine: dtype %q, %d compiles", m.Options().DType, m.Compiles())
+	}
+	m.Close()
+	if _, err := m.NewSession(1); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("NewSession after Close: error %v", err)
+	}
+	if _, err := m.Forward([]int{1}); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("Forward after Close: error %v", err)
+	}
+}

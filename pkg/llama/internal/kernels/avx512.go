@@ -1,0 +1,270 @@
+//go:build goexperiment.simd && amd64
+
+package kernels
+
+import (
+	"math"
+	"simd/archsimd"
+)
+
+var useAVX512 = archsimd.X86.AVX512()
+
+type vec = archsimd.Float32x16
+
+func load(s []float32) vec     { return archsimd.LoadFloat32x16((*[16]float32)(s[:16])) }
+func store(v vec, s []float32) { v.Store((*[16]float32)(s[:16])) }
+func splat(a float32) vec      { return archsimd.BroadcastFloat32x16(a) }
+
+// matMulAVX512 computes y (+)= x·w in panels of 32 columns of w (2 registers), 4 rows of x at a time: 8
+// accumulators, 2 loads of w and 4 broadcasts of x per 8 fused multiply-adds. A panel of w (k·128 bytes)
+// stays in L1 while every block of rows passes over it. Columns past the last full panel run in Go.
+func matMulAVX512(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
+	full := j0 + (j1-j0)&^31
+	for j := j0; j < full; j += 32 {
+		i := 0
+		for ; i+4 <= m; i += 4 {
+			tile4x32(y, x, w, i, j, k, n, accumulate)
+		}
+		for ; i < m; i++ {
+			tile1x32(y, x, w, i, j, k, n, accumulate)
+		}
+	}
+	if full < j1 {
+		matMulGeneric(y, x, w, m, k, n, full, j1, accumulate)
+	}
+}
+
+func tile4x32(y, x, w []float32, i, j, k, n int, accumulate bool) {
+	x0 := x[i*k : i*k+k]
+	x1 := x[(i+1)*k : (i+1)*k+k][:len(x0)]
+	x2 := x[(i+2)*k : (i+2)*k+k][:len(x0)]
+	x3 := x[(i+3)*k : (i+3)*k+k][:len(x0)]
+	o := i*n + j
+	var c00, c01, c10, c11, c20, c21, c30, c31 vec
+	if accumulate {
+		c00, c01 = load(y[o:]), load(y[o+16:])
+		c10, c11 = load(y[o+n:]), load(y[o+n+16:])
+		c20, c21 = load(y[o+2*n:]), load(y[o+2*n+16:])
+		c30, c31 = load(y[o+3*n:]), load(y[o+3*n+16:])
+	}
+	wp := j
+	for p := range x0 {
+		w0 := archsimd.LoadFloat32x16((*[16]float32)(w[wp : wp+16]))
+		w1 := archsimd.LoadFloat32x16((*[16]float32)(w[wp+16 : wp+32]))
+		b := splat(x0[p])
+		c00, c01 = w0.MulAdd(b, c00), w1.MulAdd(b, c01)
+		b = splat(x1[p])
+		c10, c11 = w0.MulAdd(b, c10), w1.MulAdd(b, c11)
+		b = splat(x2[p])
+		c20, c21 = w0.MulAdd(b, c20), w1.MulAdd(b, c21)
+		b = splat(x3[p])
+		c30, c31 = w0.MulAdd(b, c30), w1.MulAdd(b, c31)
+		wp += n
+	}
+	store(c00, y[o:])
+	store(c01, y[o+16:])
+	store(c10, y[o+n:])
+	store(c11, y[o+n+16:])
+	store(c20, y[o+2*n:])
+	store(c21, y[o+2*n+16:])
+	store(c30, y[o+3*n:])
+	store(c31, y[o+3*n+16:])
+}
+
+func tile1x32(y, x, w []float32, i, j, k, n int, accumulate bool) {
+	x0 := x[i*k : i*k+k]
+	o := i*n + j
+	var c0, c1 vec
+	if accumulate {
+		c0, c1 = load(y[o:]), load(y[o+16:])
+	}
+	wp := j
+	for _, a := range x0 {
+		b := splat(a)
+		c0 = archsimd.LoadFloat32x16((*[16]float32)(w[wp:wp+16])).MulAdd(b, c0)
+		c1 = archsimd.LoadFloat32x16((*[16]float32)(w[wp+16:wp+32])).MulAdd(b, c1)
+		wp += n
+	}
+	store(c0, y[o:])
+	store(c1, y[o+16:])
+}
+
+// scoresAVX512 runs over 64 positions at a time (4 accumulators), then 16, then the rest in Go.
+func scoresAVX512(s, q, kt []float32, stride int) {
+	p := 0
+	for ; p+64 <= len(s); p += 64 {
+		var a0, a1, a2, a3 vec
+		off := p
+		for _, c := range q {
+			b := splat(c)
+			row := kt[off : off+64]
+			a0, a1 = load(row).MulAdd(b, a0), load(row[16:]).MulAdd(b, a1)
+			a2, a3 = load(row[32:]).MulAdd(b, a2), load(row[48:]).MulAdd(b, a3)
+			off += stride
+		}
+		store(a0, s[p:])
+		store(a1, s[p+16:])
+		store(a2, s[p+32:])
+		store(a3, s[p+48:])
+	}
+	for ; p+16 <= len(s); p += 16 {
+		var a vec
+		off := p
+		for _, c := range q {
+			a = load(kt[off:]).MulAdd(splat(c), a)
+			off += stride
+		}
+		store(a, s[p:])
+	}
+	if p < len(s) {
+		scoresGeneric(s[p:], q, kt[p:], stride)
+	}
+}
+
+// weightedSumAVX512 runs over 32 outputs at a time with two chains of positions (even and odd: 4
+// accumulators, so that fused multiply-adds do not wait on each other), then 16 with four chains, then the
+// rest in Go.
+func weightedSumAVX512(out, a, v []float32) {
+	n := len(out)
+	d := 0
+	for ; d+32 <= n; d += 32 {
+		var e0, e1, o0, o1 vec
+		off, p := d, 0
+		for ; p+2 <= len(a); p += 2 {
+			b, c := splat(a[p]), splat(a[p+1])
+			e0, e1 = load(v[off:]).MulAdd(b, e0), load(v[off+16:]).MulAdd(b, e1)
+			o0, o1 = load(v[off+n:]).MulAdd(c, o0), load(v[off+n+16:]).MulAdd(c, o1)
+			off += 2 * n
+		}
+		if p < len(a) {
+			b := splat(a[p])
+			e0, e1 = load(v[off:]).MulAdd(b, e0), load(v[off+16:]).MulAdd(b, e1)
+		}
+		store(e0.Add(o0), out[d:])
+		store(e1.Add(o1), out[d+16:])
+	}
+	for ; d+16 <= n; d += 16 {
+		var c0, c1, c2, c3 vec
+		off, p := d, 0
+		for ; p+4 <= len(a); p += 4 {
+			c0 = load(v[off:]).MulAdd(splat(a[p]), c0)
+			c1 = load(v[off+n:]).MulAdd(splat(a[p+1]), c1)
+			c2 = load(v[off+2*n:]).MulAdd(splat(a[p+2]), c2)
+			c3 = load(v[off+3*n:]).MulAdd(splat(a[p+3]), c3)
+			off += 4 * n
+		}
+		for ; p < len(a); p++ {
+			c0 = load(v[off:]).MulAdd(splat(a[p]), c0)
+			off += n
+		}
+		store(c0.Add(c1).Add(c2.Add(c3)), out[d:])
+	}
+	for ; d < n; d++ {
+		var t float32
+		for p, c := range a {
+			t += c * v[p*n+d]
+		}
+		out[d] = t
+	}
+}
+
+// exp16 is expGeneric on 16 lanes.
+func exp16(x vec) vec {
+	x = x.Max(splat(expLo)).Min(splat(expHi))
+	n := x.Mul(splat(log2e)).RoundToEvenScaled(0)
+	r := n.MulAdd(splat(-ln2Hi), x)
+	r = n.MulAdd(splat(-ln2Lo), r)
+	p := splat(1.0 / 5040)
+	p = p.MulAdd(r, splat(1.0/720))
+	p = p.MulAdd(r, splat(1.0/120))
+	p = p.MulAdd(r, splat(1.0/24))
+	p = p.MulAdd(r, splat(1.0/6))
+	p = p.MulAdd(r, splat(1.0/2))
+	p = p.MulAdd(r, splat(1))
+	p = p.MulAdd(r, splat(1))
+	scale := n.ConvertToInt32().Add(archsimd.BroadcastInt32x16(127)).ShiftAllLeft(23).AsFloat32x16()
+	return p.Mul(scale)
+}
+
+// sum16 adds a vector's lanes.
+func sum16(v vec) float32 {
+	var a [16]float32
+	v.Store(&a)
+	var t float32
+	for _, x := range a {
+		t += x
+	}
+	return t
+}
+
+func softmaxAVX512(s []float32) {
+	mx := float32(math.Inf(-1))
+	i := 0
+	if len(s) >= 16 {
+		m := load(s)
+		for i = 16; i+16 <= len(s); i += 16 {
+			m = m.Max(load(s[i:]))
+		}
+		var a [16]float32
+		m.Store(&a)
+		for _, x := range a {
+			mx = max(mx, x)
+		}
+	}
+	for _, x := range s[i:] {
+		mx = max(mx, x)
+	}
+	var acc vec
+	bm := splat(mx)
+	for i = 0; i+16 <= len(s); i += 16 {
+		e := exp16(load(s[i:]).Sub(bm))
+		store(e, s[i:])
+		acc = acc.Add(e)
+	}
+	sum := sum16(acc)
+	for ; i < len(s); i++ {
+		s[i] = expGeneric(s[i] - mx)
+		sum += s[i]
+	}
+	inv := 1 / sum
+	bi := splat(inv)
+	for i = 0; i+16 <= len(s); i += 16 {
+		store(load(s[i:]).Mul(bi), s[i:])
+	}
+	for ; i < len(s); i++ {
+		s[i] *= inv
+	}
+}
+
+func siluMulAVX512(out, g, u []float32) {
+	i := 0
+	var zero vec
+	one := splat(1)
+	for ; i+16 <= len(g); i += 16 {
+		x := load(g[i:])
+		e := exp16(zero.Sub(x))
+		store(x.Div(e.Add(one)).Mul(load(u[i:])), out[i:])
+	}
+	siluMulGeneric(out[i:], g[i:], u[i:])
+}
+
+func rmsNormAVX512(y, x, w []float32, eps float32) {
+	var acc vec
+	i := 0
+	for ; i+16 <= len(x); i += 16 {
+		v := load(x[i:])
+		acc = v.MulAdd(v, acc)
+	}
+	ss := sum16(acc)
+	for _, v := range x[i:] {
+		ss += v * v
+	}
+	r := float32(1 / math.Sqrt(float64(ss/float32(len(x))+eps)))
+	br := splat(r)
+	for i = 0; i+16 <= len(x); i += 16 {
+		store(load(x[i:]).Mul(br).Mul(load(w[i:])), y[i:])
+	}
+	for ; i < len(x); i++ {
+		y[i] = x[i] * r * w[i]
+	}
+}
