@@ -74,24 +74,28 @@ func benchLMFlagError(batches []int, batchErr error, promptLen, steps, threads, 
 }
 
 func runBenchLM(args []string, stdout, stderr io.Writer) int {
-	cl := newCmdLine("gasp bench lm", "gasp bench lm [--model DIR] [--batch 1,16,64] [--prompt-len N] [--steps N] [--threads N] [--dtype f32|bf16|auto] [--json] [--cpuprofile F]", `
+	cl := newCmdLine("gasp bench lm", "gasp bench lm [--model DIR] [--backend B] [--batch 1,16,64] [--prompt-len N] [--steps N] [--threads N] [--dtype f32|bf16|auto] [--json] [--cpuprofile F]", `
 Times a Llama model's batched, KV-cached decoding (default: the embedded model
 data/models/tiny). For each batch size B it prefills a random prompt of
 --prompt-len tokens once, shares it across the B rows and times --steps
 decode steps, each computing next-token logits for all rows (B tokens);
-rows that reach the cache's end are truncated back to the prompt. Prefill
-throughput is the prompt's tokens over its prefill time (median of 3
-prompts that differ in their first token: a prompt the model prefilled
-last is copied, not computed).
---threads N runs on N threads (GOMAXPROCS and the pure-Go backend's
-parallelism); for one core, also pin the process: taskset -c 0 gasp bench lm
---threads 1. Reports tokens/s per batch size and the batching gain (tokens/s
+rows that reach the cache's end are truncated back to the prompt. An untimed
+pass of the same steps comes first (it compiles graphs and warms the heap),
+then every row goes back to the prompt. Prefill
+throughput is the prompt's tokens over its prefill time (median of 5
+prompts, after 2 untimed ones; the prompts differ in their first token: a
+prompt the model prefilled last is copied, not computed).
+--backend chooses the engine: "cpu" (gasp's own, the default where its
+AVX-512 kernels run), "go" (GoMLX's pure-Go backend), "xla:cuda", ...; the
+default is $GOMLX_BACKEND's, else llama.DefaultBackend. --threads N runs on
+N threads (GOMAXPROCS, and the pure-Go backend's parallelism); for one core,
+also pin the process: taskset -c 0 gasp bench lm --threads 1. Reports tokens/s per batch size and the batching gain (tokens/s
 at the largest batch over the smallest), in wall time and per CPU second (the
 process's user + system time: robust to a machine busy with other work).
 --dtype chooses the weights' and caches' dtype (auto: the checkpoint's on XLA,
-f32 on the pure-Go backend). The backend is $GOMLX_BACKEND's, or with
---threads the pure-Go one. Model loading and graph compilation are not timed.`, stdout, stderr)
+f32 on the CPU). Model loading and graph compilation are not timed.`, stdout, stderr)
 	modelDir := cl.modelFlag()
+	backendFlag := cl.String("backend", "", `engine: "cpu", "go", "xla:cuda", ... (default: $GOMLX_BACKEND, else cpu where its AVX-512 kernels run, else go)`)
 	batchList := cl.String("batch", "1,16,64", "comma-separated batch sizes")
 	promptLen := cl.Int("prompt-len", 128, "prompt length in tokens")
 	steps := cl.Int("steps", 64, "decode steps per batch size")
@@ -120,12 +124,22 @@ f32 on the pure-Go backend). The backend is $GOMLX_BACKEND's, or with
 	if err := checkModelMemory(*modelDir, maxBatch, *maxSeq, fmt.Sprintf("--batch %d", maxBatch)); err != nil {
 		return cl.fail(err)
 	}
-	backend := ""
+	backend := *backendFlag
+	if backend == "" {
+		if backend = os.Getenv("GOMLX_BACKEND"); backend == "" {
+			backend = llama.DefaultBackend()
+		}
+	}
 	if *threads > 0 {
 		runtime.GOMAXPROCS(*threads)
-		backend = "go:parallelism=" + strconv.Itoa(*threads)
+		if backend == "go" {
+			backend = "go:parallelism=" + strconv.Itoa(*threads)
+		}
 	}
-	m, err := llama.Load(*modelDir, llama.Options{MaxSeq: *maxSeq, Backend: backend, DType: *dtype})
+	var m *llama.Model
+	stdoutToStderr(func() { // GoMLX's pure-Go backend prints its parallelism on os.Stdout: keep --json clean
+		m, err = llama.Load(*modelDir, llama.Options{MaxSeq: *maxSeq, Backend: backend, DType: *dtype})
+	})
 	if err != nil {
 		return cl.fail(err)
 	}
@@ -180,8 +194,8 @@ func benchLM(m *llama.Model, batches []int, promptLen, steps int, cpuProfile str
 }
 
 // benchPrefill returns the prefill throughput of prompt in tokens per
-// second of wall and of CPU time, medians of three runs. The first run
-// compiles its graph and is not timed. Each run changes the prompt's first
+// second of wall and of CPU time, medians of five runs. Two runs before
+// them compile the graph and warm the heap and are not timed. Each run changes the prompt's first
 // token, so that the model computes it rather than reusing the prompt it
 // remembers (llama.Session.Prefill).
 func benchPrefill(m *llama.Model, prompt []int) (tokS, tokCPUS float64, err error) {
@@ -191,7 +205,8 @@ func benchPrefill(m *llama.Model, prompt []int) (tokS, tokCPUS float64, err erro
 	}
 	defer s.Close()
 	var wall, cpu []time.Duration
-	for i := range 4 {
+	const untimed = 2 // compiles the graph, warms the heap and the caches
+	for i := range untimed + 5 {
 		if err := s.Truncate(0, 0); err != nil {
 			return 0, 0, err
 		}
@@ -201,7 +216,7 @@ func benchPrefill(m *llama.Model, prompt []int) (tokS, tokCPUS float64, err erro
 		if _, err := s.Prefill(p); err != nil {
 			return 0, 0, err
 		}
-		if i > 0 {
+		if i >= untimed {
 			wall = append(wall, time.Since(t0))
 			cpu = append(cpu, cpuTime()-c0)
 		}
@@ -302,4 +317,12 @@ func parseInts(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// stdoutToStderr runs f with os.Stdout pointing at os.Stderr, for libraries that print on os.Stdout.
+func stdoutToStderr(f func()) {
+	saved := os.Stdout
+	os.Stdout = os.Stderr
+	defer func() { os.Stdout = saved }()
+	f()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -35,6 +36,27 @@ func TestBenchLMErrors(t *testing.T) {
 		code, _, errOut := gasp(append([]string{"bench", "lm"}, tc.args...)...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+}
+
+// TestBenchLMJSONOnly: with the pure-Go backend's parallelism set (--threads), stdout holds the JSON report
+// only (GoMLX prints the parallelism on os.Stdout); run as a process, since the library writes to the real
+// stdout. Both engines.
+func TestBenchLMJSONOnly(t *testing.T) {
+	exe := gaspExecutable(t, t.TempDir())
+	for _, backend := range []string{"go", "cpu"} {
+		out, err := exec.Command(exe, "bench", "lm", "--backend", backend, "--threads", "1", "--batch", "1", "--steps", "1",
+			"--prompt-len", "4", "--max-seq", "16", "--json").Output()
+		if err != nil {
+			t.Fatalf("%s: %v", backend, err)
+		}
+		var rep lmReport
+		if err := json.Unmarshal(out, &rep); err != nil {
+			t.Fatalf("%s: stdout %q is not one JSON report: %v", backend, out, err)
+		}
+		if !strings.HasPrefix(rep.Backend, backend) || rep.Threads != 1 {
+			t.Errorf("%s: report says backend %q, %d threads", backend, rep.Backend, rep.Threads)
 		}
 	}
 }

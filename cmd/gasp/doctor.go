@@ -21,7 +21,8 @@ import (
 func runDoctor(args []string, stdout, stderr io.Writer) int {
 	cl := newCmdLine("gasp doctor", "gasp doctor [--model DIR] [--batch B] [--seq S] [--dtype f32|bf16|auto]", `
 Checks that this machine can run a Llama model with gasp, and says why not:
-the GoMLX backend ($GOMLX_BACKEND, default "go") and whether it is compiled
+the backend ($GOMLX_BACKEND; default "cpu", gasp's own engine, where its
+AVX-512 kernels run, else GoMLX's pure-Go "go") and whether it is compiled
 into this binary; for XLA, the PJRT plugin it would load (an absolute path in
 GOMLX_BACKEND=xla:/path/to/plugin.so, else go-xla's search path) or why none
 is found, and jax's CUDA plugin if python3 can find it; the backend's devices
@@ -48,11 +49,11 @@ positions needs (llama.EstimateMemory). Exits 1 naming what is missing.`, stdout
 	}
 	config := os.Getenv(backends.ConfigEnvVar)
 	if config == "" {
-		config = llama.DefaultBackend
+		config = llama.DefaultBackend()
 	}
 	name, opts, _ := strings.Cut(config, ":")
-	fmt.Fprintf(stdout, "backend: %q (%s=%q); compiled in: %s\n", config, backends.ConfigEnvVar, os.Getenv(backends.ConfigEnvVar), strings.Join(backends.List(), ", "))
-	if !slices.Contains(backends.List(), name) {
+	fmt.Fprintf(stdout, "backend: %q (%s=%q); compiled in: %s, %s\n", config, backends.ConfigEnvVar, os.Getenv(backends.ConfigEnvVar), llama.CPUBackend, strings.Join(backends.List(), ", "))
+	if config != llama.CPUBackend && !slices.Contains(backends.List(), name) {
 		problem("backend %q is not compiled into this binary (build with -tags xla for XLA)", name)
 	}
 	if name == "xla" || name == "stablehlo" {
@@ -129,6 +130,14 @@ func jaxCUDAPlugin() string {
 // doctorDevices creates the backend, lists its devices and returns the memory of its first device (0 when
 // unknown): the GPU's from nvidia-smi for CUDA, the host's available memory for CPU backends.
 func doctorDevices(w io.Writer, config string, problem func(string, ...any)) int64 {
+	if config == llama.CPUBackend {
+		kind := "AVX-512"
+		if !llama.FastCPU() {
+			kind = "portable Go (no AVX-512 here, or built without GOEXPERIMENT=simd: several times slower)"
+		}
+		fmt.Fprintf(w, "cpu engine kernels: %s\n", kind)
+		return hostMemory(w)
+	}
 	b, err := llama.NewBackend(config)
 	if err != nil {
 		problem("%v", err)
@@ -142,6 +151,11 @@ func doctorDevices(w io.Writer, config string, problem func(string, ...any)) int
 	if strings.Contains(strings.ToLower(config+b.Description()), "cuda") {
 		return nvidiaSMI(w, problem)
 	}
+	return hostMemory(w)
+}
+
+// hostMemory prints the host's CPUs and available memory, and returns the memory.
+func hostMemory(w io.Writer) int64 {
 	avail := memAvailable()
 	fmt.Fprintf(w, "host: %d CPUs, %s available memory\n", runtime.NumCPU(), gib(avail))
 	fmt.Fprintln(w, "GPU: none (this backend runs on the CPU)")

@@ -24,9 +24,10 @@ Runs the Llama model in DIR (config.json and model.safetensors, or a sharded
 checkpoint; DIR may also be a Hugging Face hub id, resolved through the hub
 cache) on the token ids and prints the next-token logits after the last id
 as JSON: {"vocab_size": V, "logits": [V numbers]}. The ids are separated by
-spaces or commas. The GoMLX backend is the one $GOMLX_BACKEND names (default:
-the pure-Go backend "go"); --dtype chooses the weights' dtype (auto: the
-checkpoint's on XLA, f32 on the pure-Go backend); activations are float32.`
+spaces or commas. The backend is the one $GOMLX_BACKEND names (default: gasp's
+cpu engine "cpu" where its AVX-512 kernels run, else GoMLX's pure-Go backend
+"go"); --dtype chooses the weights' dtype (auto: the checkpoint's on XLA, f32
+on the CPU); activations are float32.`
 
 // logitsCmd is "gasp logits" configured by its flags.
 type logitsCmd struct {

@@ -31,7 +31,7 @@ func TestBFloat16MatchesReference(t *testing.T) {
 	tol := 2 * d
 	ids := readIDs(t, name)
 	T, V := shape[0], shape[1]
-	m := loadTestModel(t, name, Options{MaxSeq: 64, PrefillChunk: 8, DType: "bf16"})
+	m := loadTestModel(t, name, Options{MaxSeq: 64, PrefillChunk: 8, DType: "bf16", Backend: "go"}) // bf16 is GoMLX's
 	if m.DType() != dtypes.BFloat16 {
 		t.Fatalf("DType() = %s, want BFloat16", m.DType())
 	}

@@ -16,6 +16,10 @@ import (
 // caches updated in place; see "The cpu engine" in the package documentation.
 const CPUBackend = "cpu"
 
+// FastCPU reports whether the cpu engine runs its AVX-512 kernels here (amd64, GOEXPERIMENT=simd, a CPU with
+// AVX-512); otherwise it runs portable Go, several times slower.
+func FastCPU() bool { return kernels.Fast() }
+
 // cpuModel is the cpu engine's weights, float32, every matrix as [in, out] for kernels.MatMul: each layer's
 // q, k and v projections side by side in one matrix, and its gate and up projections likewise.
 type cpuModel struct {
@@ -27,14 +31,13 @@ type cpuModel struct {
 	cos, sin []float32 // [positions][hd/2]: the rotary table of the first Options.MaxSeq positions
 	threads  int       // goroutines a product may use: GOMAXPROCS when the model was made
 
-	// Fresh memory costs page faults (on this project's VMs ~18 µs a page, more than the arithmetic of a
-	// prefill), so prefills reuse their activations and the rows of prompts no longer remembered.
-	scratch sync.Pool // *cpuScratch
-	rows    sync.Pool // *cpuRow
-
 	mu       sync.Mutex
 	last     *cpuPrefix // the last prompt prefilled
 	prefixes int        // prompts computed
+	// Fresh memory costs page faults (on this project's VMs ~18 µs a page: more than the arithmetic of a
+	// prefill), so prefills reuse activations, and the row of the prompt remembered before the last one.
+	spareScratch *cpuScratch
+	spareRow     *cpuRow
 }
 
 type cpuLayer struct {
@@ -46,8 +49,8 @@ type cpuLayer struct {
 }
 
 // cpuPrefix is a prompt's keys and values in a one-row cache, and the logits that follow it. Sessions copy
-// from it under a read lock; once another prompt is remembered, its row goes back to the pool, under the
-// write lock, and row is nil.
+// from it under a read lock; once another prompt is remembered, its row becomes the model's spare row, under
+// the write lock, and row is nil.
 type cpuPrefix struct {
 	prompt []int
 	logits []float32
@@ -118,7 +121,8 @@ func sideBySide(in int, mats ...[]float32) []float32 {
 }
 
 // cpuRow is one row's KV cache: per layer K transposed [kvH][hd][cap] (a position is a column, so that a
-// query's scores are sums of rows) and V [kvH][cap][hd]. Positions [0, cap) fit; grow makes room.
+// query's scores are sums of rows) and V [kvH][cap][hd]. Positions [0, cap) fit; grow makes room. cap is a
+// multiple of 16, so that attention computes scores 16 positions at a time.
 type cpuRow struct {
 	cap  int
 	k, v [][]float32
@@ -126,6 +130,7 @@ type cpuRow struct {
 
 // grow makes room for capacity positions, keeping the first keep.
 func (r *cpuRow) grow(cfg Config, capacity, keep int) {
+	capacity = (capacity + 15) &^ 15
 	if capacity <= r.cap {
 		return
 	}
@@ -179,9 +184,11 @@ func grown(s []float32, n int) []float32 {
 }
 
 // pass runs the decoder over tokens ids, token j at position pos[j] of row rows[j], and leaves the final
-// hidden states (before the last norm) in sc.x [len(ids), H]. It writes each token's key and value into its
-// row's cache first, so a token attends to the tokens before it in the same pass (a prompt's chunk).
-func (c *cpuModel) pass(sc *cpuScratch, ids []int, rows []*cpuRow, pos []int) {
+// hidden states (before the last norm) of the last keep tokens in sc.x [len(ids), H] (the rows before are
+// stale): the last layer computes the keys and values of every token, and the rest of the layer for those
+// tokens only (a prompt's chunk needs no output but its last token's). It writes each token's key and
+// value into its row's cache first, so a token attends to the tokens before it in the same pass.
+func (c *cpuModel) pass(sc *cpuScratch, ids []int, rows []*cpuRow, pos []int, keep int) {
 	cfg := c.cfg
 	n, H, I, hd := len(ids), cfg.HiddenSize, cfg.IntermediateSize, cfg.HeadDim
 	heads, kvH := cfg.NumAttentionHeads, cfg.NumKeyValueHeads
@@ -201,17 +208,26 @@ func (c *cpuModel) pass(sc *cpuScratch, ids []int, rows []*cpuRow, pos []int) {
 		for j := range n {
 			c.rotateAndStore(l, sc.qkv[j*qw:(j+1)*qw], rows[j], pos[j])
 		}
-		c.attend(sc, l, rows, pos)
-		c.matMul(sc.x, sc.att, ly.o, n, heads*hd, H, true)
-		for j := range n {
-			kernels.RMSNorm(sc.h[j*H:(j+1)*H], sc.x[j*H:(j+1)*H], ly.mlpNorm, eps)
+		first := 0 // the tokens [first, n) go through the rest of the layer
+		if l == len(c.layers)-1 {
+			first = n - keep
 		}
-		c.matMul(sc.gu, sc.h, ly.gateUp, n, H, 2*I, false)
-		for j := range n {
+		m := n - first
+		if m == 0 {
+			break
+		}
+		c.attend(sc.att[first*heads*hd:], sc.qkv[first*qw:], &sc.scores, l, rows[first:], pos[first:])
+		x, h := sc.x[first*H:], sc.h[first*H:]
+		c.matMul(x, sc.att[first*heads*hd:], ly.o, m, heads*hd, H, true)
+		for j := range m {
+			kernels.RMSNorm(h[j*H:(j+1)*H], x[j*H:(j+1)*H], ly.mlpNorm, eps)
+		}
+		c.matMul(sc.gu, h, ly.gateUp, m, H, 2*I, false)
+		for j := range m {
 			g := sc.gu[j*2*I : (j+1)*2*I]
 			kernels.SiLUMul(sc.act[j*I:(j+1)*I], g[:I], g[I:])
 		}
-		c.matMul(sc.x, sc.act, ly.down, n, I, H, true)
+		c.matMul(x, sc.act, ly.down, m, I, H, true)
 	}
 }
 
@@ -258,21 +274,29 @@ func (c *cpuModel) rope(pos int) (cos, sin []float32) {
 	return cos, sin
 }
 
-// attend computes each token's attention output into sc.att: softmax(q·K/√hd)·V over positions 0..pos[j]
-// of its row, the queries of a group of heads sharing one key/value head.
-func (c *cpuModel) attend(sc *cpuScratch, l int, rows []*cpuRow, pos []int) {
+// attend computes the attention output att [len(rows), heads·hd] of tokens whose queries, keys and values
+// are qkv [len(rows), (heads+2·kvH)·hd]: softmax(q·K/√hd)·V over positions 0..pos[j] of its row, the
+// queries of a group of heads sharing one key/value head. scores is scratch.
+func (c *cpuModel) attend(att, qkv []float32, scores *[]float32, l int, rows []*cpuRow, pos []int) {
 	cfg := c.cfg
 	hd, heads, kvH := cfg.HeadDim, cfg.NumAttentionHeads, cfg.NumKeyValueHeads
 	qw, group := (heads+2*kvH)*hd, heads/kvH
+	negInf := float32(math.Inf(-1))
 	for j, row := range rows {
 		n := pos[j] + 1
-		sc.scores = grown(sc.scores, n)
+		// Scores and softmax run over whole vectors: the positions past n get scores (of stale keys), then
+		// -inf, and weights of e^-87 ≈ 1e-38 at most that the weighted sum leaves out.
+		padded := (n + 15) &^ 15
+		s := grown(*scores, padded)
+		*scores = s
 		for h := range heads {
 			g := h / group
-			q := sc.qkv[j*qw+h*hd : j*qw+(h+1)*hd]
-			kernels.Scores(sc.scores, q, row.k[l][g*hd*row.cap:], row.cap)
-			kernels.Softmax(sc.scores)
-			kernels.WeightedSum(sc.att[(j*heads+h)*hd:][:hd], sc.scores, row.v[l][g*row.cap*hd:])
+			kernels.Scores(s, qkv[j*qw+h*hd:j*qw+(h+1)*hd], row.k[l][g*hd*row.cap:], row.cap)
+			for i := n; i < padded; i++ {
+				s[i] = negInf
+			}
+			kernels.Softmax(s)
+			kernels.WeightedSum(att[(j*heads+h)*hd:][:hd], s[:n], row.v[l][g*row.cap*hd:])
 		}
 	}
 }
@@ -326,11 +350,18 @@ const cpuChunk = 256
 // logits after its last token, or after every token when all is set.
 func (c *cpuModel) prefill(row *cpuRow, prompt []int, capacity int, all bool) [][]float32 {
 	row.grow(c.cfg, capacity, 0)
-	sc, _ := c.scratch.Get().(*cpuScratch)
+	c.mu.Lock()
+	sc := c.spareScratch
+	c.spareScratch = nil
+	c.mu.Unlock()
 	if sc == nil {
 		sc = new(cpuScratch)
 	}
-	defer c.scratch.Put(sc)
+	defer func() {
+		c.mu.Lock()
+		c.spareScratch = sc
+		c.mu.Unlock()
+	}()
 	var out [][]float32
 	for start := 0; start < len(prompt); start += cpuChunk {
 		ids := prompt[start:min(start+cpuChunk, len(prompt))]
@@ -338,7 +369,14 @@ func (c *cpuModel) prefill(row *cpuRow, prompt []int, capacity int, all bool) []
 		for i := range ids {
 			rows[i], pos[i] = row, start+i
 		}
-		c.pass(sc, ids, rows, pos)
+		keep := 0
+		switch {
+		case all:
+			keep = len(ids)
+		case start+len(ids) == len(prompt):
+			keep = 1
+		}
+		c.pass(sc, ids, rows, pos, keep)
 		if all {
 			out = append(out, c.logits(sc, nil)...)
 		} else if start+len(ids) == len(prompt) {
@@ -366,7 +404,10 @@ func (c *cpuModel) prefix(prompt []int) *cpuPrefix {
 		}
 		p.mu.RUnlock() // replaced since, and recycled
 	}
-	row, _ := c.rows.Get().(*cpuRow)
+	c.mu.Lock()
+	row := c.spareRow
+	c.spareRow = nil
+	c.mu.Unlock()
 	if row == nil {
 		row = new(cpuRow)
 	}
@@ -380,11 +421,13 @@ func (c *cpuModel) prefix(prompt []int) *cpuPrefix {
 	c.mu.Unlock()
 	if old != nil {
 		old.mu.Lock() // waits for the sessions copying from it
-		if old.row != nil {
-			c.rows.Put(old.row)
-			old.row = nil
-		}
+		row, old.row = old.row, nil
 		old.mu.Unlock()
+		if row != nil {
+			c.mu.Lock()
+			c.spareRow = row
+			c.mu.Unlock()
+		}
 	}
 	return p
 }

@@ -6,10 +6,14 @@ import (
 	"testing"
 )
 
-// TestCPUEngine runs the model's tests on the cpu engine: the same comparisons with the numpy reference and
-// with the uncached forward pass, through every feature of a session.
-func TestCPUEngine(t *testing.T) {
-	t.Setenv("GOMLX_BACKEND", CPUBackend)
+// TestCPUEngine and TestGoMLXEngine run the model's tests on each engine, whichever DefaultBackend is: the
+// same comparisons with the numpy reference and with the uncached forward pass, through every feature of a
+// session.
+func TestCPUEngine(t *testing.T)   { runEngineTests(t, CPUBackend) }
+func TestGoMLXEngine(t *testing.T) { runEngineTests(t, "go") }
+
+func runEngineTests(t *testing.T, backend string) {
+	t.Setenv("GOMLX_BACKEND", backend)
 	for _, tc := range []struct {
 		name string
 		test func(*testing.T)

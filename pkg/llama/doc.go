@@ -1,5 +1,6 @@
-// Package llama runs Llama-3.x language models (Hugging Face LlamaForCausalLM checkpoints) with GoMLX, with
-// weights and key/value caches in float32 or bfloat16 and a batched decoder over the caches.
+// Package llama runs Llama-3.x language models (Hugging Face LlamaForCausalLM checkpoints) with GoMLX or with
+// its own CPU engine, with weights and key/value caches in float32 or bfloat16 and a batched decoder over the
+// caches.
 //
 // The architecture is that of transformers' LlamaForCausalLM: token embedding; per layer RMSNorm,
 // grouped-query attention with rotary position embeddings in the "rotate_half" convention (with the
@@ -84,12 +85,41 @@
 //
 // # Backends
 //
-// Options.Backend, else $GOMLX_BACKEND, else "go" selects the GoMLX backend. By default this package links
-// only the pure-Go backend (github.com/gomlx/compute/gobackend), which needs no cgo and no downloads; built
-// with -tags xla it also links XLA/PJRT ("xla:cpu", "xla:cuda"; see environment.md). Build with
+// Options.Backend, else $GOMLX_BACKEND, else DefaultBackend() selects the engine: "cpu" (CPUBackend, below),
+// or a GoMLX backend. By default this package links only GoMLX's pure-Go backend "go"
+// (github.com/gomlx/compute/gobackend), which needs no cgo and no downloads; built with -tags xla it also
+// links XLA/PJRT ("xla:cpu", "xla:cuda"; see environment.md). DefaultBackend is "cpu" where the cpu engine's
+// AVX-512 kernels run, else "go". Build with
 // GOEXPERIMENT=simd for the pure-Go backend's AVX2/AVX-512 matrix kernels, and run such binaries with
 // GODEBUG=cpu.fma=off (math.Exp is otherwise 100× slower in them; scripts/goenv.sh sets both). BackendConfig
 // adds "ops_sequential" to pure-Go configurations: its parallel op scheduler can deadlock. Weights are kept
 // transposed and the caches laid out so that every product is in the layout the SIMD kernels run fastest on
 // (see Config.deviceSpecs). "gasp bench lm" measures decoding and prefill throughput.
+//
+// # The cpu engine
+//
+// Backend "cpu" runs the same model without GoMLX, in float32, with the kernels of internal/kernels:
+// AVX-512 matrix products (4 rows × 32 columns of fused multiply-adds a step, ~90 GFLOP/s on one core
+// here), attention, softmax and SwiGLU on vectors of 16, and portable Go where AVX-512 is missing. It
+// exists because the GoMLX graph, interpreted by the pure-Go backend op by op, spent four fifths of a decode
+// step outside its matrix kernels (reshapes and concatenations copying tensors, softmax over every cache
+// slot, exps), which no graph rewrite removed. The engine differs from the graphs in what it skips, not in
+// what it computes:
+//
+//   - q, k and v are one product with their matrices side by side, as are the MLP's gate and up;
+//   - each row has its own cache (K transposed, [kvH][hd][cap], so that a query's scores are sums of cache
+//     rows; V [kvH][cap][hd]), grown in the length buckets of capFor, and a step attends over that row's
+//     own positions only, so rows of different lengths cost what they hold, and rows left out of a step
+//     cost nothing;
+//   - keys and values are written in place; a prefill copies the prompt's cache into every row;
+//   - the last layer of a prefill computes keys and values for every prompt token, and the rest only for
+//     the token whose logits are returned.
+//
+// Sums run in a different order than the graphs', so logits differ in the last bits (≤ 4e-6 on the embedded
+// model, TestCPUMatchesGoMLX); both engines pass the same tests against the numpy reference (≤ 1e-4). The
+// weights take what GoMLX's float32 weights take; the caches grow as the rows do, to at most
+// 2·L·B·kvH·hd·S·4 bytes. Products of at least 2^20 multiply-adds split their columns among GOMAXPROCS
+// goroutines. bf16 is GoMLX's only ("cpu" with DType "bf16" is an error). The engine reuses the
+// activations of a prefill and the cache of the prompt remembered before the last one, because fresh
+// memory costs a page fault per 4 KiB (18 µs each on this project's VMs: more than a prefill's arithmetic).
 package llama

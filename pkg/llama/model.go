@@ -18,11 +18,19 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 
 	"github.com/gasplab/gasp/pkg/hf"
+	"github.com/gasplab/gasp/pkg/llama/internal/kernels"
 )
 
-// DefaultBackend is the GoMLX backend used when neither Options.Backend nor $GOMLX_BACKEND names one:
-// the pure-Go backend (package github.com/gomlx/compute/gobackend).
-const DefaultBackend = "go"
+// DefaultBackend returns the backend used when neither Options.Backend nor $GOMLX_BACKEND names one: the
+// cpu engine (CPUBackend) where its AVX-512 kernels run — amd64 binaries built with GOEXPERIMENT=simd, on
+// a CPU with AVX-512 — and otherwise GoMLX's pure-Go backend "go" (package
+// github.com/gomlx/compute/gobackend), whose AVX2 kernels beat the cpu engine's portable Go.
+func DefaultBackend() string {
+	if kernels.Fast() {
+		return CPUBackend
+	}
+	return "go"
+}
 
 // DefaultMaxSeq bounds the default cache length (Options.MaxSeq = 0): the smaller of this and the model's
 // max_position_embeddings.
@@ -241,7 +249,7 @@ func newModel(cfg Config, opts Options, ckpt hf.DType) (*Model, error) {
 	if opts.Backend == "" {
 		opts.Backend = os.Getenv(backends.ConfigEnvVar)
 		if opts.Backend == "" {
-			opts.Backend = DefaultBackend
+			opts.Backend = DefaultBackend()
 		}
 	}
 	dt, err := ResolveDType(opts.DType, opts.Backend, ckpt)

@@ -420,7 +420,7 @@ func (s *Session) cpuStep(tokens, rows []int) [][]float32 {
 		cached[j], pos[j] = s.rows[r], s.lens[r]
 		cached[j].grow(s.m.cfg, capFor(pos[j]+1, s.seq), pos[j])
 	}
-	s.cpu.pass(&s.sc, tokens, cached, pos)
+	s.cpu.pass(&s.sc, tokens, cached, pos, len(tokens))
 	for _, r := range rows {
 		s.lens[r]++
 	}

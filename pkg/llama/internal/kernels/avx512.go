@@ -89,7 +89,8 @@ func tile1x32(y, x, w []float32, i, j, k, n int, accumulate bool) {
 	store(c1, y[o+16:])
 }
 
-// scoresAVX512 runs over 64 positions at a time (4 accumulators), then 16, then the rest in Go.
+// scoresAVX512 runs over 64 positions at a time (4 accumulators), then 16 (4 chains over q), then the
+// rest in Go.
 func scoresAVX512(s, q, kt []float32, stride int) {
 	p := 0
 	for ; p+64 <= len(s); p += 64 {
@@ -108,13 +109,20 @@ func scoresAVX512(s, q, kt []float32, stride int) {
 		store(a3, s[p+48:])
 	}
 	for ; p+16 <= len(s); p += 16 {
-		var a vec
-		off := p
-		for _, c := range q {
-			a = load(kt[off:]).MulAdd(splat(c), a)
+		var c0, c1, c2, c3 vec // four chains over d: fused multiply-adds do not wait on each other
+		off, d := p, 0
+		for ; d+4 <= len(q); d += 4 {
+			c0 = load(kt[off:]).MulAdd(splat(q[d]), c0)
+			c1 = load(kt[off+stride:]).MulAdd(splat(q[d+1]), c1)
+			c2 = load(kt[off+2*stride:]).MulAdd(splat(q[d+2]), c2)
+			c3 = load(kt[off+3*stride:]).MulAdd(splat(q[d+3]), c3)
+			off += 4 * stride
+		}
+		for ; d < len(q); d++ {
+			c0 = load(kt[off:]).MulAdd(splat(q[d]), c0)
 			off += stride
 		}
-		store(a, s[p:])
+		store(c0.Add(c1).Add(c2.Add(c3)), s[p:])
 	}
 	if p < len(s) {
 		scoresGeneric(s[p:], q, kt[p:], stride)
