@@ -303,7 +303,7 @@ func (c *cpuModel) attend(att, qkv []float32, scores *[]float32, l int, rows []*
 
 // matMul is kernels.MatMul, its columns shared among c.threads goroutines when the product is large.
 func (c *cpuModel) matMul(y, x, w []float32, m, k, n int, accumulate bool) {
-	const minWork = 1 << 20 // multiply-adds a goroutine is worth
+	const minWork = 1 << 22 // multiply-adds a goroutine is worth
 	parts := min(c.threads, m*k*n/minWork, n/kernels.ColumnBlock)
 	if parts <= 1 {
 		kernels.MatMul(y, x, w, m, k, n, accumulate)

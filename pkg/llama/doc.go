@@ -103,7 +103,7 @@
 // here), attention, softmax and SwiGLU on vectors of 16, and portable Go where AVX-512 is missing. It
 // exists because the GoMLX graph, interpreted by the pure-Go backend op by op, spent four fifths of a decode
 // step outside its matrix kernels (reshapes and concatenations copying tensors, softmax over every cache
-// slot, exps), which no graph rewrite removed. The engine differs from the graphs in what it skips, not in
+// slot, exps); rewriting the graphs had taken batch 64 from 3,100 to only 4,500 tokens/s a core. The engine differs from the graphs in what it skips, not in
 // what it computes:
 //
 //   - q, k and v are one product with their matrices side by side, as are the MLP's gate and up;
@@ -118,7 +118,7 @@
 // Sums run in a different order than the graphs', so logits differ in the last bits (≤ 4e-6 on the embedded
 // model, TestCPUMatchesGoMLX); both engines pass the same tests against the numpy reference (≤ 1e-4). The
 // weights take what GoMLX's float32 weights take; the caches grow as the rows do, to at most
-// 2·L·B·kvH·hd·S·4 bytes. Products of at least 2^20 multiply-adds split their columns among GOMAXPROCS
+// 2·L·B·kvH·hd·S·4 bytes. Products of at least 2^22 multiply-adds split their columns among GOMAXPROCS
 // goroutines. bf16 is GoMLX's only ("cpu" with DType "bf16" is an error). The engine reuses the
 // activations of a prefill and the cache of the prompt remembered before the last one, because fresh
 // memory costs a page fault per 4 KiB (18 µs each on this project's VMs: more than a prefill's arithmetic).
