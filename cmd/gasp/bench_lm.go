@@ -86,7 +86,7 @@ throughput is the prompt's tokens over its prefill time (median of 5
 prompts, after 2 untimed ones; the prompts differ in their first token: a
 prompt the model prefilled last is copied, not computed).
 --backend chooses the engine: "cpu" (gasp's own, the default where its
-AVX-512 kernels run), "go" (GoMLX's pure-Go backend), "xla:cuda", ...; the
+AVX2/AVX-512 kernels run), "go" (GoMLX's pure-Go backend), "xla:cuda", ...; the
 default is $GOMLX_BACKEND's, else llama.DefaultBackend. --threads N runs on
 N threads (GOMAXPROCS, and the pure-Go backend's parallelism); for one core,
 also pin the process: taskset -c 0 gasp bench lm --threads 1. Reports tokens/s per batch size and the batching gain (tokens/s
@@ -95,7 +95,7 @@ process's user + system time: robust to a machine busy with other work).
 --dtype chooses the weights' and caches' dtype (auto: the checkpoint's on XLA,
 f32 on the CPU). Model loading and graph compilation are not timed.`, stdout, stderr)
 	modelDir := cl.modelFlag()
-	backendFlag := cl.String("backend", "", `engine: "cpu", "go", "xla:cuda", ... (default: $GOMLX_BACKEND, else cpu where its AVX-512 kernels run, else go)`)
+	backendFlag := cl.String("backend", "", `engine: "cpu", "go", "xla:cuda", ... (default: $GOMLX_BACKEND, else cpu where its vector kernels run, else go)`)
 	batchList := cl.String("batch", "1,16,64", "comma-separated batch sizes")
 	promptLen := cl.Int("prompt-len", 128, "prompt length in tokens")
 	steps := cl.Int("steps", 64, "decode steps per batch size")

@@ -22,7 +22,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	cl := newCmdLine("gasp doctor", "gasp doctor [--model DIR] [--batch B] [--seq S] [--dtype f32|bf16|auto]", `
 Checks that this machine can run a Llama model with gasp, and says why not:
 the backend ($GOMLX_BACKEND; default "cpu", gasp's own engine, where its
-AVX-512 kernels run, else GoMLX's pure-Go "go") and whether it is compiled
+AVX2/AVX-512 kernels run, else GoMLX's pure-Go "go") and whether it is compiled
 into this binary; for XLA, the PJRT plugin it would load (an absolute path in
 GOMLX_BACKEND=xla:/path/to/plugin.so, else go-xla's search path) or why none
 is found, and jax's CUDA plugin if python3 can find it; the backend's devices
@@ -131,9 +131,9 @@ func jaxCUDAPlugin() string {
 // unknown): the GPU's from nvidia-smi for CUDA, the host's available memory for CPU backends.
 func doctorDevices(w io.Writer, config string, problem func(string, ...any)) int64 {
 	if config == llama.CPUBackend {
-		kind := "AVX-512"
-		if !llama.FastCPU() {
-			kind = "portable Go (no AVX-512 here, or built without GOEXPERIMENT=simd: several times slower)"
+		kind := llama.CPUKernels()
+		if kind == "portable Go" {
+			kind += " (no AVX2 here, or built without GOEXPERIMENT=simd: several times slower)"
 		}
 		fmt.Fprintf(w, "cpu engine kernels: %s\n", kind)
 		return hostMemory(w)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/gasplab/gasp/pkg/llama"
 )
 
 func TestDoctorPureGo(t *testing.T) {
@@ -16,6 +18,25 @@ func TestDoctorPureGo(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestDoctorCPU: the cpu engine needs no GoMLX backend; doctor names its kernels, and refuses bf16 on it.
+func TestDoctorCPU(t *testing.T) {
+	t.Setenv("GOMLX_BACKEND", "cpu")
+	var out, errb bytes.Buffer
+	if code := runDoctor([]string{"--batch", "4", "--seq", "128"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	for _, want := range []string{`backend: "cpu"`, "cpu engine kernels: " + llama.CPUKernels(), "GPU: none", "running in Float32", "ready"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	errb.Reset()
+	if code := runDoctor([]string{"--dtype", "bf16"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "float32 only") {
+		t.Errorf("bf16 on the cpu engine: exit %d, stderr %q", code, errb.String())
 	}
 }
 

@@ -25,7 +25,7 @@ checkpoint; DIR may also be a Hugging Face hub id, resolved through the hub
 cache) on the token ids and prints the next-token logits after the last id
 as JSON: {"vocab_size": V, "logits": [V numbers]}. The ids are separated by
 spaces or commas. The backend is the one $GOMLX_BACKEND names (default: gasp's
-cpu engine "cpu" where its AVX-512 kernels run, else GoMLX's pure-Go backend
+cpu engine "cpu" where its AVX2/AVX-512 kernels run, else GoMLX's pure-Go backend
 "go"); --dtype chooses the weights' dtype (auto: the checkpoint's on XLA, f32
 on the CPU); activations are float32.`
 

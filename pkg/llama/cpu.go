@@ -1,7 +1,6 @@
 package llama
 
 import (
-	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -11,14 +10,14 @@ import (
 )
 
 // CPUBackend is the Options.Backend of the hand-written CPU engine: float32 weights and caches in Go memory,
-// and the kernels of internal/kernels (AVX-512 on amd64 binaries built with GOEXPERIMENT=simd). It computes
+// and the kernels of internal/kernels (AVX-512 or AVX2 on amd64 binaries built with GOEXPERIMENT=simd). It computes
 // what the GoMLX graphs compute, with fused projections, attention over each row's own positions only and
 // caches updated in place; see "The cpu engine" in the package documentation.
 const CPUBackend = "cpu"
 
-// FastCPU reports whether the cpu engine runs its AVX-512 kernels here (amd64, GOEXPERIMENT=simd, a CPU with
-// AVX-512); otherwise it runs portable Go, several times slower.
-func FastCPU() bool { return kernels.Fast() }
+// CPUKernels names the kernels the cpu engine runs here: "AVX-512" or "AVX2" (amd64 binaries built with
+// GOEXPERIMENT=simd, on a CPU with them), else "portable Go", several times slower.
+func CPUKernels() string { return kernels.Name() }
 
 // cpuModel is the cpu engine's weights, float32, every matrix as [in, out] for kernels.MatMul: each layer's
 // q, k and v projections side by side in one matrix, and its gate and up projections likewise.
@@ -59,35 +58,49 @@ type cpuPrefix struct {
 }
 
 // newCPUModel builds the engine's weights from get, which returns each weight of cfg.weightSpecs in the
-// checkpoint's layout ([out, in] for matrices) as float32.
+// checkpoint's layout ([out, in] for matrices) as float32. It asks for them in that order, and a layer's
+// weights are fused and transposed before the next layer's are read, so that loading holds at most one
+// layer's weights twice.
 func newCPUModel(cfg Config, maxSeq int, invFreq []float64, get func(weightSpec) ([]float32, error)) (*cpuModel, error) {
 	specs := cfg.weightSpecs()
-	w := make(map[string][]float32, len(specs))
-	for _, s := range specs {
-		data, err := get(s)
+	var err error
+	next := func() []float32 {
+		if err != nil {
+			return nil
+		}
+		var data []float32
+		data, err = get(specs[0])
+		specs = specs[1:]
+		return data
+	}
+	H, I, V, hd := cfg.HiddenSize, cfg.IntermediateSize, cfg.VocabSize, cfg.HeadDim
+	c := &cpuModel{cfg: cfg, embed: next(), threads: runtime.GOMAXPROCS(0)}
+	for range cfg.NumHiddenLayers {
+		attnNorm := next()
+		q, k, v, o := next(), next(), next(), next()
+		mlpNorm := next()
+		gate, up, down := next(), next(), next()
 		if err != nil {
 			return nil, err
 		}
-		w[s.name] = data
-	}
-	H, I, V, hd := cfg.HiddenSize, cfg.IntermediateSize, cfg.VocabSize, cfg.HeadDim
-	c := &cpuModel{cfg: cfg, embed: w[embedName], norm: w["model.norm.weight"], threads: runtime.GOMAXPROCS(0)}
-	if cfg.TieWordEmbeddings {
-		c.head = transpose(c.embed, V, H)
-	} else {
-		c.head = transpose(w["lm_head.weight"], V, H)
-	}
-	for l := range cfg.NumHiddenLayers {
-		p := fmt.Sprintf("model.layers.%d.", l)
 		c.layers = append(c.layers, cpuLayer{
-			attnNorm: w[p+"input_layernorm.weight"],
-			mlpNorm:  w[p+"post_attention_layernorm.weight"],
-			qkv:      sideBySide(H, w[p+"self_attn.q_proj.weight"], w[p+"self_attn.k_proj.weight"], w[p+"self_attn.v_proj.weight"]),
-			o:        transpose(w[p+"self_attn.o_proj.weight"], H, cfg.NumAttentionHeads*hd),
-			gateUp:   sideBySide(H, w[p+"mlp.gate_proj.weight"], w[p+"mlp.up_proj.weight"]),
-			down:     transpose(w[p+"mlp.down_proj.weight"], H, I),
+			attnNorm: attnNorm,
+			mlpNorm:  mlpNorm,
+			qkv:      sideBySide(H, q, k, v),
+			o:        transpose(o, H, cfg.NumAttentionHeads*hd),
+			gateUp:   sideBySide(H, gate, up),
+			down:     transpose(down, H, I),
 		})
 	}
+	c.norm = next()
+	head := c.embed
+	if !cfg.TieWordEmbeddings {
+		head = next()
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.head = transpose(head, V, H)
 	half := hd / 2
 	c.cos, c.sin = make([]float32, maxSeq*half), make([]float32, maxSeq*half)
 	for pos := range maxSeq {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/gasplab/gasp/pkg/llama/internal/kernels"
 )
 
 // TestCPUEngine and TestGoMLXEngine run the model's tests on each engine, whichever DefaultBackend is: the
@@ -94,5 +96,38 @@ func TestCPUOptions(t *testing.T) {
 	}
 	if _, err := m.Forward([]int{1}); err == nil || !strings.Contains(err.Error(), "closed") {
 		t.Errorf("Forward after Close: error %v", err)
+	}
+}
+
+// BenchmarkCPUKernels decodes 64 rows of the embedded model (128-token prompt, 64 steps, rows then back to
+// the prompt) on the cpu engine with each kernel implementation this CPU runs, in tokens per second.
+func BenchmarkCPUKernels(b *testing.B) {
+	m := loadTestModel(b, "tiny", Options{MaxSeq: 512, Backend: CPUBackend})
+	V := m.Config().VocabSize
+	prompt := randomIDs(128, V, 1)
+	for _, name := range []string{"AVX-512", "AVX2", "portable Go"} {
+		prev, err := kernels.Use(name)
+		if err != nil {
+			continue
+		}
+		b.Run(name, func(b *testing.B) {
+			s := newSession(b, m, 64)
+			rows, toks := make([]int, 64), randomIDs(64, V, 2)
+			for i := range rows {
+				rows[i] = i
+			}
+			for b.Loop() {
+				if _, err := s.Prefill(prompt); err != nil {
+					b.Fatal(err)
+				}
+				for range 64 {
+					if _, err := s.Step(toks, rows); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(64*64*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+		})
+		kernels.Use(prev)
 	}
 }

@@ -89,7 +89,7 @@
 // or a GoMLX backend. By default this package links only GoMLX's pure-Go backend "go"
 // (github.com/gomlx/compute/gobackend), which needs no cgo and no downloads; built with -tags xla it also
 // links XLA/PJRT ("xla:cpu", "xla:cuda"; see environment.md). DefaultBackend is "cpu" where the cpu engine's
-// AVX-512 kernels run, else "go". Build with
+// AVX2 or AVX-512 kernels run, else "go". Build with
 // GOEXPERIMENT=simd for the pure-Go backend's AVX2/AVX-512 matrix kernels, and run such binaries with
 // GODEBUG=cpu.fma=off (math.Exp is otherwise 100× slower in them; scripts/goenv.sh sets both). BackendConfig
 // adds "ops_sequential" to pure-Go configurations: its parallel op scheduler can deadlock. Weights are kept
@@ -100,7 +100,8 @@
 //
 // Backend "cpu" runs the same model without GoMLX, in float32, with the kernels of internal/kernels:
 // AVX-512 matrix products (4 rows × 32 columns of fused multiply-adds a step, ~90 GFLOP/s on one core
-// here), attention, softmax and SwiGLU on vectors of 16, and portable Go where AVX-512 is missing. It
+// here), attention, softmax and SwiGLU on vectors of 16; AVX2 versions on vectors of 8 (~55 % of that)
+// where AVX-512 is missing, and portable Go (~2 GFLOP/s) without either or GOEXPERIMENT=simd. It
 // exists because the GoMLX graph, interpreted by the pure-Go backend op by op, spent four fifths of a decode
 // step outside its matrix kernels (reshapes and concatenations copying tensors, softmax over every cache
 // slot, exps); rewriting the graphs had taken batch 64 from 3,100 to only 4,500 tokens/s a core. The engine differs from the graphs in what it skips, not in

@@ -22,9 +22,9 @@ import (
 )
 
 // DefaultBackend returns the backend used when neither Options.Backend nor $GOMLX_BACKEND names one: the
-// cpu engine (CPUBackend) where its AVX-512 kernels run — amd64 binaries built with GOEXPERIMENT=simd, on
-// a CPU with AVX-512 — and otherwise GoMLX's pure-Go backend "go" (package
-// github.com/gomlx/compute/gobackend), whose AVX2 kernels beat the cpu engine's portable Go.
+// cpu engine (CPUBackend) where its vector kernels run — amd64 binaries built with GOEXPERIMENT=simd, on a
+// CPU with AVX2 or AVX-512 — and otherwise GoMLX's pure-Go backend "go" (package
+// github.com/gomlx/compute/gobackend).
 func DefaultBackend() string {
 	if kernels.Fast() {
 		return CPUBackend

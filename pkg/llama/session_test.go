@@ -27,7 +27,7 @@ func lastLogits(t *testing.T, m *Model, ids []int) []float32 {
 }
 
 // newSession returns a session of batch rows of m, closed when the test ends.
-func newSession(t *testing.T, m *Model, batch int) *Session {
+func newSession(t testing.TB, m *Model, batch int) *Session {
 	t.Helper()
 	s, err := m.NewSession(batch)
 	if err != nil {

@@ -7,7 +7,19 @@ import (
 	"simd/archsimd"
 )
 
-var useAVX512 = archsimd.X86.AVX512()
+var avx512 = impl{"AVX-512", matMulAVX512, scoresAVX512, weightedSumAVX512, softmaxAVX512, siluMulAVX512, rmsNormAVX512}
+
+// implementations lists the implementations this CPU runs, fastest first.
+func implementations() []impl {
+	var ims []impl
+	if archsimd.X86.AVX512() {
+		ims = append(ims, avx512)
+	}
+	if haveAVX2 {
+		ims = append(ims, avx2)
+	}
+	return append(ims, portable)
+}
 
 type vec = archsimd.Float32x16
 
@@ -167,12 +179,8 @@ func weightedSumAVX512(out, a, v []float32) {
 		}
 		store(c0.Add(c1).Add(c2.Add(c3)), out[d:])
 	}
-	for ; d < n; d++ {
-		var t float32
-		for p, c := range a {
-			t += c * v[p*n+d]
-		}
-		out[d] = t
+	if d < n {
+		weightedSumStrided(out[d:], a, v[d:], n)
 	}
 }
 

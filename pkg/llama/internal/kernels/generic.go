@@ -28,11 +28,13 @@ func scoresGeneric(s, q, kt []float32, stride int) {
 	}
 }
 
-func weightedSumGeneric(out, a, v []float32) {
+func weightedSumGeneric(out, a, v []float32) { weightedSumStrided(out, a, v, len(out)) }
+
+// weightedSumStrided is weightedSumGeneric over rows of v stride apart.
+func weightedSumStrided(out, a, v []float32, stride int) {
 	clear(out)
-	n := len(out)
 	for p, c := range a {
-		row := v[p*n : (p+1)*n]
+		row := v[p*stride : p*stride+len(out)]
 		for d := range out {
 			out[d] += c * row[d]
 		}

@@ -50,9 +50,11 @@ func TestMatMul(t *testing.T) {
 			y := append([]float32(nil), y0...)
 			MatMul(y, x, w, m, k, n, acc)
 			checkClose(t, "MatMul", y, want, tol)
-			y = append([]float32(nil), y0...)
-			matMulGeneric(y, x, w, m, k, n, 0, n, acc)
-			checkClose(t, "matMulGeneric", y, want, tol)
+			for _, im := range implementations() {
+				y = append([]float32(nil), y0...)
+				im.matMul(y, x, w, m, k, n, 0, n, acc)
+				checkClose(t, im.name+" matMul", y, want, tol)
+			}
 		}
 	}
 }
@@ -70,10 +72,10 @@ func TestScoresAndWeightedSum(t *testing.T) {
 				}
 			}
 			s := make([]float32, L)
-			Scores(s, q, kt, stride)
-			checkClose(t, "Scores", s, want, 1e-5)
-			scoresGeneric(s, q, kt, stride)
-			checkClose(t, "scoresGeneric", s, want, 1e-5)
+			for _, im := range implementations() {
+				im.scores(s, q, kt, stride)
+				checkClose(t, im.name+" scores", s, want, 1e-5)
+			}
 
 			a, v := randSlice(rng, L), randSlice(rng, L*hd)
 			wantO := make([]float64, hd)
@@ -82,11 +84,11 @@ func TestScoresAndWeightedSum(t *testing.T) {
 					wantO[d] += float64(a[p]) * float64(v[p*hd+d])
 				}
 			}
-			out := randSlice(rng, hd)
-			WeightedSum(out, a, v)
-			checkClose(t, "WeightedSum", out, wantO, 1e-5)
-			weightedSumGeneric(out, a, v)
-			checkClose(t, "weightedSumGeneric", out, wantO, 1e-5)
+			for _, im := range implementations() {
+				out := randSlice(rng, hd)
+				im.weightedSum(out, a, v)
+				checkClose(t, im.name+" weightedSum", out, wantO, 1e-5)
+			}
 		}
 	}
 }
@@ -98,11 +100,14 @@ func TestExp(t *testing.T) {
 		want := math.Exp(float64(float32(x)))
 		got := float64(expGeneric(float32(x)))
 		worst = max(worst, math.Abs(got-want)/want)
-		sm := []float32{float32(x), 0}
-		Softmax(sm) // e^x/(e^x+1) through the vector path's exp when it is in use
-		wantS := want / (want + 1)
-		if math.Abs(float64(sm[0])-wantS) > 3e-7*math.Max(wantS, 1e-30)+1e-38 {
-			t.Fatalf("Softmax([%g, 0])[0] = %g, want %g", x, sm[0], wantS)
+		for _, im := range implementations() {
+			sm := make([]float32, 16) // e^x/(e^x+15) through the vector exp where there is one
+			sm[0] = float32(x)
+			im.softmax(sm)
+			wantS := want / (want + 15)
+			if math.Abs(float64(sm[0])-wantS) > 1e-6*math.Max(wantS, 1e-30)+1e-38 {
+				t.Fatalf("%s softmax([%g, 0...])[0] = %g, want %g", im.name, x, sm[0], wantS)
+			}
 		}
 	}
 	if worst > 2.4e-7 {
@@ -136,12 +141,11 @@ func TestSoftmaxSiLURMSNorm(t *testing.T) {
 		for i := range want {
 			want[i] /= sum
 		}
-		got := append([]float32(nil), s...)
-		Softmax(got)
-		checkClose(t, "Softmax", got, want, 1e-6)
-		got = append([]float32(nil), s...)
-		softmaxGeneric(got)
-		checkClose(t, "softmaxGeneric", got, want, 1e-6)
+		for _, im := range implementations() {
+			got := append([]float32(nil), s...)
+			im.softmax(got)
+			checkClose(t, im.name+" softmax", got, want, 1e-6)
+		}
 
 		g, u := randSlice(rng, n), randSlice(rng, n)
 		wantG := make([]float64, n)
@@ -150,12 +154,14 @@ func TestSoftmaxSiLURMSNorm(t *testing.T) {
 			g[i] = float32(x)
 			wantG[i] = x / (1 + math.Exp(-x)) * float64(u[i])
 		}
-		got = make([]float32, n)
-		SiLUMul(got, g, u)
-		checkClose(t, "SiLUMul", got, wantG, 1e-6)
-		got = append([]float32(nil), g...)
-		siluMulGeneric(got, got, u)
-		checkClose(t, "siluMulGeneric", got, wantG, 1e-6)
+		for _, im := range implementations() {
+			got := make([]float32, n)
+			im.siluMul(got, g, u)
+			checkClose(t, im.name+" siluMul", got, wantG, 1e-6)
+			got = append([]float32(nil), g...)
+			im.siluMul(got, got, u) // in place
+			checkClose(t, im.name+" siluMul in place", got, wantG, 1e-6)
+		}
 
 		x, w := randSlice(rng, n), randSlice(rng, n)
 		var ss float64
@@ -167,22 +173,26 @@ func TestSoftmaxSiLURMSNorm(t *testing.T) {
 		for i := range x {
 			wantN[i] = float64(x[i]) * r * float64(w[i])
 		}
-		got = make([]float32, n)
-		RMSNorm(got, x, w, 1e-5)
-		checkClose(t, "RMSNorm", got, wantN, 1e-6)
-		rmsNormGeneric(got, x, w, 1e-5)
-		checkClose(t, "rmsNormGeneric", got, wantN, 1e-6)
+		for _, im := range implementations() {
+			got := make([]float32, n)
+			im.rmsNorm(got, x, w, 1e-5)
+			checkClose(t, im.name+" rmsNorm", got, wantN, 1e-6)
+		}
 	}
 }
 
+// benchMatMul measures every implementation's product in GFLOP/s.
 func benchMatMul(b *testing.B, m, k, n int) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	x, w, y := randSlice(rng, m*k), randSlice(rng, k*n), make([]float32, m*n)
-	b.ResetTimer()
-	for range b.N {
-		MatMul(y, x, w, m, k, n, false)
+	for _, im := range implementations() {
+		b.Run(im.name, func(b *testing.B) {
+			for b.Loop() {
+				im.matMul(y, x, w, m, k, n, 0, n, false)
+			}
+			b.ReportMetric(float64(2*m*k*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
 	}
-	b.ReportMetric(float64(2*m*k*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
 func BenchmarkMatMul64x128x512(b *testing.B)  { benchMatMul(b, 64, 128, 512) }
@@ -205,4 +215,26 @@ func TestMatMulColumns(t *testing.T) {
 			t.Fatalf("[%d]: columns %g, whole %g", i, got[i], want[i])
 		}
 	}
+}
+
+// TestImplementations: this CPU's implementations are listed fastest first, the active one is the first,
+// and Use switches between them and refuses a name it does not have.
+func TestImplementations(t *testing.T) {
+	ims := implementations()
+	if ims[len(ims)-1].name != portable.name || Name() != ims[0].name || Fast() != (len(ims) > 1) {
+		t.Fatalf("implementations %v, active %q", len(ims), Name())
+	}
+	for _, im := range ims {
+		prev, err := Use(im.name)
+		if err != nil || Name() != im.name {
+			t.Fatalf("Use(%q): %v, now %q", im.name, err, Name())
+		}
+		if _, err := Use(prev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Use("SSE9"); err == nil {
+		t.Error("Use of an unknown implementation: no error")
+	}
+	t.Logf("implementations: %d, active %q", len(ims), Name())
 }

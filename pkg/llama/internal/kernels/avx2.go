@@ -1,0 +1,275 @@
+//go:build goexperiment.simd && amd64
+
+package kernels
+
+import (
+	"math"
+	"os"
+	"simd/archsimd"
+	"slices"
+	"strings"
+)
+
+var avx2 = impl{"AVX2", matMulAVX2, scoresAVX2, weightedSumAVX2, softmaxAVX2, siluMulAVX2, rmsNormAVX2}
+
+// haveAVX2 reports AVX2 and FMA. The gasp binary runs with GODEBUG=cpu.fma=off (cmd/gasp/simd.go), which
+// hides FMA from archsimd.X86 (and x/sys/cpu) though the instructions still run; then AVX2 stands for both,
+// as on every x86 CPU that has AVX2 (Intel since Haswell, AMD since Excavator).
+var haveAVX2 = archsimd.X86.AVX2() && (archsimd.X86.FMA() || fmaHidden())
+
+func fmaHidden() bool {
+	return slices.Contains(strings.Split(os.Getenv("GODEBUG"), ","), "cpu.fma=off")
+}
+
+type vec8 = archsimd.Float32x8
+
+func load8(s []float32) vec8     { return archsimd.LoadFloat32x8((*[8]float32)(s[:8])) }
+func store8(v vec8, s []float32) { v.Store((*[8]float32)(s[:8])) }
+func splat8(a float32) vec8      { return archsimd.BroadcastFloat32x8(a) }
+
+// matMulAVX2 is matMulAVX512 with panels of 16 columns (2 registers of 8).
+func matMulAVX2(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
+	full := j0 + (j1-j0)&^15
+	for j := j0; j < full; j += 16 {
+		i := 0
+		for ; i+4 <= m; i += 4 {
+			tile4x16(y, x, w, i, j, k, n, accumulate)
+		}
+		for ; i < m; i++ {
+			tile1x16(y, x, w, i, j, k, n, accumulate)
+		}
+	}
+	if full < j1 {
+		matMulGeneric(y, x, w, m, k, n, full, j1, accumulate)
+	}
+}
+
+func tile4x16(y, x, w []float32, i, j, k, n int, accumulate bool) {
+	x0 := x[i*k : i*k+k]
+	x1 := x[(i+1)*k : (i+1)*k+k][:len(x0)]
+	x2 := x[(i+2)*k : (i+2)*k+k][:len(x0)]
+	x3 := x[(i+3)*k : (i+3)*k+k][:len(x0)]
+	o := i*n + j
+	var c00, c01, c10, c11, c20, c21, c30, c31 vec8
+	if accumulate {
+		c00, c01 = load8(y[o:]), load8(y[o+8:])
+		c10, c11 = load8(y[o+n:]), load8(y[o+n+8:])
+		c20, c21 = load8(y[o+2*n:]), load8(y[o+2*n+8:])
+		c30, c31 = load8(y[o+3*n:]), load8(y[o+3*n+8:])
+	}
+	wp := j
+	for p := range x0 {
+		w0 := archsimd.LoadFloat32x8((*[8]float32)(w[wp : wp+8]))
+		w1 := archsimd.LoadFloat32x8((*[8]float32)(w[wp+8 : wp+16]))
+		b := splat8(x0[p])
+		c00, c01 = w0.MulAdd(b, c00), w1.MulAdd(b, c01)
+		b = splat8(x1[p])
+		c10, c11 = w0.MulAdd(b, c10), w1.MulAdd(b, c11)
+		b = splat8(x2[p])
+		c20, c21 = w0.MulAdd(b, c20), w1.MulAdd(b, c21)
+		b = splat8(x3[p])
+		c30, c31 = w0.MulAdd(b, c30), w1.MulAdd(b, c31)
+		wp += n
+	}
+	store8(c00, y[o:])
+	store8(c01, y[o+8:])
+	store8(c10, y[o+n:])
+	store8(c11, y[o+n+8:])
+	store8(c20, y[o+2*n:])
+	store8(c21, y[o+2*n+8:])
+	store8(c30, y[o+3*n:])
+	store8(c31, y[o+3*n+8:])
+}
+
+func tile1x16(y, x, w []float32, i, j, k, n int, accumulate bool) {
+	o := i*n + j
+	var c0, c1 vec8
+	if accumulate {
+		c0, c1 = load8(y[o:]), load8(y[o+8:])
+	}
+	wp := j
+	for _, a := range x[i*k : i*k+k] {
+		b := splat8(a)
+		c0 = archsimd.LoadFloat32x8((*[8]float32)(w[wp:wp+8])).MulAdd(b, c0)
+		c1 = archsimd.LoadFloat32x8((*[8]float32)(w[wp+8:wp+16])).MulAdd(b, c1)
+		wp += n
+	}
+	store8(c0, y[o:])
+	store8(c1, y[o+8:])
+}
+
+// scoresAVX2 runs over 32 positions at a time (4 accumulators), then 8 (4 chains over q), then the rest
+// in Go.
+func scoresAVX2(s, q, kt []float32, stride int) {
+	p := 0
+	for ; p+32 <= len(s); p += 32 {
+		var a0, a1, a2, a3 vec8
+		off := p
+		for _, c := range q {
+			b := splat8(c)
+			row := kt[off : off+32]
+			a0, a1 = load8(row).MulAdd(b, a0), load8(row[8:]).MulAdd(b, a1)
+			a2, a3 = load8(row[16:]).MulAdd(b, a2), load8(row[24:]).MulAdd(b, a3)
+			off += stride
+		}
+		store8(a0, s[p:])
+		store8(a1, s[p+8:])
+		store8(a2, s[p+16:])
+		store8(a3, s[p+24:])
+	}
+	for ; p+8 <= len(s); p += 8 {
+		var c0, c1, c2, c3 vec8
+		off, d := p, 0
+		for ; d+4 <= len(q); d += 4 {
+			c0 = load8(kt[off:]).MulAdd(splat8(q[d]), c0)
+			c1 = load8(kt[off+stride:]).MulAdd(splat8(q[d+1]), c1)
+			c2 = load8(kt[off+2*stride:]).MulAdd(splat8(q[d+2]), c2)
+			c3 = load8(kt[off+3*stride:]).MulAdd(splat8(q[d+3]), c3)
+			off += 4 * stride
+		}
+		for ; d < len(q); d++ {
+			c0 = load8(kt[off:]).MulAdd(splat8(q[d]), c0)
+			off += stride
+		}
+		store8(c0.Add(c1).Add(c2.Add(c3)), s[p:])
+	}
+	if p < len(s) {
+		scoresGeneric(s[p:], q, kt[p:], stride)
+	}
+}
+
+// weightedSumAVX2 runs over 16 outputs at a time with two chains of positions (4 accumulators), then 8
+// with four chains, then the rest in Go.
+func weightedSumAVX2(out, a, v []float32) {
+	n := len(out)
+	d := 0
+	for ; d+16 <= n; d += 16 {
+		var e0, e1, o0, o1 vec8
+		off, p := d, 0
+		for ; p+2 <= len(a); p += 2 {
+			b, c := splat8(a[p]), splat8(a[p+1])
+			e0, e1 = load8(v[off:]).MulAdd(b, e0), load8(v[off+8:]).MulAdd(b, e1)
+			o0, o1 = load8(v[off+n:]).MulAdd(c, o0), load8(v[off+n+8:]).MulAdd(c, o1)
+			off += 2 * n
+		}
+		if p < len(a) {
+			b := splat8(a[p])
+			e0, e1 = load8(v[off:]).MulAdd(b, e0), load8(v[off+8:]).MulAdd(b, e1)
+		}
+		store8(e0.Add(o0), out[d:])
+		store8(e1.Add(o1), out[d+8:])
+	}
+	for ; d+8 <= n; d += 8 {
+		var c0, c1, c2, c3 vec8
+		off, p := d, 0
+		for ; p+4 <= len(a); p += 4 {
+			c0 = load8(v[off:]).MulAdd(splat8(a[p]), c0)
+			c1 = load8(v[off+n:]).MulAdd(splat8(a[p+1]), c1)
+			c2 = load8(v[off+2*n:]).MulAdd(splat8(a[p+2]), c2)
+			c3 = load8(v[off+3*n:]).MulAdd(splat8(a[p+3]), c3)
+			off += 4 * n
+		}
+		for ; p < len(a); p++ {
+			c0 = load8(v[off:]).MulAdd(splat8(a[p]), c0)
+			off += n
+		}
+		store8(c0.Add(c1).Add(c2.Add(c3)), out[d:])
+	}
+	if d < n {
+		weightedSumStrided(out[d:], a, v[d:], n)
+	}
+}
+
+// exp8 is expGeneric on 8 lanes.
+func exp8(x vec8) vec8 {
+	x = x.Max(splat8(expLo)).Min(splat8(expHi))
+	n := x.Mul(splat8(log2e)).RoundToEven()
+	r := n.MulAdd(splat8(-ln2Hi), x)
+	r = n.MulAdd(splat8(-ln2Lo), r)
+	p := splat8(1.0 / 5040)
+	p = p.MulAdd(r, splat8(1.0/720))
+	p = p.MulAdd(r, splat8(1.0/120))
+	p = p.MulAdd(r, splat8(1.0/24))
+	p = p.MulAdd(r, splat8(1.0/6))
+	p = p.MulAdd(r, splat8(1.0/2))
+	p = p.MulAdd(r, splat8(1))
+	p = p.MulAdd(r, splat8(1))
+	scale := n.ConvertToInt32().Add(archsimd.BroadcastInt32x8(127)).ShiftAllLeft(23).AsFloat32x8()
+	return p.Mul(scale)
+}
+
+func sum8(v vec8) float32 {
+	var a [8]float32
+	v.Store(&a)
+	return a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7]
+}
+
+func softmaxAVX2(s []float32) {
+	mx := float32(math.Inf(-1))
+	i := 0
+	if len(s) >= 8 {
+		m := load8(s)
+		for i = 8; i+8 <= len(s); i += 8 {
+			m = m.Max(load8(s[i:]))
+		}
+		var a [8]float32
+		m.Store(&a)
+		for _, x := range a {
+			mx = max(mx, x)
+		}
+	}
+	for _, x := range s[i:] {
+		mx = max(mx, x)
+	}
+	var acc vec8
+	bm := splat8(mx)
+	for i = 0; i+8 <= len(s); i += 8 {
+		e := exp8(load8(s[i:]).Sub(bm))
+		store8(e, s[i:])
+		acc = acc.Add(e)
+	}
+	sum := sum8(acc)
+	for ; i < len(s); i++ {
+		s[i] = expGeneric(s[i] - mx)
+		sum += s[i]
+	}
+	bi := splat8(1 / sum)
+	for i = 0; i+8 <= len(s); i += 8 {
+		store8(load8(s[i:]).Mul(bi), s[i:])
+	}
+	for ; i < len(s); i++ {
+		s[i] *= 1 / sum
+	}
+}
+
+func siluMulAVX2(out, g, u []float32) {
+	i := 0
+	var zero vec8
+	one := splat8(1)
+	for ; i+8 <= len(g); i += 8 {
+		x := load8(g[i:])
+		store8(x.Div(exp8(zero.Sub(x)).Add(one)).Mul(load8(u[i:])), out[i:])
+	}
+	siluMulGeneric(out[i:], g[i:], u[i:])
+}
+
+func rmsNormAVX2(y, x, w []float32, eps float32) {
+	var acc vec8
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		v := load8(x[i:])
+		acc = v.MulAdd(v, acc)
+	}
+	ss := sum8(acc)
+	for _, v := range x[i:] {
+		ss += v * v
+	}
+	r := float32(1 / math.Sqrt(float64(ss/float32(len(x))+eps)))
+	br := splat8(r)
+	for i = 0; i+8 <= len(x); i += 8 {
+		store8(load8(x[i:]).Mul(br).Mul(load8(w[i:])), y[i:])
+	}
+	for ; i < len(x); i++ {
+		y[i] = x[i] * r * w[i]
+	}
+}
