@@ -304,12 +304,12 @@ func (c *cpuModel) attend(att, qkv []float32, scores *[]float32, l int, rows []*
 		*scores = s
 		for h := range heads {
 			g := h / group
-			kernels.Scores(s, qkv[j*qw+h*hd:j*qw+(h+1)*hd], row.k[l][g*hd*row.cap:], row.cap)
+			kernels.WeightedSum(s, qkv[j*qw+h*hd:j*qw+(h+1)*hd], row.k[l][g*hd*row.cap:], row.cap)
 			for i := n; i < padded; i++ {
 				s[i] = negInf
 			}
 			kernels.Softmax(s)
-			kernels.WeightedSum(att[(j*heads+h)*hd:][:hd], s[:n], row.v[l][g*row.cap*hd:])
+			kernels.WeightedSum(att[(j*heads+h)*hd:][:hd], s[:n], row.v[l][g*row.cap*hd:], hd)
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-var avx2 = impl{"AVX2", matMulAVX2, scoresAVX2, weightedSumAVX2, softmaxAVX2, siluMulAVX2, rmsNormAVX2}
+var avx2 = impl{"AVX2", matMulAVX2, weightedSumAVX2, softmaxAVX2, siluMulAVX2, rmsNormAVX2}
 
 // haveAVX2 reports AVX2 and FMA. The gasp binary runs with GODEBUG=cpu.fma=off (cmd/gasp/simd.go), which
 // hides FMA from archsimd.X86 (and x/sys/cpu) though the instructions still run; then AVX2 stands for both,
@@ -98,59 +98,32 @@ func tile1x16(y, x, w []float32, i, j, k, n int, accumulate bool) {
 	store8(c1, y[o+8:])
 }
 
-// scoresAVX2 runs over 32 positions at a time (4 accumulators), then 8 (4 chains over q), then the rest
-// in Go.
-func scoresAVX2(s, q, kt []float32, stride int) {
-	p := 0
-	for ; p+32 <= len(s); p += 32 {
-		var a0, a1, a2, a3 vec8
-		off := p
-		for _, c := range q {
-			b := splat8(c)
-			row := kt[off : off+32]
-			a0, a1 = load8(row).MulAdd(b, a0), load8(row[8:]).MulAdd(b, a1)
-			a2, a3 = load8(row[16:]).MulAdd(b, a2), load8(row[24:]).MulAdd(b, a3)
-			off += stride
-		}
-		store8(a0, s[p:])
-		store8(a1, s[p+8:])
-		store8(a2, s[p+16:])
-		store8(a3, s[p+24:])
-	}
-	for ; p+8 <= len(s); p += 8 {
-		var c0, c1, c2, c3 vec8
-		off, d := p, 0
-		for ; d+4 <= len(q); d += 4 {
-			c0 = load8(kt[off:]).MulAdd(splat8(q[d]), c0)
-			c1 = load8(kt[off+stride:]).MulAdd(splat8(q[d+1]), c1)
-			c2 = load8(kt[off+2*stride:]).MulAdd(splat8(q[d+2]), c2)
-			c3 = load8(kt[off+3*stride:]).MulAdd(splat8(q[d+3]), c3)
-			off += 4 * stride
-		}
-		for ; d < len(q); d++ {
-			c0 = load8(kt[off:]).MulAdd(splat8(q[d]), c0)
-			off += stride
-		}
-		store8(c0.Add(c1).Add(c2.Add(c3)), s[p:])
-	}
-	if p < len(s) {
-		scoresGeneric(s[p:], q, kt[p:], stride)
-	}
-}
-
-// weightedSumAVX2 runs over 16 outputs at a time with two chains of positions (4 accumulators), then 8
-// with four chains, then the rest in Go.
-func weightedSumAVX2(out, a, v []float32) {
-	n := len(out)
+// weightedSumAVX2 is weightedSumAVX512 on 8 lanes: 32 outputs at a time, then 16, then 8.
+func weightedSumAVX2(out, a, v []float32, stride int) {
 	d := 0
-	for ; d+16 <= n; d += 16 {
+	for ; d+32 <= len(out); d += 32 {
+		var c0, c1, c2, c3 vec8
+		off := d
+		for _, c := range a {
+			b := splat8(c)
+			row := v[off : off+32]
+			c0, c1 = load8(row).MulAdd(b, c0), load8(row[8:]).MulAdd(b, c1)
+			c2, c3 = load8(row[16:]).MulAdd(b, c2), load8(row[24:]).MulAdd(b, c3)
+			off += stride
+		}
+		store8(c0, out[d:])
+		store8(c1, out[d+8:])
+		store8(c2, out[d+16:])
+		store8(c3, out[d+24:])
+	}
+	for ; d+16 <= len(out); d += 16 {
 		var e0, e1, o0, o1 vec8
 		off, p := d, 0
 		for ; p+2 <= len(a); p += 2 {
 			b, c := splat8(a[p]), splat8(a[p+1])
 			e0, e1 = load8(v[off:]).MulAdd(b, e0), load8(v[off+8:]).MulAdd(b, e1)
-			o0, o1 = load8(v[off+n:]).MulAdd(c, o0), load8(v[off+n+8:]).MulAdd(c, o1)
-			off += 2 * n
+			o0, o1 = load8(v[off+stride:]).MulAdd(c, o0), load8(v[off+stride+8:]).MulAdd(c, o1)
+			off += 2 * stride
 		}
 		if p < len(a) {
 			b := splat8(a[p])
@@ -159,24 +132,24 @@ func weightedSumAVX2(out, a, v []float32) {
 		store8(e0.Add(o0), out[d:])
 		store8(e1.Add(o1), out[d+8:])
 	}
-	for ; d+8 <= n; d += 8 {
+	for ; d+8 <= len(out); d += 8 {
 		var c0, c1, c2, c3 vec8
 		off, p := d, 0
 		for ; p+4 <= len(a); p += 4 {
 			c0 = load8(v[off:]).MulAdd(splat8(a[p]), c0)
-			c1 = load8(v[off+n:]).MulAdd(splat8(a[p+1]), c1)
-			c2 = load8(v[off+2*n:]).MulAdd(splat8(a[p+2]), c2)
-			c3 = load8(v[off+3*n:]).MulAdd(splat8(a[p+3]), c3)
-			off += 4 * n
+			c1 = load8(v[off+stride:]).MulAdd(splat8(a[p+1]), c1)
+			c2 = load8(v[off+2*stride:]).MulAdd(splat8(a[p+2]), c2)
+			c3 = load8(v[off+3*stride:]).MulAdd(splat8(a[p+3]), c3)
+			off += 4 * stride
 		}
 		for ; p < len(a); p++ {
 			c0 = load8(v[off:]).MulAdd(splat8(a[p]), c0)
-			off += n
+			off += stride
 		}
 		store8(c0.Add(c1).Add(c2.Add(c3)), out[d:])
 	}
-	if d < n {
-		weightedSumStrided(out[d:], a, v[d:], n)
+	if d < len(out) {
+		weightedSumGeneric(out[d:], a, v[d:], stride)
 	}
 }
 

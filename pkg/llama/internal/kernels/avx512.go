@@ -7,7 +7,7 @@ import (
 	"simd/archsimd"
 )
 
-var avx512 = impl{"AVX-512", matMulAVX512, scoresAVX512, weightedSumAVX512, softmaxAVX512, siluMulAVX512, rmsNormAVX512}
+var avx512 = impl{"AVX-512", matMulAVX512, weightedSumAVX512, softmaxAVX512, siluMulAVX512, rmsNormAVX512}
 
 // implementations lists the implementations this CPU runs, fastest first.
 func implementations() []impl {
@@ -101,60 +101,35 @@ func tile1x32(y, x, w []float32, i, j, k, n int, accumulate bool) {
 	store(c1, y[o+16:])
 }
 
-// scoresAVX512 runs over 64 positions at a time (4 accumulators), then 16 (4 chains over q), then the
-// rest in Go.
-func scoresAVX512(s, q, kt []float32, stride int) {
-	p := 0
-	for ; p+64 <= len(s); p += 64 {
-		var a0, a1, a2, a3 vec
-		off := p
-		for _, c := range q {
-			b := splat(c)
-			row := kt[off : off+64]
-			a0, a1 = load(row).MulAdd(b, a0), load(row[16:]).MulAdd(b, a1)
-			a2, a3 = load(row[32:]).MulAdd(b, a2), load(row[48:]).MulAdd(b, a3)
-			off += stride
-		}
-		store(a0, s[p:])
-		store(a1, s[p+16:])
-		store(a2, s[p+32:])
-		store(a3, s[p+48:])
-	}
-	for ; p+16 <= len(s); p += 16 {
-		var c0, c1, c2, c3 vec // four chains over d: fused multiply-adds do not wait on each other
-		off, d := p, 0
-		for ; d+4 <= len(q); d += 4 {
-			c0 = load(kt[off:]).MulAdd(splat(q[d]), c0)
-			c1 = load(kt[off+stride:]).MulAdd(splat(q[d+1]), c1)
-			c2 = load(kt[off+2*stride:]).MulAdd(splat(q[d+2]), c2)
-			c3 = load(kt[off+3*stride:]).MulAdd(splat(q[d+3]), c3)
-			off += 4 * stride
-		}
-		for ; d < len(q); d++ {
-			c0 = load(kt[off:]).MulAdd(splat(q[d]), c0)
-			off += stride
-		}
-		store(c0.Add(c1).Add(c2.Add(c3)), s[p:])
-	}
-	if p < len(s) {
-		scoresGeneric(s[p:], q, kt[p:], stride)
-	}
-}
-
-// weightedSumAVX512 runs over 32 outputs at a time with two chains of positions (even and odd: 4
-// accumulators, so that fused multiply-adds do not wait on each other), then 16 with four chains, then the
-// rest in Go.
-func weightedSumAVX512(out, a, v []float32) {
-	n := len(out)
+// weightedSumAVX512 runs over 64 outputs at a time (4 accumulators, each a chain over the rows), then 32
+// (2 accumulators and two chains: even and odd rows), then 16 (four chains), so that fused multiply-adds
+// rarely wait on each other whether the rows are many and short (attention's values) or few and long
+// (its keys); the last columns run in Go.
+func weightedSumAVX512(out, a, v []float32, stride int) {
 	d := 0
-	for ; d+32 <= n; d += 32 {
+	for ; d+64 <= len(out); d += 64 {
+		var c0, c1, c2, c3 vec
+		off := d
+		for _, c := range a {
+			b := splat(c)
+			row := v[off : off+64]
+			c0, c1 = load(row).MulAdd(b, c0), load(row[16:]).MulAdd(b, c1)
+			c2, c3 = load(row[32:]).MulAdd(b, c2), load(row[48:]).MulAdd(b, c3)
+			off += stride
+		}
+		store(c0, out[d:])
+		store(c1, out[d+16:])
+		store(c2, out[d+32:])
+		store(c3, out[d+48:])
+	}
+	for ; d+32 <= len(out); d += 32 {
 		var e0, e1, o0, o1 vec
 		off, p := d, 0
 		for ; p+2 <= len(a); p += 2 {
 			b, c := splat(a[p]), splat(a[p+1])
 			e0, e1 = load(v[off:]).MulAdd(b, e0), load(v[off+16:]).MulAdd(b, e1)
-			o0, o1 = load(v[off+n:]).MulAdd(c, o0), load(v[off+n+16:]).MulAdd(c, o1)
-			off += 2 * n
+			o0, o1 = load(v[off+stride:]).MulAdd(c, o0), load(v[off+stride+16:]).MulAdd(c, o1)
+			off += 2 * stride
 		}
 		if p < len(a) {
 			b := splat(a[p])
@@ -163,24 +138,24 @@ func weightedSumAVX512(out, a, v []float32) {
 		store(e0.Add(o0), out[d:])
 		store(e1.Add(o1), out[d+16:])
 	}
-	for ; d+16 <= n; d += 16 {
+	for ; d+16 <= len(out); d += 16 {
 		var c0, c1, c2, c3 vec
 		off, p := d, 0
 		for ; p+4 <= len(a); p += 4 {
 			c0 = load(v[off:]).MulAdd(splat(a[p]), c0)
-			c1 = load(v[off+n:]).MulAdd(splat(a[p+1]), c1)
-			c2 = load(v[off+2*n:]).MulAdd(splat(a[p+2]), c2)
-			c3 = load(v[off+3*n:]).MulAdd(splat(a[p+3]), c3)
-			off += 4 * n
+			c1 = load(v[off+stride:]).MulAdd(splat(a[p+1]), c1)
+			c2 = load(v[off+2*stride:]).MulAdd(splat(a[p+2]), c2)
+			c3 = load(v[off+3*stride:]).MulAdd(splat(a[p+3]), c3)
+			off += 4 * stride
 		}
 		for ; p < len(a); p++ {
 			c0 = load(v[off:]).MulAdd(splat(a[p]), c0)
-			off += n
+			off += stride
 		}
 		store(c0.Add(c1).Add(c2.Add(c3)), out[d:])
 	}
-	if d < n {
-		weightedSumStrided(out[d:], a, v[d:], n)
+	if d < len(out) {
+		weightedSumGeneric(out[d:], a, v[d:], stride)
 	}
 }
 

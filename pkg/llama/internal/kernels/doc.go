@@ -1,10 +1,12 @@
-// Package kernels holds the float32 kernels of pkg/llama's "cpu" engine: a matrix product, attention's
-// scores and weighted sums, softmax, RMSNorm and SwiGLU's gate, each over plain row-major slices.
+// Package kernels holds the float32 kernels of pkg/llama's "cpu" engine: a matrix product, weighted sums
+// of rows (attention's scores and outputs), softmax, RMSNorm and SwiGLU's gate, each over plain row-major
+// slices.
 //
 // Every kernel has a portable Go version (generic.go), and on amd64 binaries built with
 // GOEXPERIMENT=simd an AVX-512 version (avx512.go) and an AVX2 version (avx2.go), the fastest the CPU
 // supports chosen at start; Name says which. The tests hold every implementation the CPU runs to the same
-// float64 references.
+// float64 references. avx2.go mirrors avx512.go with vectors of 8: archsimd's vector types share no
+// interface that a generic function could use without calls through a dictionary in its inner loops.
 //
 // Why hand-written: GoMLX's pure-Go backend runs a Llama step as a graph of generic ops, each reading and
 // writing whole tensors (reshapes and concatenations copy, softmax runs over every cache slot); on the
@@ -36,22 +38,19 @@ func MatMulColumns(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 // ColumnBlock is a multiple of the width of the column panels MatMul works in.
 const ColumnBlock = 32
 
-// Scores sets s[p] = Σ_d q[d]·kt[d·stride+p] for p < len(s) and d < len(q): a query's dot products with
-// keys stored transposed ([len(q)][stride], one column per position).
-func Scores(s, q, kt []float32, stride int) {
-	if len(s) > stride || len(kt) < (len(q)-1)*stride+len(s) {
-		panic("kernels: Scores: keys shorter than their shape")
+// WeightedSum sets out[d] = Σ_p a[p]·v[p·stride+d] for d < len(out) and p < len(a): the sum of the rows
+// of v, stride apart, weighted by a. Attention uses it twice: a query's scores are the rows of the keys
+// stored transposed ([hd][positions]) weighted by the query, and its output the rows of the values
+// ([positions][hd]) weighted by the probabilities.
+func WeightedSum(out, a, v []float32, stride int) {
+	if len(a) == 0 {
+		clear(out)
+		return
 	}
-	active.scores(s, q, kt, stride)
-}
-
-// WeightedSum sets out[d] = Σ_p a[p]·v[p·len(out)+d] for d < len(out) and p < len(a): the sum of the
-// rows of v [len(a)][len(out)] weighted by a.
-func WeightedSum(out, a, v []float32) {
-	if len(v) < len(a)*len(out) {
-		panic("kernels: WeightedSum: values shorter than their shape")
+	if len(out) > stride || len(v) < (len(a)-1)*stride+len(out) {
+		panic("kernels: WeightedSum: rows shorter than their shape")
 	}
-	active.weightedSum(out, a, v)
+	active.weightedSum(out, a, v, stride)
 }
 
 // Softmax replaces s by softmax(s) (the maximum subtracted first).
@@ -75,14 +74,13 @@ func RMSNorm(y, x, w []float32, eps float32) {
 type impl struct {
 	name        string
 	matMul      func(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool)
-	scores      func(s, q, kt []float32, stride int)
-	weightedSum func(out, a, v []float32)
+	weightedSum func(out, a, v []float32, stride int)
 	softmax     func(s []float32)
 	siluMul     func(out, g, u []float32)
 	rmsNorm     func(y, x, w []float32, eps float32)
 }
 
-var portable = impl{"portable Go", matMulGeneric, scoresGeneric, weightedSumGeneric, softmaxGeneric, siluMulGeneric, rmsNormGeneric}
+var portable = impl{"portable Go", matMulGeneric, weightedSumGeneric, softmaxGeneric, siluMulGeneric, rmsNormGeneric}
 
 // active is the implementation the functions above run: the first of implementations(), the fastest this
 // CPU supports.

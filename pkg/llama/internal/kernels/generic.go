@@ -18,20 +18,7 @@ func matMulGeneric(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 	}
 }
 
-func scoresGeneric(s, q, kt []float32, stride int) {
-	clear(s)
-	for d, a := range q {
-		row := kt[d*stride : d*stride+len(s)]
-		for p := range s {
-			s[p] += a * row[p]
-		}
-	}
-}
-
-func weightedSumGeneric(out, a, v []float32) { weightedSumStrided(out, a, v, len(out)) }
-
-// weightedSumStrided is weightedSumGeneric over rows of v stride apart.
-func weightedSumStrided(out, a, v []float32, stride int) {
+func weightedSumGeneric(out, a, v []float32, stride int) {
 	clear(out)
 	for p, c := range a {
 		row := v[p*stride : p*stride+len(out)]

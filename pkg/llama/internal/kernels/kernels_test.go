@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -59,35 +60,31 @@ func TestMatMul(t *testing.T) {
 	}
 }
 
-func TestScoresAndWeightedSum(t *testing.T) {
+// TestWeightedSum covers both of attention's shapes: few long rows (a query's scores: hd rows of the
+// transposed keys, as many columns as positions) and many short ones (its output: a row of hd values a
+// position), for every count of columns that exercises the blocks and the tail.
+func TestWeightedSum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, L := range []int{1, 15, 16, 17, 63, 64, 65, 130, 200} {
-		for _, hd := range []int{1, 8, 16, 32, 48, 64, 80, 128} {
-			stride := L + 3
-			q, kt := randSlice(rng, hd), randSlice(rng, hd*stride)
-			want := make([]float64, L)
-			for p := range L {
-				for d := range hd {
-					want[p] += float64(q[d]) * float64(kt[d*stride+p])
+	for _, rows := range []int{0, 1, 3, 15, 16, 17, 64, 130, 200} {
+		for _, cols := range []int{1, 7, 8, 16, 17, 32, 33, 48, 64, 80, 100, 128, 200} {
+			stride := cols + rows%5
+			a, v := randSlice(rng, rows), randSlice(rng, rows*stride)
+			want := make([]float64, cols)
+			for p := range rows {
+				for d := range cols {
+					want[d] += float64(a[p]) * float64(v[p*stride+d])
 				}
 			}
-			s := make([]float32, L)
+			out := randSlice(rng, cols)
+			WeightedSum(out, a, v, stride)
+			checkClose(t, fmt.Sprintf("WeightedSum %d rows × %d", rows, cols), out, want, 1e-5)
 			for _, im := range implementations() {
-				im.scores(s, q, kt, stride)
-				checkClose(t, im.name+" scores", s, want, 1e-5)
-			}
-
-			a, v := randSlice(rng, L), randSlice(rng, L*hd)
-			wantO := make([]float64, hd)
-			for p := range L {
-				for d := range hd {
-					wantO[d] += float64(a[p]) * float64(v[p*hd+d])
+				if rows == 0 {
+					break // WeightedSum's own case
 				}
-			}
-			for _, im := range implementations() {
-				out := randSlice(rng, hd)
-				im.weightedSum(out, a, v)
-				checkClose(t, im.name+" weightedSum", out, wantO, 1e-5)
+				out := randSlice(rng, cols)
+				im.weightedSum(out, a, v, stride)
+				checkClose(t, fmt.Sprintf("%s weightedSum %d rows × %d", im.name, rows, cols), out, want, 1e-5)
 			}
 		}
 	}
