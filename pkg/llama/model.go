@@ -41,17 +41,18 @@ const DefaultPrefillChunk = 32
 
 // Options configures a Model.
 type Options struct {
-	// Backend is the GoMLX backend configuration, as in $GOMLX_BACKEND ("go", or "go:ops_sequential", ...).
-	// "" means $GOMLX_BACKEND when set, else DefaultBackend. Only backends compiled into the program can be
-	// used: this package imports the pure-Go backend only.
+	// Backend is the engine: CPUBackend ("cpu"), or a GoMLX backend configuration as in $GOMLX_BACKEND
+	// ("go", "go:ops_sequential", "xla:cuda", ...). "" means $GOMLX_BACKEND when set, else DefaultBackend().
+	// Only GoMLX backends compiled into the program can be used: this package imports the pure-Go one only.
 	Backend string
 	// MaxSeq is the length of every session's KV cache: the most tokens (prompt included) a row can hold.
 	// 0 means min(DefaultMaxSeq, max_position_embeddings). It may not exceed max_position_embeddings.
 	MaxSeq int
 	// Batch is the number of rows of a session made by NewSession(0); 0 means 1.
 	Batch int
-	// PrefillChunk is the number of prompt tokens one prefill execution computes (prompts are padded to a
-	// multiple of it, so the prefill graph compiles once); 0 means min(DefaultPrefillChunk, MaxSeq).
+	// PrefillChunk is the number of prompt tokens one prefill execution of a GoMLX graph computes (prompts
+	// are padded to a multiple of it, so the prefill graph compiles once); 0 means min(DefaultPrefillChunk,
+	// MaxSeq). The cpu engine computes prompts 256 tokens at a time, unpadded.
 	PrefillChunk int
 	// DType is the dtype of the weights and KV caches: "f32", "bf16", or "auto" (also ""): the checkpoint's
 	// dtype (bf16 when its embedding is BF16, else f32) on XLA, and f32 on the pure-Go backend, which runs
@@ -85,8 +86,8 @@ func ResolveDType(opts, backend string, ckpt hf.DType) (dtypes.DType, error) {
 	return dtypes.InvalidDType, fmt.Errorf("llama: dtype %q is not one of f32, bf16, auto", opts)
 }
 
-// Model is a Llama-3.x decoder with its weights on a GoMLX backend, its matrices and KV caches in float32 or
-// bfloat16 (Options.DType), computing activations in float32.
+// Model is a Llama-3.x decoder with its weights in the cpu engine (float32) or on a GoMLX backend (matrices
+// and KV caches in float32 or bfloat16, Options.DType), computing activations in float32.
 //
 // A Model is safe for concurrent use by multiple goroutines; each Session is not.
 type Model struct {
