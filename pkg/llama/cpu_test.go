@@ -86,6 +86,9 @@ func TestCPUOptions(t *testing.T) {
 	if _, err := New(cfg, randomWeights(cfg, 1), Options{Backend: CPUBackend, DType: "bf16"}); err == nil || !strings.Contains(err.Error(), "float32 only") {
 		t.Errorf("bf16 on the cpu engine: error %v", err)
 	}
+	if _, err := New(cfg, randomWeights(cfg, 1), Options{Backend: "cpu:threads=2"}); err == nil || !strings.Contains(err.Error(), "takes no options") {
+		t.Errorf("cpu engine with options: error %v", err)
+	}
 	m := newRandomModel(t, cfg, Options{Backend: CPUBackend})
 	if m.Options().DType != "f32" || m.Compiles() != 0 {
 		t.Errorf("cpu engine: dtype %q, %d compiles", m.Options().DType, m.Compiles())

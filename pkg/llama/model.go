@@ -258,6 +258,9 @@ func newModel(cfg Config, opts Options, ckpt hf.DType) (*Model, error) {
 		return nil, err
 	}
 	opts.DType = map[dtypes.DType]string{dtypes.Float32: "f32", dtypes.BFloat16: "bf16"}[dt]
+	if name, _, _ := strings.Cut(opts.Backend, ":"); name == CPUBackend && opts.Backend != CPUBackend {
+		return nil, fmt.Errorf("llama: backend %q: the cpu engine takes no options (use %q)", opts.Backend, CPUBackend)
+	}
 	var backend backends.Backend
 	if opts.Backend != CPUBackend {
 		if backend, err = newBackend(opts.Backend); err != nil {
@@ -285,7 +288,7 @@ func newBackend(config string) (b backends.Backend, err error) {
 	if !slices.Contains(backends.List(), name) {
 		list := backends.List()
 		slices.Sort(list)
-		return nil, fmt.Errorf("llama: GoMLX backend %q is not compiled in (available: %s)", name, strings.Join(list, ", "))
+		return nil, fmt.Errorf("llama: GoMLX backend %q is not compiled in (available: %s; and the cpu engine %q)", name, strings.Join(list, ", "), CPUBackend)
 	}
 	var newErr error
 	err = catch(func() {
