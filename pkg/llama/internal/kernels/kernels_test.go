@@ -235,3 +235,43 @@ func TestImplementations(t *testing.T) {
 	}
 	t.Logf("implementations: %d, active %q", len(ims), Name())
 }
+
+// FuzzKernels compares every implementation with the portable one on random shapes: products (with column
+// ranges and accumulation) and weighted sums, to float32 rounding.
+func FuzzKernels(f *testing.F) {
+	f.Add(uint8(5), uint8(9), uint8(47), uint8(3), uint64(1))
+	f.Add(uint8(64), uint8(128), uint8(131), uint8(0), uint64(2))
+	f.Fuzz(func(t *testing.T, m, k, n, stridePad uint8, seed uint64) {
+		M, K, N := int(m%70)+1, int(k%140)+1, int(n%200)+1
+		rng := rand.New(rand.NewPCG(seed, 9))
+		x, w, y0 := randSlice(rng, M*K), randSlice(rng, K*N), randSlice(rng, M*N)
+		j0 := int(seed%4) * ColumnBlock
+		if j0 > N {
+			j0 = 0
+		}
+		want := append([]float32(nil), y0...)
+		matMulGeneric(want, x, w, M, K, N, j0, N, seed%2 == 0)
+		ref := make([]float64, M*N)
+		for i, v := range want {
+			ref[i] = float64(v)
+		}
+		tol := 4e-7 * math.Sqrt(float64(K+1)) * 8
+		stride := N + int(stridePad%7)
+		v := randSlice(rng, K*stride)
+		a := x[:K]
+		ws := make([]float32, N)
+		weightedSumGeneric(ws, a, v, stride)
+		refW := make([]float64, N)
+		for i, s := range ws {
+			refW[i] = float64(s)
+		}
+		for _, im := range implementations() {
+			y := append([]float32(nil), y0...)
+			im.matMul(y, x, w, M, K, N, j0, N, seed%2 == 0)
+			checkClose(t, im.name+" matMul", y, ref, tol)
+			out := make([]float32, N)
+			im.weightedSum(out, a, v, stride)
+			checkClose(t, im.name+" weightedSum", out, refW, tol)
+		}
+	})
+}
