@@ -12,7 +12,7 @@
 // writing whole tensors (reshapes and concatenations copy, softmax runs over every cache slot); on the
 // embedded model that left its matrix kernels a fifth of a decode step. A decoder that owns its loops can
 // fuse the projections, attend only over the positions a row has, and update caches in place. No
-// maintained Go library offers these kernels: gonum's float32 BLAS has no AVX-512 matrix product.
+// maintained Go library offers these kernels: gonum's float32 BLAS has no AVX2 or AVX-512 kernels.
 //
 //	y := make([]float32, m*n)
 //	kernels.MatMul(y, x, w, m, k, n, false) // y = x·w, x [m, k], w [k, n]
