@@ -27,6 +27,7 @@ type cpuModel struct {
 	layers   []cpuLayer
 	norm     []float32 // [H]
 	head     []float32 // [H, V]
+	invFreq  []float64
 	cos, sin []float32 // [positions][hd/2]: the rotary table of the first Options.MaxSeq positions
 	threads  int       // goroutines a product may use: GOMAXPROCS when the model was made
 
@@ -74,7 +75,7 @@ func newCPUModel(cfg Config, maxSeq int, invFreq []float64, get func(weightSpec)
 		return data
 	}
 	H, I, V, hd := cfg.HiddenSize, cfg.IntermediateSize, cfg.VocabSize, cfg.HeadDim
-	c := &cpuModel{cfg: cfg, embed: next(), threads: runtime.GOMAXPROCS(0)}
+	c := &cpuModel{cfg: cfg, invFreq: invFreq, embed: next(), threads: runtime.GOMAXPROCS(0)}
 	for range cfg.NumHiddenLayers {
 		attnNorm := next()
 		q, k, v, o := next(), next(), next(), next()
@@ -104,10 +105,7 @@ func newCPUModel(cfg Config, maxSeq int, invFreq []float64, get func(weightSpec)
 	half := hd / 2
 	c.cos, c.sin = make([]float32, maxSeq*half), make([]float32, maxSeq*half)
 	for pos := range maxSeq {
-		for i, f := range invFreq {
-			s, co := math.Sincos(float64(pos) * f)
-			c.cos[pos*half+i], c.sin[pos*half+i] = float32(co), float32(s)
-		}
+		rotaryAngles(invFreq, pos, c.cos[pos*half:(pos+1)*half], c.sin[pos*half:(pos+1)*half])
 	}
 	return c, nil
 }
@@ -147,32 +145,28 @@ func (r *cpuRow) grow(cfg Config, capacity, keep int) {
 	if capacity <= r.cap {
 		return
 	}
+	old := *r
 	L, kvH, hd := cfg.NumHiddenLayers, cfg.NumKeyValueHeads, cfg.HeadDim
-	if r.k == nil {
-		r.k, r.v = make([][]float32, L), make([][]float32, L)
-	}
+	r.cap, r.k, r.v = capacity, make([][]float32, L), make([][]float32, L)
 	for l := range L {
-		k, v := make([]float32, kvH*hd*capacity), make([]float32, kvH*capacity*hd)
-		if r.cap > 0 {
-			for h := range kvH {
-				for d := range hd {
-					src := r.k[l][(h*hd+d)*r.cap:]
-					copy(k[(h*hd+d)*capacity:][:keep], src[:keep])
-				}
-				copy(v[h*capacity*hd:][:keep*hd], r.v[l][h*r.cap*hd:][:keep*hd])
-			}
-		}
-		r.k[l], r.v[l] = k, v
+		r.k[l], r.v[l] = make([]float32, kvH*hd*capacity), make([]float32, kvH*capacity*hd)
 	}
-	r.cap = capacity
+	if old.cap > 0 {
+		r.copyPositions(cfg, &old, keep)
+	}
 }
 
 // copyFrom makes r hold the first n positions of src, with room for capacity ≥ n positions.
 func (r *cpuRow) copyFrom(cfg Config, src *cpuRow, n, capacity int) {
 	if r.cap < capacity {
-		r.cap, r.k, r.v = 0, nil, nil
+		*r = cpuRow{} // nothing to keep
 		r.grow(cfg, capacity, 0)
 	}
+	r.copyPositions(cfg, src, n)
+}
+
+// copyPositions copies the keys and values of src's first n positions into r, whatever their capacities.
+func (r *cpuRow) copyPositions(cfg Config, src *cpuRow, n int) {
 	kvH, hd := cfg.NumKeyValueHeads, cfg.HeadDim
 	for l := range r.k {
 		for h := range kvH {
@@ -280,10 +274,7 @@ func (c *cpuModel) rope(pos int) (cos, sin []float32) {
 		return c.cos[pos*half : (pos+1)*half], c.sin[pos*half : (pos+1)*half]
 	}
 	cos, sin = make([]float32, half), make([]float32, half)
-	for i, f := range c.cfg.InvFreq() {
-		s, co := math.Sincos(float64(pos) * f)
-		cos[i], sin[i] = float32(co), float32(s)
-	}
+	rotaryAngles(c.invFreq, pos, cos, sin)
 	return cos, sin
 }
 

@@ -498,8 +498,11 @@ func (m *Model) Forward(ids []int) ([][]float32, error) {
 }
 
 // rope writes cos and sin of position·f_i, i < HeadDim/2, computed in float64.
-func (m *Model) rope(pos int, cos, sin []float32) {
-	for i, f := range m.invFreq {
+func (m *Model) rope(pos int, cos, sin []float32) { rotaryAngles(m.invFreq, pos, cos, sin) }
+
+// rotaryAngles writes cos and sin of pos·invFreq[i], computed in float64: the graphs' and the cpu engine's.
+func rotaryAngles(invFreq []float64, pos int, cos, sin []float32) {
+	for i, f := range invFreq {
 		s, c := math.Sincos(float64(pos) * f)
 		cos[i], sin[i] = float32(c), float32(s)
 	}
