@@ -3,6 +3,7 @@ package llama
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -151,10 +152,10 @@ func BenchmarkCacheWrite(b *testing.B) {
 }
 
 // BenchmarkPrefill measures the prefill of a 128-token prompt into one row, on the embedded model
-// (testdata/tiny) and the backend of LLAMA_BENCH_BACKEND; each iteration changes the prompt's first token so
+// (data/models/tiny) and the backend of LLAMA_BENCH_BACKEND; each iteration changes the prompt's first token so
 // that it is computed, not remembered.
 func BenchmarkPrefill(b *testing.B) {
-	m := loadTestModel(b, "tiny", Options{MaxSeq: 512, Backend: os.Getenv("LLAMA_BENCH_BACKEND")})
+	m := loadEmbeddedModel(b, Options{MaxSeq: 512, Backend: os.Getenv("LLAMA_BENCH_BACKEND")})
 	prompt := randomIDs(128, m.Config().VocabSize, 1)
 	s, err := m.NewSession(1)
 	if err != nil {
@@ -168,4 +169,10 @@ func BenchmarkPrefill(b *testing.B) {
 		}
 	}
 	b.ReportMetric(128*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+}
+
+// loadEmbeddedModel loads the repository's embedded model, data/models/tiny (590k parameters; testdata/tiny
+// is a smaller test model), once per test binary and options.
+func loadEmbeddedModel(b testing.TB, opts Options) *Model {
+	return loadTestModel(b, filepath.Join("..", "..", "..", "data", "models", "tiny"), opts) // from testdata/
 }

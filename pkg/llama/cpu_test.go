@@ -102,10 +102,10 @@ func TestCPUOptions(t *testing.T) {
 	}
 }
 
-// BenchmarkCPUKernels decodes 64 rows of the embedded model (128-token prompt, 64 steps, rows then back to
+// BenchmarkCPUKernels decodes 64 rows of the embedded model, data/models/tiny (128-token prompt, 64 steps, rows then back to
 // the prompt) on the cpu engine with each kernel implementation this CPU runs, in tokens per second.
 func BenchmarkCPUKernels(b *testing.B) {
-	m := loadTestModel(b, "tiny", Options{MaxSeq: 512, Backend: CPUBackend})
+	m := loadEmbeddedModel(b, Options{MaxSeq: 512, Backend: CPUBackend})
 	V := m.Config().VocabSize
 	prompt := randomIDs(128, V, 1)
 	for _, name := range []string{"AVX-512", "AVX2", "portable Go"} {
