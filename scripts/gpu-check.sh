@@ -1,118 +1,235 @@
 #!/usr/bin/env bash
-# gpu-check.sh: proves gasp's Llama stack on a GPU machine in one command
-# (issue #11): synthesizes a Llama-3.1-8B-Instruct-shaped checkpoint with
-# random bf16 weights (config.json written by hand, as the hub's), computes
-# reference logits with transformers' LlamaForCausalLM (float32, TF32 off),
-# compares gasp's logits in f32 and bf16, runs "gasp bench lm" at batch 1,
-# 16, 64 and 100, a short MCMC run and GCD on a SyGuS task, and writes one report
-# (report.json, report.md) with the numbers and the goals.
+# gpu-check.sh: checks gasp's Llama stack on a GPU machine in one command that
+# fits a short lease (issue #26). Stages, riskiest first, each bounded by
+# `timeout` and by the check's deadline; the report (report.md, report.json)
+# and the logs (logs.tar.gz) are rewritten in $OUT before and after every
+# stage, so a check cut short still returns what it found:
 #
-#   bash scripts/gpu-pack.sh           # here: builds the -tags xla binary
-#   bash scripts/gpu-check.sh          # there: from the repository root
+#   env       GPU, driver, Python packages, the plugin's PJRT C API version,
+#             gasp doctor on the XLA backend                          (≤ 60 s)
+#   jax       jax itself on the plugin (a broken machine or go-xla?)  (≤ 45 s)
+#   tiny      a 2-layer model with the Llama 3 vocabulary through XLA on the
+#             GPU, f32 logits against the numpy reference; if gasp fails, the
+#             same with gasp-patched (go-xla with GetCompiledMemoryStats
+#             non-fatal), which then runs every later stage          (≤ 90 s)
+#   synth     waits for the Llama-3.1-8B-shaped checkpoint (random bf16
+#             weights) that scripts/gpu/synth.py writes in the background
+#             from the start, in parallel; reused when already there
+#   bench8b   one load of 8B in bf16: next-token logits, gasp bench lm at
+#             batch 1 and 100 (prompt 128, 1,024 positions), GPU memory sampled
+#   logits8b  8B in f32 against transformers (float32, TF32 off), both loaded
+#             side by side
+#   memory8b  batch 100 with a prompt of 800 tokens: caches at their 1,024
+#             positions, nvidia-smi's peak against llama.EstimateMemory
+#   sample, sample_gcd
+#             MCMC-Priority and GCD on a SyGuS task (8B bf16)
 #
-# The GPU machine needs no Go and no internet: gasp (built by gpu-pack.sh,
-# build/gpu-check/gasp), the Llama 3 tokenizer (build/gpu-check/), python3
-# with numpy, torch and transformers, and jax's CUDA PJRT plugin, loaded by
-# its absolute path. Every step's exit status and time go into the report; a
-# failed step does not stop the later ones. Sized for ≤ 20 minutes on an
-# H100 (most of it: writing 16 GB of weights, loading them three times, and
-# XLA compiles).
+# Where to run it, from the repository root there:
+#   bash scripts/gpu-pack.sh              # here: build/gpu-check.tar.gz
+#   bash scripts/gpu-check.sh             # there (carry build/gpu-check.tar.gz)
 #
-# Settings (environment): GASP, TOKENIZER, PYTHON, WORK (scratch, default
-# /tmp/gasp-gpu-check; needs ~17 GB), OUT (default analysis/gpu), and
-# GPU_CHECK_TINY=1: a 2-layer model on the pure-Go backend with a numpy
-# reference, to test this script on a CPU (go test ./cmd/gasp -run GPUCheck).
+# The GPU machine needs no Go and no internet: python3 with numpy, torch and
+# transformers, and jax's CUDA PJRT plugin (jax_plugins.xla_cuda13), loaded by
+# its real path with the nvidia.* wheels' libraries on LD_LIBRARY_PATH and
+# --xla_gpu_cuda_data_dir, as jax itself does.
+#
+# Settings (environment): OUT (default analysis/gpu), WORK (scratch, default
+# /tmp/gasp-gpu-check; needs ~17 GB; a checkpoint left there is reused),
+# DEADLINE (seconds for the whole check, default 500: stages that would end
+# later are cut to fit, or skipped), PYTHON, GASP, GASP_PATCHED, TOKENIZER,
+# GPU_CHECK_TINY=1 (every stage on a 2-layer model on the CPU, with the numpy
+# reference: how the tests run this script).
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-gasp="${GASP:-build/gpu-check/gasp}"
-tok="${TOKENIZER:-build/gpu-check/tokenizer.json}"
+start=$(date +%s)
+deadline=$((start + ${DEADLINE:-500}))
 py="${PYTHON:-python3}"
 work="${WORK:-/tmp/gasp-gpu-check}"
 out="${OUT:-analysis/gpu}"
 tiny="${GPU_CHECK_TINY:-}"
 task=data/gad/BV4/find_inv_bvsge_bvneg_4bit
-# The SyGuS task's forced header is ~60 characters: with random weights a
-# draw needs up to ~40 tokens, so the runs get 64 (with 32, MCMC found no
-# valid first sample in 100 draws on the tiny model).
 mkdir -p "$work" "$out"
-: >"$work/steps.tsv"
+work="$(cd "$work" && pwd)"
+rm -f "$work"/*.log "$work"/*.json "$work"/*.jsonl "$work"/*.npy "$work"/*.csv "$work"/stages.tsv "$work"/env.txt
+: >"$work/stages.tsv"
 
-# step NAME CMD...: runs CMD, logging to $work/NAME.log, and records its exit status and time.
-step() {
-	local name="$1" t0 rc
-	shift
-	echo "gpu-check: $name" >&2
-	t0=$(date +%s.%N)
-	"$@" >"$work/$name.log" 2>&1
-	rc=$?
-	printf '%s\t%d\t%.1f\n' "$name" "$rc" "$(echo "$(date +%s.%N) - $t0" | bc)" >>"$work/steps.tsv"
-	if [[ $rc -ne 0 ]]; then
-		echo "gpu-check: $name failed (exit $rc); last lines of $work/$name.log:" >&2
-		tail -n 5 "$work/$name.log" >&2
+# report: rewrites the report and the logs' archive in $out from what $work holds now.
+report() {
+	"$py" scripts/gpu/report.py --work "$work" --out "$out" >/dev/null 2>>"$work/report.log" ||
+		echo "gpu-check: report.py failed (see report.log in logs.tar.gz)" >&2
+	tar -C "$work" -czf "$out/logs.tar.gz.tmp" --exclude=ckpt --exclude=tiny --exclude='*.npy' . 2>/dev/null &&
+		mv "$out/logs.tar.gz.tmp" "$out/logs.tar.gz"
+}
+
+# stage NAME LIMIT CMD...: runs CMD (a program or an exported function) for at most LIMIT seconds (less if the deadline comes first; skipped if
+# under 10 s are left), logging to $work/NAME.log; records "NAME running" before and the exit status and
+# seconds after, and rewrites the report both times.
+stage() {
+	local name="$1" limit="$2" t0 rc left
+	shift 2
+	left=$((deadline - $(date +%s)))
+	if ((left < 10)); then
+		printf '%s\tskipped\t\t0\t%d\n' "$name" "$limit" >>"$work/stages.tsv"
+		echo "gpu-check: $name skipped (deadline)" >&2
+		report
+		return 99
 	fi
+	((limit > left)) && limit=$left
+	printf '%s\trunning\t\t0\t%d\n' "$name" "$limit" >>"$work/stages.tsv"
+	report
+	echo "gpu-check: $name (≤ ${limit} s)" >&2
+	t0=$(date +%s%N)
+	# timeout signals its whole process group: a stage's children (gasp, python, nvidia-smi) end with it.
+	timeout -k 5 "$limit" bash -c '"$@"' _ "$@" >"$work/$name.log" 2>&1
+	rc=$?
+	sed -i "/^$name\trunning\t/d" "$work/stages.tsv"
+	printf '%s\t%s\t%d\t%s\t%d\n' "$name" "$( ((rc == 124 || rc == 137)) && echo timeout || { ((rc == 0)) && echo ok || echo failed; })" \
+		"$rc" "$(awk -v t0="$t0" -v t1="$(date +%s%N)" 'BEGIN {printf "%.1f", (t1 - t0) / 1e9}')" "$limit" >>"$work/stages.tsv"
+	if ((rc != 0)); then
+		echo "gpu-check: $name failed (exit $rc); last lines of its log:" >&2
+		tail -n 8 "$work/$name.log" >&2
+	fi
+	report
 	return $rc
 }
 
-if [[ ! -x "$gasp" ]]; then
-	echo "gpu-check: no gasp binary at $gasp (run scripts/gpu-pack.sh where Go is, and copy build/gpu-check/)" >&2
-	exit 1
+# The binaries: from build/gpu-check/, unpacked from the archive gpu-pack.sh wrote when missing.
+if [[ -z "${GASP:-}" && ! -x build/gpu-check/gasp && -f build/gpu-check.tar.gz ]]; then
+	tar -C build -xzf build/gpu-check.tar.gz
 fi
-export GOMLX_NO_AUTO_INSTALL=1
-if [[ -n "$tiny" ]]; then
-	size=tiny impl=numpy batches=1,4 steps=4 maxseq=256 chains=4 k=2
-	export GOMLX_BACKEND="${GOMLX_BACKEND:-go}"
-else
-	size=8b impl=transformers batches=1,16,64,100 steps=32 maxseq=512 chains=16 k=5
-	if [[ -z "${GOMLX_BACKEND:-}" ]]; then
-		plugin="$("$py" -c 'import jax_plugins.xla_cuda13 as p, os; print(os.path.join(p.__path__[0], "xla_cuda_plugin.so"))' 2>/dev/null)"
-		if [[ -z "$plugin" || ! -f "$plugin" ]]; then
-			echo "gpu-check: jax's CUDA plugin (jax_plugins.xla_cuda13) not found; set GOMLX_BACKEND=xla:/abs/path/plugin.so" >&2
-			exit 1
-		fi
-		# TF32 off: the f32 logits are compared with a TF32-off reference; no preallocation: nvidia-smi then
-		# shows what gasp holds.
-		export GOMLX_BACKEND="xla:$plugin,tf32=false,preallocate=false"
+gasp="${GASP:-build/gpu-check/gasp}"
+gasp_patched="${GASP_PATCHED:-build/gpu-check/gasp-patched}"
+tok="${TOKENIZER:-build/gpu-check/tokenizer.json}"
+for f in "$gasp" "$tok"; do
+	if [[ ! -e "$f" ]]; then
+		echo "gpu-check: $f is missing (run scripts/gpu-pack.sh where Go is, and carry build/gpu-check.tar.gz)" >&2
+		exit 1
 	fi
-fi
-ckpt="$work/ckpt"
+done
+export GOMLX_NO_AUTO_INSTALL=1
 
-{
+if [[ -n "$tiny" ]]; then
+	size=tiny impl=numpy batches=1,4 steps=4 chains=4 k=2 mem_prompt=200 mem_seq=256
+	export GOMLX_BACKEND="${GOMLX_BACKEND:-go}"
+	backend_note="CPU mode (GPU_CHECK_TINY): every stage on a 2-layer model"
+else
+	size=8b impl=transformers batches=1,100 steps=32 chains=16 k=5 mem_prompt=800 mem_seq=1024
+	source scripts/gpu/plugin-env.sh "$py" || exit 1 # sets GOMLX_BACKEND, LD_LIBRARY_PATH, XLA_FLAGS, PATH
+	backend_note="plugin $PJRT_PLUGIN (nvidia libraries: $NVIDIA_LIB_DIRS)"
+fi
+echo "$gasp" >"$work/binary.txt"
+
+# The 8B checkpoint, written in the background from the start (all CPUs) unless a finished one is there.
+ckpt="$work/ckpt"
+if [[ -f "$ckpt/done" && "$(cat "$ckpt/done")" == "$size" ]]; then
+	echo "gpu-check: reusing the checkpoint in $ckpt" >"$work/synth_bg.log"
+else
+	rm -rf "$ckpt"
+	("$py" scripts/gpu/synth.py --size "$size" --out "$ckpt" --tokenizer "$tok" && echo "$size" >"$ckpt/done") \
+		>"$work/synth_bg.log" 2>&1 &
+	synth_pid=$!
+fi
+
+# env: what the machine has, and whether go-xla's view of the plugin holds.
+env_stage() {
 	date -u +"date: %Y-%m-%dT%H:%M:%SZ"
 	echo "GOMLX_BACKEND: $GOMLX_BACKEND"
-	echo "model: synthesized $size (scripts/gpu/synth.py), bf16"
+	echo "backend: $backend_note"
+	echo "LD_LIBRARY_PATH: ${LD_LIBRARY_PATH:-}"
+	echo "XLA_FLAGS: ${XLA_FLAGS:-}"
 	nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
-	"$py" -c 'import sys, numpy; print("python", sys.version.split()[0], "numpy", numpy.__version__)' 2>&1
+	echo "cpus: $(nproc), memory: $(free -g | awk '/^Mem:/ {print $2}') GiB, disk free in WORK: $(df -h "$work" | awk 'NR == 2 {print $4}')"
+	"$py" -c 'import sys, numpy; print("python", sys.version.split()[0], "numpy", numpy.__version__)'
 	"$py" -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)' 2>/dev/null
 	"$py" -c 'import jax; print("jax", jax.__version__)' 2>/dev/null
-	nproc | sed 's/^/cpus: /'
-} >"$work/env.txt"
-
-step synth "$py" scripts/gpu/synth.py --size "$size" --out "$ckpt" --tokenizer "$tok"
-step doctor "$gasp" doctor --model "$ckpt" --batch 100 --seq "$maxseq"
-cp "$work/doctor.log" "$work/doctor.txt"
-step reference "$py" scripts/gpu/reference.py --model "$ckpt" --out "$work/ref.npy" --impl "$impl"
-ids="$(tr -d '[]\n' <"$ckpt/ids.json" 2>/dev/null)"
-for dt in f32 bf16; do
-	step "logits_$dt" sh -c '"$1" logits --model "$2" --ids "$3" --dtype "$4" >"$5"' _ "$gasp" "$ckpt" "$ids" "$dt" "$work/logits_$dt.json"
-done
-
-# GPU memory in use, sampled while the benchmark runs.
-: >"$work/mem.csv"
-if command -v nvidia-smi >/dev/null && [[ -z "$tiny" ]]; then
-	nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 500 >"$work/mem.csv" 2>/dev/null &
-	smi=$!
+	if [[ -z "$tiny" ]]; then "$py" scripts/gpu/pjrt_version.py "$PJRT_PLUGIN"; fi
+	echo "--- gasp doctor"
+	"$gasp" doctor
+}
+export gasp ckpt work tok py tiny backend_note
+export -f env_stage
+stage env 60 env_stage
+cp "$work/env.log" "$work/env.txt"
+# jax on the same plugin: tells a broken machine from a go-xla that this plugin refuses.
+if [[ -z "$tiny" ]]; then
+	stage jax 45 "$py" -c 'import jax, jax.numpy as jnp; print(jax.devices()); x = jnp.arange(6.0).reshape(2, 3); print(float((x @ x.T).sum()))'
 fi
-step bench sh -c '"$1" bench lm --model "$2" --batch "$3" --steps "$4" --max-seq "$5" --prompt-len 128 --json >"$6"' \
-	_ "$gasp" "$ckpt" "$batches" "$steps" "$maxseq" "$work/bench.json"
-if [[ -n "${smi:-}" ]]; then kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null; fi
 
-rm -f "$work/sample.jsonl" "$work/sample_gcd.jsonl"
-step sample "$gasp" sample --model "$ckpt" --grammar "$task/grammar.ebnf" --prompt "$task/prompt.txt" \
-	--method mcmc-priority --k "$k" --n "$chains" --batch "$chains" --max-new-tokens 64 --seed 1 --quiet --out "$work/sample.jsonl"
-step sample_gcd "$gasp" sample --model "$ckpt" --grammar "$task/grammar.ebnf" --prompt "$task/prompt.txt" \
-	--method gcd --n 8 --batch 8 --max-new-tokens 64 --seed 1 --quiet --out "$work/sample_gcd.jsonl"
+# tiny: the riskiest question (does the plugin compile and run gasp's graphs, exactly?), with the fallback.
+tiny_model() {
+	"$py" scripts/gpu/synth.py --size tiny --out "$work/tiny" --tokenizer "$tok" --jobs 4 &&
+		"$py" scripts/gpu/reference.py --model "$work/tiny" --out "$work/tiny_ref.npy" --impl numpy
+}
+tiny_logits() {
+	"$1" logits --model "$work/tiny" --ids "$(tr -d '[]\n' <"$work/tiny/ids.json")" --dtype f32 >"$work/tiny_logits.json"
+}
+export -f tiny_model tiny_logits
+stage tiny_model 60 tiny_model
+if ! stage tiny 60 tiny_logits "$gasp" && [[ -x "$gasp_patched" ]]; then
+	if stage tiny_patched 60 tiny_logits "$gasp_patched"; then
+		export gasp="$gasp_patched"
+		echo "$gasp" >"$work/binary.txt"
+	fi
+fi
 
-"$py" scripts/gpu/report.py --work "$work" --out "$out"
+stage synth 240 bash -c 'while [[ ! -f "$1/done" ]]; do
+	if [[ -z "$3" ]] || ! kill -0 "$3" 2>/dev/null && [[ ! -f "$1/done" ]]; then cat "$2"; exit 1; fi
+	sleep 1; done; cat "$2"' _ "$ckpt" "$work/synth_bg.log" "${synth_pid:-}"
+ids="$(tr -d '[]\n' <"$ckpt/ids.json" 2>/dev/null)"
+
+# memsample NAME CMD...: runs CMD while nvidia-smi samples the GPU memory in use into NAME.csv.
+memsample() {
+	local name="$1" smi="" rc
+	shift
+	: >"$work/$name.csv"
+	if command -v nvidia-smi >/dev/null; then
+		nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 200 >"$work/$name.csv" 2>/dev/null &
+		smi=$!
+	fi
+	"$@"
+	rc=$?
+	if [[ -n "$smi" ]]; then kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null; fi
+	return $rc
+}
+bench() { # bench OUT.json ARGS...: gasp bench lm on the checkpoint in bf16
+	local o="$1"
+	shift
+	"$gasp" bench lm --model "$ckpt" --dtype bf16 --json "$@" >"$o"
+}
+export -f memsample bench
+stage bench8b 180 memsample mem_bench bench "$work/bench.json" --batch "$batches" --steps "$steps" \
+	--prompt-len 128 --max-seq "$mem_seq" --logits-ids "$ids"
+
+logits8b() {
+	"$py" scripts/gpu/reference.py --model "$ckpt" --out "$work/ref.npy" --impl "$impl" >"$work/reference.log" 2>&1 &
+	local refpid=$! rc
+	"$gasp" logits --model "$ckpt" --ids "$ids" --dtype f32 >"$work/logits_f32.json"
+	rc=$?
+	wait $refpid || rc=$?
+	cat "$work/reference.log"
+	return $rc
+}
+export ids impl
+export -f logits8b
+stage logits8b 150 logits8b
+
+stage memory8b 120 memsample mem_plan bench "$work/memory.json" --batch 100 --steps 8 \
+	--prompt-len "$mem_prompt" --max-seq "$mem_seq"
+
+sample() { # sample OUT.jsonl ARGS...
+	local o="$1"
+	shift
+	rm -f "$o"
+	"$gasp" sample --model "$ckpt" --grammar "$task/grammar.ebnf" --prompt "$task/prompt.txt" \
+		--max-new-tokens 64 --seed 1 --quiet --out "$o" "$@"
+}
+export task
+export -f sample
+stage sample 90 sample "$work/sample.jsonl" --method mcmc-priority --k "$k" --n "$chains" --batch "$chains"
+stage sample_gcd 60 sample "$work/sample_gcd.jsonl" --method gcd --n 8 --batch 8
+
+report
+echo "gpu-check: done in $(($(date +%s) - start)) s; $out/report.md:" >&2
 cat "$out/report.md"

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gasplab/gasp/pkg/llama"
+	"github.com/gasplab/gasp/pkg/lm"
 )
 
 // lmReport is what "gasp bench lm --json" prints.
@@ -29,6 +30,16 @@ type lmReport struct {
 	PrefillCPU   float64         `json:"prefill_tokens_per_cpu_s"` // over the process's CPU time: robust to a busy machine
 	Decode       []lmBatchReport `json:"decode"`
 	BatchingGain float64         `json:"batching_gain"` // tokens/s at the largest batch over tokens/s at the smallest
+	LoadS        float64         `json:"load_s"`        // reading the checkpoint and moving it to the device
+
+	// MemoryEstimate is llama.EstimateMemory's peak for the largest batch at --max-seq positions, in bytes:
+	// a GPU check compares it with the memory the device reports in use.
+	MemoryEstimate int64 `json:"memory_estimate_bytes"`
+
+	// Logits are the next-token logits after --logits-ids (absent without it): a GPU check compares them
+	// with a reference without loading the model a second time.
+	LogitsIDs int       `json:"logits_ids,omitempty"`
+	Logits    []float32 `json:"logits,omitempty"`
 }
 
 type lmBatchReport struct {
@@ -74,7 +85,7 @@ func benchLMFlagError(batches []int, batchErr error, promptLen, steps, threads, 
 }
 
 func runBenchLM(args []string, stdout, stderr io.Writer) int {
-	cl := newCmdLine("gasp bench lm", "gasp bench lm [--model DIR] [--backend B] [--batch 1,16,64] [--prompt-len N] [--steps N] [--threads N] [--dtype f32|bf16|auto] [--json] [--cpuprofile F]", `
+	cl := newCmdLine("gasp bench lm", "gasp bench lm [--model DIR] [--backend B] [--batch 1,16,64] [--prompt-len N] [--steps N] [--threads N] [--dtype f32|bf16|auto] [--json] [--cpuprofile F] [--logits-ids \"ID ID ...\"]", `
 Times a Llama model's batched, KV-cached decoding (default: the embedded model
 data/models/tiny). For each batch size B it prefills a random prompt of
 --prompt-len tokens once, shares it across the B rows and times --steps
@@ -93,7 +104,9 @@ also pin the process: taskset -c 0 gasp bench lm --threads 1. Reports tokens/s p
 at the largest batch over the smallest), in wall time and per CPU second (the
 process's user + system time: robust to a machine busy with other work).
 --dtype chooses the weights' and caches' dtype (auto: the checkpoint's on XLA,
-f32 on the CPU). Model loading and graph compilation are not timed.`, stdout, stderr)
+f32 on the CPU). Model loading and graph compilation are not timed.
+--logits-ids also reports the next-token logits after the given ids, so that
+one load of a large model serves a logits check too (the JSON's "logits").`, stdout, stderr)
 	modelDir := cl.modelFlag()
 	backendFlag := cl.String("backend", "", `engine: "cpu", "go", "xla:cuda", ... (default: $GOMLX_BACKEND, else cpu where its vector kernels run, else go)`)
 	batchList := cl.String("batch", "1,16,64", "comma-separated batch sizes")
@@ -103,6 +116,7 @@ f32 on the CPU). Model loading and graph compilation are not timed.`, stdout, st
 	maxSeq := cl.Int("max-seq", 512, "KV-cache length per row")
 	asJSON := cl.Bool("json", false, "print one JSON object")
 	cpuProfile := cl.String("cpuprofile", "", "write a CPU profile of the timed decode steps to this file")
+	logitsIDs := cl.String("logits-ids", "", "also report the next-token logits after these token ids (spaces or commas)")
 	dtype := cl.String("dtype", "auto", "weights and cache dtype: f32, bf16 or auto")
 	if done, code := cl.parseNoArgs(args); done {
 		return code
@@ -114,6 +128,10 @@ f32 on the CPU). Model loading and graph compilation are not timed.`, stdout, st
 	}
 	if bad := benchLMFlagError(batches, err, *promptLen, *steps, *threads, *maxSeq); bad != "" {
 		return cl.usageError("%s", bad)
+	}
+	ids, err := parseIDs(*logitsIDs)
+	if err != nil {
+		return cl.usageError("--logits-ids: %v", err)
 	}
 	if *modelDir == "" {
 		if *modelDir, err = findDefaultModel(); err != nil {
@@ -137,6 +155,7 @@ f32 on the CPU). Model loading and graph compilation are not timed.`, stdout, st
 		}
 	}
 	var m *llama.Model
+	t0 := time.Now()
 	stdoutToStderr(func() { // GoMLX's pure-Go backend prints its parallelism on os.Stdout: keep --json clean
 		m, err = llama.Load(*modelDir, llama.Options{MaxSeq: *maxSeq, Backend: backend, DType: *dtype})
 	})
@@ -144,11 +163,19 @@ f32 on the CPU). Model loading and graph compilation are not timed.`, stdout, st
 		return cl.fail(err)
 	}
 	defer m.Close()
+	loadS := time.Since(t0).Seconds()
 	rep, err := benchLM(m, batches, *promptLen, *steps, *cpuProfile)
 	if err != nil {
 		return cl.fail(err)
 	}
-	rep.Model = *modelDir
+	rep.Model, rep.LoadS = *modelDir, loadS
+	rep.MemoryEstimate = llama.EstimateMemory(m.Config(), m.DType(), maxBatch, *maxSeq).Peak()
+	if len(ids) > 0 {
+		if rep.Logits, err = lastLogits(m, ids); err != nil {
+			return cl.fail(fmt.Errorf("--logits-ids: %w", err))
+		}
+		rep.LogitsIDs = len(ids)
+	}
 	if *asJSON {
 		out, _ := json.Marshal(rep)
 		fmt.Fprintf(stdout, "%s\n", out)
@@ -156,6 +183,16 @@ f32 on the CPU). Model loading and graph compilation are not timed.`, stdout, st
 	}
 	rep.print(stdout)
 	return 0
+}
+
+// lastLogits returns m's next-token logits after ids.
+func lastLogits(m *llama.Model, ids []int) ([]float32, error) {
+	logits, err := m.Forward(ids)
+	if err != nil {
+		return nil, err
+	}
+	last := logits[len(logits)-1]
+	return last, lm.CheckFinite(last, "the ids")
 }
 
 // benchLM times m's prefill of a random prompt of promptLen tokens, then

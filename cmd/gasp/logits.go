@@ -10,7 +10,6 @@ import (
 
 	"github.com/gasplab/gasp/pkg/hf"
 	"github.com/gasplab/gasp/pkg/llama"
-	"github.com/gasplab/gasp/pkg/lm"
 )
 
 // logitsReport is what "gasp logits" prints.
@@ -84,12 +83,8 @@ func (c *logitsCmd) run(stdout, _ io.Writer) error {
 		return err
 	}
 	defer m.Close()
-	logits, err := m.Forward(c.ids)
+	last, err := lastLogits(m, c.ids)
 	if err != nil {
-		return err
-	}
-	last := logits[len(logits)-1]
-	if err := lm.CheckFinite(last, "the ids"); err != nil {
 		return err
 	}
 	out, err := json.Marshal(logitsReport{VocabSize: m.Config().VocabSize, Logits: last})

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Writes gpu-check.sh's report from the files its steps left in WORK: report.json and report.md in OUT.
+"""Writes gpu-check.sh's report from what its stages have left in WORK so far: report.json and report.md in OUT.
 
     python3 scripts/gpu/report.py --work WORK --out OUT
 
-Reads (each optional; a missing one is reported as such): steps.tsv (step, exit status, seconds), env.txt,
-doctor.txt, ref.npy and ref.json (reference logits), logits_f32.json and logits_bf16.json (gasp logits),
-bench.json (gasp bench lm --json), mem.csv (GPU memory used, MiB, sampled during the benchmark),
-sample.jsonl (gasp sample). Compares against the goals of issue #11 for one H100. Requirements: numpy.
+gpu-check.sh runs this before and after every stage, so the report always says how far the check got. Reads
+(each optional; a missing one is reported as such): stages.tsv (stage, status, exit, seconds, limit), env.txt
+(or env.log), binary.txt, each stage's log (the tail of a failed, timed-out or unfinished one goes into the
+report), tiny_ref.npy and tiny_logits.json (the tiny model through XLA), ref.npy and ref.json (the 8B
+reference logits), logits_f32.json, bench.json and memory.json (gasp bench lm --json; bench.json carries
+gasp's bf16 logits), mem_bench.csv and mem_plan.csv (GPU memory used, MiB, sampled during those two
+benchmarks), sample.jsonl and sample_gcd.jsonl. Compares against issue #26's goals. Requirements: numpy.
 """
 
 import argparse
@@ -20,26 +23,31 @@ GOALS = {
     "decode_batch1_tokens_per_s": 120.0,
     "decode_batch100_tokens_per_s": 4000.0,
     "logits_f32_max_abs_diff": 1e-2,
+    "memory_within": 0.10,  # measured peak within 10 % of llama.EstimateMemory
 }
+TINY_MAX_ABS_DIFF = 1e-4  # the tiny model in f32 against the float64 numpy reference
 
 
 def read(work, name, how="text"):
     p = os.path.join(work, name)
     if not os.path.exists(p):
         return None
-    if how == "npy":
-        return np.load(p)
-    with open(p) as f:
-        if how == "json":
-            return json.load(f)
-        if how == "jsonl":
-            return [json.loads(line) for line in f if line.strip()]
-        return f.read()
+    try:
+        if how == "npy":
+            return np.load(p)
+        with open(p) as f:
+            if how == "json":
+                return json.load(f)
+            if how == "jsonl":
+                return [json.loads(line) for line in f if line.strip()]
+            return f.read()
+    except ValueError:  # a file a killed stage left half written
+        return None
 
 
-def compare(ref, path, work):
-    got = read(work, path, "json")
-    if ref is None or got is None:
+def compare(ref, got):
+    """Compares logits got (a dict with "logits") with the reference ref."""
+    if ref is None or got is None or not got.get("logits"):
         return None
     g = np.asarray(got["logits"], dtype=np.float64)
     r = ref.astype(np.float64)
@@ -60,121 +68,166 @@ def compare(ref, path, work):
     }
 
 
-def steps(work):
+
+def stages(work):
     out = []
-    text = read(work, "steps.tsv") or ""
-    for line in text.splitlines():
+    for line in (read(work, "stages.tsv") or "").splitlines():
         f = line.split("\t")
-        if len(f) == 3:
-            out.append({"step": f[0], "exit": int(f[1]), "seconds": float(f[2])})
+        if len(f) == 5:
+            out.append({"stage": f[0], "status": f[1], "exit": int(f[2]) if f[2] else None,
+                        "seconds": float(f[3]), "limit": int(f[4])})
     return out
 
 
-def memory(work):
-    text = read(work, "mem.csv")
+def tails(work, st, lines=30):
+    """The last lines of the log of every stage that did not end well."""
+    out = {}
+    for s in st:
+        if s["status"] in ("ok", "skipped"):
+            continue
+        text = read(work, s["stage"] + ".log")
+        out[s["stage"]] = "\n".join((text or "(no log)").splitlines()[-lines:])
+    return out
+
+
+def memory(work, name, estimate=None):
+    text = read(work, name)
     if not text:
         return None
     vals = [float(x) for x in re.findall(r"^\s*(\d+(?:\.\d+)?)\s*$", text, re.M)]
-    return {"peak_used_mib": max(vals), "samples": len(vals)} if vals else None
-
-
-def doctor_estimate(text):
-    if not text:
+    if not vals:
         return None
-    m = re.search(r"memory for (\d+) rows × (\d+) positions: weights ([\d.]+) GiB \+ caches ([\d.]+) GiB \+ "
-                  r"temporaries ([\d.]+) GiB = peak ([\d.]+) GiB", text)
-    if not m:
-        return None
-    keys = ["rows", "positions", "weights_gib", "caches_gib", "temporaries_gib", "peak_gib"]
-    return {k: (int(v) if i < 2 else float(v)) for i, (k, v) in enumerate(zip(keys, m.groups()))}
+    m = {"peak_used_mib": max(vals), "baseline_used_mib": vals[0], "samples": len(vals)}
+    if estimate:
+        m["estimate_mib"] = estimate / 2**20
+        m["ratio"] = m["peak_used_mib"] / m["estimate_mib"]
+    return m
 
 
-def sample_summary(recs, st, step):
+def sample_summary(recs, st, stage):
     if recs is None:
         return None
-    secs = next((s["seconds"] for s in st if s["step"] == step), None)
+    secs = next((s["seconds"] for s in st if s["stage"] == stage), None)
     return {"records": len(recs), "valid": sum(1 for r in recs if r.get("valid")),
             "methods": sorted({r.get("method", "") for r in recs}), "k": max((r.get("k", 0) for r in recs), default=0),
             "seconds": secs}
 
 
+def without_logits(b):
+    return {k: v for k, v in b.items() if k != "logits"} if b else None
+
+
 def build(work):
-    st = steps(work)
+    st = stages(work)
     ref = read(work, "ref.npy", "npy")
-    bench = read(work, "bench.json", "json")
+    bench, mem = read(work, "bench.json", "json"), read(work, "memory.json", "json")
+    f32 = read(work, "logits_f32.json", "json")
+    env = read(work, "env.txt") or read(work, "env.log") or ""
     rep = {
-        "steps": st,
-        "environment": (read(work, "env.txt") or "").strip().splitlines(),
+        "stages": st,
+        "binary": (read(work, "binary.txt") or "").strip(),
+        "environment": env.strip().splitlines(),
+        "tiny_xla": compare(read(work, "tiny_ref.npy", "npy"), read(work, "tiny_logits.json", "json")),
         "reference": read(work, "ref.json", "json"),
-        "logits_f32": compare(ref, "logits_f32.json", work),
-        "logits_bf16": compare(ref, "logits_bf16.json", work),
-        "bench": bench,
-        "gpu_memory": memory(work),
-        "memory_estimate": doctor_estimate(read(work, "doctor.txt")),
+        "logits_f32": compare(ref, f32),
+        "logits_bf16": compare(ref, bench),
+        "logits_bf16_vs_f32": compare(np.asarray(f32["logits"], dtype=np.float32) if f32 else None, bench),
+        "bench": without_logits(bench),
+        "bench_gpu_memory": memory(work, "mem_bench.csv"),
+        "memory_plan": without_logits(mem),
+        "memory_plan_gpu_memory": memory(work, "mem_plan.csv", (mem or {}).get("memory_estimate_bytes")),
         "sample": sample_summary(read(work, "sample.jsonl", "jsonl"), st, "sample"),
         "sample_gcd": sample_summary(read(work, "sample_gcd.jsonl", "jsonl"), st, "sample_gcd"),
-        "goals": {},
+        "failed_stage_logs": tails(work, st),
     }
-    dec = {d["batch"]: d["tokens_per_s"] for d in (bench or {}).get("decode", [])}
-    g = rep["goals"]
-    if 1 in dec:
-        g["decode_batch1_tokens_per_s"] = {"goal": GOALS["decode_batch1_tokens_per_s"], "measured": dec[1],
-                                           "met": dec[1] >= GOALS["decode_batch1_tokens_per_s"]}
-    if 100 in dec:
-        g["decode_batch100_tokens_per_s"] = {"goal": GOALS["decode_batch100_tokens_per_s"], "measured": dec[100],
-                                             "met": dec[100] >= GOALS["decode_batch100_tokens_per_s"]}
-    f32 = rep["logits_f32"]
-    if f32 and "max_abs_diff" in f32:
-        g["logits_f32"] = {"goal": "argmax equal, max |Δ| ≤ %g" % GOALS["logits_f32_max_abs_diff"],
-                           "measured": "argmax %s, max |Δ| %.3g" % ("equal" if f32["argmax_equal"] else "differs", f32["max_abs_diff"]),
-                           "met": f32["argmax_equal"] and f32["max_abs_diff"] <= GOALS["logits_f32_max_abs_diff"]}
+    rep["goals"] = goals(rep)
     return rep
+
+
+def goal(target, measured, met):
+    return {"goal": target, "measured": measured, "met": bool(met)}
+
+
+def logits_goal(c, limit):
+    return goal("argmax equal, max |Δ| ≤ %g" % limit,
+                "argmax %s, max |Δ| %.3g" % ("equal" if c["argmax_equal"] else "differs", c["max_abs_diff"]),
+                c["argmax_equal"] and c["max_abs_diff"] <= limit)
+
+
+def goals(rep):
+    g = {}
+    dec = {d["batch"]: d["tokens_per_s"] for d in (rep["bench"] or {}).get("decode", [])}
+    for b, key in ((1, "decode_batch1_tokens_per_s"), (100, "decode_batch100_tokens_per_s")):
+        if b in dec:
+            g[key] = goal("≥ %g tokens/s" % GOALS[key], "%.1f tokens/s" % dec[b], dec[b] >= GOALS[key])
+    if rep["tiny_xla"] and "max_abs_diff" in rep["tiny_xla"]:
+        g["tiny_xla_logits"] = logits_goal(rep["tiny_xla"], TINY_MAX_ABS_DIFF)
+    if rep["logits_f32"] and "max_abs_diff" in rep["logits_f32"]:
+        g["logits_f32"] = logits_goal(rep["logits_f32"], GOALS["logits_f32_max_abs_diff"])
+    m = rep["memory_plan_gpu_memory"]
+    if m and "ratio" in m:
+        g["memory_plan"] = goal("peak within %d %% of the estimate" % (100 * GOALS["memory_within"]),
+                                "%.2f GiB vs %.2f GiB estimated (×%.3f)" % (m["peak_used_mib"] / 1024, m["estimate_mib"] / 1024, m["ratio"]),
+                                abs(m["ratio"] - 1) <= GOALS["memory_within"])
+    return g
+
+
+def md_logits(rep):
+    L = ["## Logits", "", "| gasp | against | max abs diff | mean abs diff | argmax equal | top-5 overlap | reference top-2 gap |",
+         "|---|---|---:|---:|---|---:|---:|"]
+    impl = (rep["reference"] or {}).get("impl", "reference")
+    for key, what, against in (("tiny_xla", "tiny, f32", "numpy float64"), ("logits_f32", "8B f32", impl),
+                               ("logits_bf16", "8B bf16", impl), ("logits_bf16_vs_f32", "8B bf16", "gasp 8B f32")):
+        c = rep[key]
+        if c and "max_abs_diff" in c:
+            L.append("| %s | %s | %.3g | %.3g | %s | %d | %.3g |" % (what, against, c["max_abs_diff"], c["mean_abs_diff"],
+                                                                   c["argmax_equal"], c["top5_overlap"], c["reference_top2_gap"]))
+        else:
+            L.append("| %s | %s | %s | | | | |" % (what, against, (c or {}).get("error", "missing")))
+    return L
+
+
+def md_bench(b, m, title):
+    L = ["", "## " + title, ""]
+    if not b:
+        return L + ["missing"]
+    L += ["backend `%s`, dtype %s, prompt %d tokens, load %.1f s, prefill %.0f tokens/s" % (
+        b.get("backend"), b.get("dtype"), b.get("prompt_len", 0), b.get("load_s", 0), b.get("prefill_tokens_per_s", 0)), "",
+        "| batch | ms/step | tokens/s |", "|---:|---:|---:|"]
+    L += ["| %d | %.2f | %.0f |" % (d["batch"], d["ms_per_step"], d["tokens_per_s"]) for d in b["decode"]]
+    if m:
+        L += ["", "nvidia-smi memory.used (%d samples): %.2f GiB before, peak %.2f GiB%s" % (
+            m["samples"], m["baseline_used_mib"] / 1024, m["peak_used_mib"] / 1024,
+            "; llama.EstimateMemory %.2f GiB (×%.3f)" % (m["estimate_mib"] / 1024, m["ratio"]) if "ratio" in m else "")]
+    return L
 
 
 def markdown(rep):
     L = ["# gasp GPU check", ""]
-    L += ["## Environment", "", "```"] + rep["environment"] + ["```", ""]
-    L += ["## Steps", "", "| step | exit | seconds |", "|---|---:|---:|"]
-    L += ["| %s | %d | %.1f |" % (s["step"], s["exit"], s["seconds"]) for s in rep["steps"]]
-    L += ["", "## Goals (one H100)", "", "| goal | target | measured | met |", "|---|---|---|---|"]
-    for k, v in rep["goals"].items():
-        meas = v["measured"] if isinstance(v["measured"], str) else "%.1f" % v["measured"]
-        L.append("| %s | %s | %s | %s |" % (k, v["goal"], meas, "yes" if v["met"] else "**no**"))
-    L += ["", "## Logits vs reference (%s)" % ((rep["reference"] or {}).get("impl", "none")), "",
-          "| gasp dtype | max abs diff | mean abs diff | argmax equal | top-5 overlap | reference top-2 gap |",
-          "|---|---:|---:|---|---:|---:|"]
-    for dt in ("f32", "bf16"):
-        c = rep["logits_" + dt]
-        if c and "max_abs_diff" in c:
-            L.append("| %s | %.3g | %.3g | %s | %d | %.3g |" % (dt, c["max_abs_diff"], c["mean_abs_diff"],
-                                                           c["argmax_equal"], c["top5_overlap"], c["reference_top2_gap"]))
-        else:
-            L.append("| %s | %s | | | | |" % (dt, (c or {}).get("error", "missing")))
-    b = rep["bench"]
-    L += ["", "## Decoding (gasp bench lm)", ""]
-    if b:
-        L += ["backend `%s`, dtype %s, prompt %d tokens, prefill %.0f tokens/s" % (b.get("backend"), b.get("dtype"),
-                                                                                   b.get("prompt_len", 0), b.get("prefill_tokens_per_s", 0)), "",
-              "| batch | ms/step | tokens/s |", "|---:|---:|---:|"]
-        L += ["| %d | %.2f | %.0f |" % (d["batch"], d["ms_per_step"], d["tokens_per_s"]) for d in b["decode"]]
-    else:
-        L.append("missing")
-    L += ["", "## Memory", ""]
-    est, mem = rep["memory_estimate"], rep["gpu_memory"]
-    if est:
-        L.append("llama.EstimateMemory for %d rows × %d positions: weights %.2f GiB + caches %.2f GiB + temporaries %.2f GiB = peak %.2f GiB"
-                 % (est["rows"], est["positions"], est["weights_gib"], est["caches_gib"], est["temporaries_gib"], est["peak_gib"]))
-    if mem:
-        L.append("")
-        L.append("measured (nvidia-smi memory.used during the benchmark, %d samples): peak %.2f GiB "
-                 "(includes XLA's allocator pool and CUDA context)" % (mem["samples"], mem["peak_used_mib"] / 1024))
-    L += ["", "## Sampling (gasp sample)", ""]
-    for key, what in (("sample", "MCMC-Priority, SyGuS BV4/find_inv_bvsge_bvneg_4bit, ≤ 64 tokens"),
-                      ("sample_gcd", "GCD, 8 runs, SyGuS BV4/find_inv_bvsge_bvneg_4bit, ≤ 64 tokens")):
+    L += ["## Stages", "", "binary: `%s`" % (rep["binary"] or "?"), "", "| stage | status | exit | seconds | limit |",
+          "|---|---|---:|---:|---:|"]
+    L += ["| %s | %s | %s | %.1f | %d |" % (s["stage"], s["status"] if s["status"] != "running" else "**running (no result yet)**",
+                                          "" if s["exit"] is None else s["exit"], s["seconds"], s["limit"]) for s in rep["stages"]]
+    L += ["", "## Goals", "", "| goal | target | measured | met |", "|---|---|---|---|"]
+    L += ["| %s | %s | %s | %s |" % (k, v["goal"], v["measured"], "yes" if v["met"] else "**no**") for k, v in rep["goals"].items()]
+    L += ["", "## Environment", "", "```"] + rep["environment"] + ["```", ""]
+    L += md_logits(rep)
+    L += md_bench(rep["bench"], rep["bench_gpu_memory"], "Decoding (gasp bench lm, bf16)")
+    L += md_bench(rep["memory_plan"], rep["memory_plan_gpu_memory"], "Memory plan (gasp bench lm, bf16)")
+    L += ["", "## Sampling (gasp sample, SyGuS BV4/find_inv_bvsge_bvneg_4bit, ≤ 64 tokens)", ""]
+    for key, what in (("sample", "MCMC-Priority"), ("sample_gcd", "GCD")):
         s = rep[key]
         L.append("- %s: " % what + ("%d records (%d valid, k ≤ %d), %.1f s" % (s["records"], s["valid"], s["k"], s["seconds"] or 0)
                                      if s else "missing"))
+    for name, text in rep["failed_stage_logs"].items():
+        L += ["", "## Log of %s (last lines)" % name, "", "```", text, "```"]
     return "\n".join(L) + "\n"
+
+
+def write(path, text):
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
 
 
 def main():
@@ -184,11 +237,8 @@ def main():
     args = ap.parse_args()
     rep = build(args.work)
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "report.json"), "w") as f:
-        json.dump(rep, f, indent=2)
-        f.write("\n")
-    with open(os.path.join(args.out, "report.md"), "w") as f:
-        f.write(markdown(rep))
+    write(os.path.join(args.out, "report.json"), json.dumps(rep, indent=2) + "\n")
+    write(os.path.join(args.out, "report.md"), markdown(rep))
     print("report: %s/report.json, report.md" % args.out)
 
 

@@ -11,12 +11,14 @@ rope scaling and every name but has 2 layers of width 64: the same pipeline in s
 
 Weights are scaled so that activations stay O(1) through the layers and the logits are O(1) with top-two
 gaps well above float32 rounding: Linear N(0, 1/in), norms 1 + 0.1·N(0, 1), embedding 0.5·N(0, 1).
-Requirements: numpy only. Deterministic for a seed.
+Requirements: numpy only. Deterministic for a seed, whatever --jobs: the file is written in blocks of rows by
+--jobs processes (default: all CPUs), each block from a generator seeded by (seed, tensor, first row).
 """
 
 import argparse
 import json
 import math
+import multiprocessing
 import os
 import shutil
 import struct
@@ -91,38 +93,75 @@ def bf16_bytes(a):
     return u.astype("<u2").tobytes()
 
 
-def generate(rng, shape, kind, out):
-    """Writes the tensor's bf16 bytes to out, a block of rows at a time."""
-    rows = shape[0]
-    cols = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+BLOCK = 1 << 24  # elements a work unit writes at most
+
+
+def units(tensors, offsets):
+    """Work units (tensor index, first row, rows, byte offset): tensors cut into blocks of rows."""
+    out = []
+    for i, (_, shape, kind) in enumerate(tensors):
+        cols = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+        rows = shape[0] if kind != "norm" else 1
+        block = max(1, BLOCK // cols) if kind != "norm" else 1
+        for r in range(0, rows, block):
+            out.append((i, r, min(block, rows - r), offsets[i] + 2 * r * cols))
+    return out
+
+
+def generate(seed, tensors, unit):
+    """The bf16 bytes of one work unit, from a generator seeded by (seed, tensor, first row)."""
+    i, r, n, _ = unit
+    _, shape, kind = tensors[i]
+    rng = np.random.default_rng([seed, i, r])
     if kind == "norm":
-        out.write(bf16_bytes(1 + 0.1 * rng.standard_normal(rows, dtype=np.float32)))
-        return
-    scale = 0.5 if kind == "embed" else 1 / math.sqrt(cols)
-    block = max(1, (1 << 24) // cols)
-    for r in range(0, rows, block):
-        n = min(block, rows - r)
-        x = rng.standard_normal((n, cols), dtype=np.float32)
-        x *= np.float32(scale)
-        out.write(bf16_bytes(x))
+        return bf16_bytes(1 + 0.1 * rng.standard_normal(shape[0], dtype=np.float32))
+    cols = int(np.prod(shape[1:]))
+    x = rng.standard_normal((n, cols), dtype=np.float32)
+    x *= np.float32(0.5 if kind == "embed" else 1 / math.sqrt(cols))
+    return bf16_bytes(x)
 
 
-def write_checkpoint(path, cfg, seed):
+def write_units(path, seed, tensors, todo):
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        for unit in todo:
+            os.pwrite(fd, generate(seed, tensors, unit), unit[3])
+    finally:
+        os.close(fd)
+
+
+def write_checkpoint(path, cfg, seed, jobs):
+    """Writes the safetensors file: header first, then the work units in jobs processes (each unit has its
+    own seed, so the bytes do not depend on jobs)."""
     tensors = specs(cfg)
-    header, off = {}, 0
+    header, off, offsets = {}, 0, []
     for name, shape, _ in tensors:
         size = 2 * int(np.prod(shape))
         header[name] = {"dtype": "BF16", "shape": list(shape), "data_offsets": [off, off + size]}
+        offsets.append(off)
         off += size
     header["__metadata__"] = {"format": "pt"}
     h = json.dumps(header, separators=(",", ":")).encode()
     h += b" " * (-len(h) % 8)
-    rng = np.random.default_rng(seed)
+    base = 8 + len(h)
     with open(path, "wb") as f:
         f.write(struct.pack("<Q", len(h)))
         f.write(h)
-        for name, shape, kind in tensors:
-            generate(rng, shape, kind, f)
+        f.truncate(base + off)
+    todo = [(i, r, n, base + o) for i, r, n, o in units(tensors, offsets)]
+    jobs = max(1, min(jobs, len(todo)))
+    if jobs == 1:
+        write_units(path, seed, tensors, todo)
+        return off
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=write_units, args=(path, seed, tensors, todo[j::jobs])) for j in range(jobs)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join()
+    bad = [p.exitcode for p in procs if p.exitcode != 0]
+    if bad:
+        raise SystemExit("synth: %d of %d writers failed (exit codes %s)" % (len(bad), jobs, bad))
     return off
 
 
@@ -132,6 +171,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--tokenizer", default="")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="writer processes (default: all CPUs)")
     args = ap.parse_args()
     cfg = dict(CONFIG_8B)
     if args.size == "tiny":
@@ -140,7 +180,7 @@ def main():
     with open(os.path.join(args.out, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
         f.write("\n")
-    n = write_checkpoint(os.path.join(args.out, "model.safetensors"), cfg, args.seed)
+    n = write_checkpoint(os.path.join(args.out, "model.safetensors"), cfg, args.seed, args.jobs)
     rng = np.random.default_rng(args.seed + 1)
     ids = [128000] + [int(i) for i in rng.integers(0, 128000, size=31)]
     with open(os.path.join(args.out, "ids.json"), "w") as f:
