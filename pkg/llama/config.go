@@ -527,24 +527,27 @@ func (c Config) weightSpecs() []weightSpec {
 // embedName is the checkpoint name of the token embedding.
 const embedName = "model.embed_tokens.weight"
 
-// transposed reports whether the weight is kept transposed on the device: every matrix but the embedding.
-// Hugging Face stores a Linear weight as [out, in]; x·Wᵀ with that layout runs 10× slower on the pure-Go
-// backend (its "transposed" small-matrix kernel reduces each output element separately; measured at batch 16
-// with GoMLX v0.28.1 and SIMD) than x·W with W as [in, out], so the weights are transposed once at load time.
-func (s weightSpec) transposed() bool { return len(s.shape) == 2 && s.name != embedName }
+// linear reports whether the weight is a Linear weight: every matrix but the embedding. Hugging Face stores
+// them as [out, in].
+func (s weightSpec) linear() bool { return len(s.shape) == 2 && s.name != embedName }
 
-// deviceSpecs are the weights as the graphs take them: weightSpecs with the matrices transposed, and for tied
-// embeddings a last, transposed copy of the embedding as the output head ([H, V]; the embedding itself stays
-// [V, H] for the row lookup).
-func (c Config) deviceSpecs() []weightSpec {
+// deviceSpecs are the weights as the graphs take them: weightSpecs, with the Linear weights transposed to
+// [in, out] when transposed is true (Model.transposed says when), and for tied embeddings a last copy of the
+// embedding as the output head ([H, V] transposed, else [V, H]; the embedding itself stays [V, H] for the row
+// lookup).
+func (c Config) deviceSpecs(transposed bool) []weightSpec {
 	specs := c.weightSpecs()
 	for i, s := range specs {
-		if s.transposed() {
+		if transposed && s.linear() {
 			specs[i].shape = []int{s.shape[1], s.shape[0]}
 		}
 	}
 	if c.TieWordEmbeddings {
-		specs = append(specs, weightSpec{"lm_head.weight (tied, transposed)", []int{c.HiddenSize, c.VocabSize}})
+		head := weightSpec{"lm_head.weight (tied)", []int{c.VocabSize, c.HiddenSize}}
+		if transposed {
+			head = weightSpec{"lm_head.weight (tied, transposed)", []int{c.HiddenSize, c.VocabSize}}
+		}
+		specs = append(specs, head)
 	}
 	return specs
 }

@@ -54,7 +54,7 @@ type weightNodes struct {
 
 // weightParams declares the weights as the graph's first parameters, in the order of Config.deviceSpecs.
 func (m *Model) weightParams(g *Graph) weightNodes {
-	specs := m.cfg.deviceSpecs()
+	specs := m.cfg.deviceSpecs(m.transposed)
 	p := make([]*Node, len(specs))
 	for i, s := range specs {
 		p[i] = Parameter(g, s.name, shapes.Make(m.weightDType(s), s.shape...))
@@ -64,7 +64,7 @@ func (m *Model) weightParams(g *Graph) weightNodes {
 		copy(w.layers[l][:], p[1+l*numLayerWeights:])
 	}
 	w.norm = p[1+m.cfg.NumHiddenLayers*numLayerWeights]
-	w.head = p[len(p)-1] // lm_head, or the tied embedding's transposed copy
+	w.head = p[len(p)-1] // lm_head, or the tied embedding's copy
 	return w
 }
 
@@ -97,9 +97,13 @@ func dot(a *Node, aContract, aBatch []int, b *Node, bContract, bBatch []int) *No
 	return Dot(a, b).WithAccumulatorDType(dtypes.Float32).WithOutputDType(dtypes.Float32).General(aContract, aBatch, bContract, bBatch)
 }
 
-// linear multiplies x [N, in] by a Linear weight kept transposed, w [in, out] (see Config.deviceSpecs): [N, out].
-func linear(x, w *Node) *Node {
-	return dot(x, []int{1}, nil, w, []int{0}, nil)
+// linear multiplies x [N, in] by a Linear weight w: [N, out]. w is [in, out] where the model keeps its
+// weights transposed (Model.transposed), else [out, in] as Hugging Face stores it.
+func (m *Model) linear(x, w *Node) *Node {
+	if m.transposed {
+		return dot(x, []int{1}, nil, w, []int{0}, nil)
+	}
+	return dot(x, []int{1}, nil, w, []int{1}, nil)
 }
 
 // embed looks up the float32 embeddings of tokens [N]: [N, H].
@@ -128,10 +132,10 @@ func rope(x, cos, sin *Node) *Node {
 }
 
 // mlp is the SwiGLU feed-forward block: down(silu(gate(x)) · up(x)).
-func mlp(x *Node, w *[numLayerWeights]*Node) *Node {
-	gate := linear(x, w[wGate])
-	up := linear(x, w[wUp])
-	return linear(Mul(Mul(gate, Sigmoid(gate)), up), w[wDown])
+func (m *Model) mlp(x *Node, w *[numLayerWeights]*Node) *Node {
+	gate := m.linear(x, w[wGate])
+	up := m.linear(x, w[wUp])
+	return m.linear(Mul(Mul(gate, Sigmoid(gate)), up), w[wDown])
 }
 
 // qkv projects the normalized hidden states h [N, H] to rotated queries [N, heads, hd], pre-scaled by
@@ -139,9 +143,9 @@ func mlp(x *Node, w *[numLayerWeights]*Node) *Node {
 func (m *Model) qkv(h *Node, w *[numLayerWeights]*Node, cos, sin *Node) (q, k, v *Node) {
 	c := m.cfg
 	N := h.Shape().Dimensions[0]
-	q = Reshape(linear(h, w[wQ]), N, c.NumAttentionHeads, c.HeadDim)
-	k = Reshape(linear(h, w[wK]), N, c.NumKeyValueHeads, c.HeadDim)
-	v = Reshape(linear(h, w[wV]), N, c.NumKeyValueHeads, c.HeadDim)
+	q = Reshape(m.linear(h, w[wQ]), N, c.NumAttentionHeads, c.HeadDim)
+	k = Reshape(m.linear(h, w[wK]), N, c.NumKeyValueHeads, c.HeadDim)
+	v = Reshape(m.linear(h, w[wV]), N, c.NumKeyValueHeads, c.HeadDim)
 	q = MulScalar(rope(q, cos, sin), 1/math.Sqrt(float64(c.HeadDim)))
 	k = rope(k, cos, sin)
 	return q, k, v
@@ -199,7 +203,7 @@ func (m *Model) buildDecode(g *Graph, key graphKey) []*Node {
 		o := dot(p, []int{3}, []int{0, 1}, vc[l], []int{2}, []int{0, 1}) // [B, kvH, G, hd]
 		return Reshape(o, B, kvH*G*hd)
 	})
-	return withCaches(linear(rmsNorm(x, w.norm, c.RMSNormEps), w.head), kc, vc)
+	return withCaches(m.linear(rmsNorm(x, w.norm, c.RMSNormEps), w.head), kc, vc)
 }
 
 // layers runs x through the model's decoder layers. attend gives layer l's attention output (before the
@@ -209,8 +213,8 @@ func (m *Model) layers(w *weightNodes, x, cos, sin *Node, attend func(l int, q, 
 	for l := range m.cfg.NumHiddenLayers {
 		lw := &w.layers[l]
 		q, k, v := m.qkv(rmsNorm(x, lw[wInputNorm], eps), lw, cos, sin)
-		x = Add(x, linear(attend(l, q, k, v), lw[wO]))
-		x = Add(x, mlp(rmsNorm(x, lw[wPostNorm], eps), lw))
+		x = Add(x, m.linear(attend(l, q, k, v), lw[wO]))
+		x = Add(x, m.mlp(rmsNorm(x, lw[wPostNorm], eps), lw))
 	}
 	return x
 }
@@ -246,7 +250,7 @@ func (m *Model) buildPrefill(g *Graph, key graphKey) []*Node {
 		return m.attendSeq(q, Reshape(kc[l], kvH, hd, S1), Reshape(vc[l], kvH, S1, hd), bias)
 	})
 	h := Gather(x, Reshape(last, 1, 1)) // [1, H]
-	return withCaches(linear(rmsNorm(h, w.norm, c.RMSNormEps), w.head), kc, vc)
+	return withCaches(m.linear(rmsNorm(h, w.norm, c.RMSNormEps), w.head), kc, vc)
 }
 
 // buildForward builds forward(T): see the comment at the top of the file.
@@ -266,7 +270,7 @@ func (m *Model) buildForward(g *Graph, key graphKey) []*Node {
 		vT := ConvertDType(TransposeAllAxes(v, 1, 0, 2), m.dtype) // [kvH, T, hd]
 		return m.attendSeq(q, kT, vT, bias)
 	})
-	return []*Node{linear(rmsNorm(x, w.norm, c.RMSNormEps), w.head)}
+	return []*Node{m.linear(rmsNorm(x, w.norm, c.RMSNormEps), w.head)}
 }
 
 // buildZeros builds zeros(B): the zeroed caches of a session of B rows (key.rows) of key.seq positions,

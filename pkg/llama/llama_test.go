@@ -122,7 +122,7 @@ const refTolerance = 1e-4
 func TestForwardMatchesReference(t *testing.T) {
 	for _, name := range referenceCases {
 		t.Run(name, func(t *testing.T) {
-			m := loadTestModel(t, name, Options{MaxSeq: 64})
+			m := loadTestModel(t, name, Options{MaxSeq: 64, DType: "f32"}) // f32 whatever the backend's default
 			ids := readIDs(t, name)
 			want, shape := readNpy(t, filepath.Join("testdata", name, "logits.npy"))
 			V := m.Config().VocabSize
@@ -149,7 +149,7 @@ func TestForwardMatchesReference(t *testing.T) {
 func TestCachedMatchesReference(t *testing.T) {
 	for _, name := range referenceCases {
 		t.Run(name, func(t *testing.T) {
-			m := loadTestModel(t, name, Options{MaxSeq: 64, PrefillChunk: 8})
+			m := loadTestModel(t, name, Options{MaxSeq: 64, PrefillChunk: 8, DType: "f32"})
 			ids := readIDs(t, name)
 			want, _ := readNpy(t, filepath.Join("testdata", name, "logits.npy"))
 			V := m.Config().VocabSize

@@ -29,7 +29,7 @@ func (m Memory) Peak() int64 { return m.Weights + m.Caches + m.Temporaries }
 func EstimateMemory(c Config, dt dtypes.DType, batch, seq int) Memory {
 	e := int64(dt.Size())
 	var mem Memory
-	for _, s := range c.deviceSpecs() {
+	for _, s := range c.deviceSpecs(false) { // sizes only: the layout does not matter
 		if len(s.shape) == 1 {
 			mem.Weights += 4 * int64(s.size())
 		} else {

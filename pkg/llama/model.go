@@ -97,8 +97,14 @@ type Model struct {
 	cpu      *cpuModel         // the cpu engine's weights; nil on GoMLX backends
 	backend  backends.Backend  // nil on the cpu engine
 	dtype    dtypes.DType      // of the weight matrices and the KV caches: Float32 or BFloat16
-	weights  []backends.Buffer // in the order of cfg.deviceSpecs()
-	tiedHead any               // while loading: the transposed tied embedding ([]float32 or []bfloat16.BFloat16), added last
+	weights  []backends.Buffer // in the order of cfg.deviceSpecs(transposed)
+	tiedHead any               // while loading: the tied embedding's copy ([]float32 or []bfloat16.BFloat16), added last
+
+	// transposed: the Linear weights are kept as [in, out] rather than Hugging Face's [out, in]. Only the
+	// pure-Go backend wants it: x·Wᵀ runs 10× slower there (its "transposed" small-matrix kernel reduces each
+	// output element separately; measured at batch 16 with GoMLX v0.28.1 and SIMD). XLA on a GPU wants
+	// [out, in]: at batch 1 it turns each product into a reduction, which reads [in, out] column-wise.
+	transposed bool
 	invFreq  []float64
 
 	mu         sync.Mutex
@@ -268,13 +274,15 @@ func newModel(cfg Config, opts Options, ckpt hf.DType) (*Model, error) {
 			return nil, err
 		}
 	}
+	name, _, _ := strings.Cut(opts.Backend, ":")
 	return &Model{
-		cfg:     cfg,
-		opts:    opts,
-		backend: backend,
-		dtype:   dt,
-		invFreq: cfg.InvFreq(),
-		graphs:  make(map[graphKey]*graph.Graph),
+		cfg:        cfg,
+		opts:       opts,
+		backend:    backend,
+		dtype:      dt,
+		transposed: name == "go",
+		invFreq:    cfg.InvFreq(),
+		graphs:     make(map[graphKey]*graph.Graph),
 	}, nil
 }
 
@@ -343,7 +351,7 @@ func (m *Model) weightDType(spec weightSpec) dtypes.DType {
 // addWeight appends one weight, transposed if the device keeps it so, to m's device weights.
 func addWeight[T float32 | bfloat16.BFloat16](m *Model, spec weightSpec, data []T) error {
 	shape := spec.shape
-	if spec.transposed() {
+	if m.transposed && spec.linear() {
 		data, shape = transpose(data, shape[0], shape[1]), []int{shape[1], shape[0]}
 	}
 	buf, err := m.backend.BufferFromFlatData(0, data, shapes.Make(m.weightDType(spec), shape...))
@@ -352,18 +360,21 @@ func addWeight[T float32 | bfloat16.BFloat16](m *Model, spec weightSpec, data []
 	}
 	m.weights = append(m.weights, buf)
 	if spec.name == embedName && m.cfg.TieWordEmbeddings {
-		m.tiedHead = transpose(data, shape[0], shape[1])
+		m.tiedHead = slices.Clone(data)
+		if m.transposed {
+			m.tiedHead = transpose(data, shape[0], shape[1])
+		}
 	}
 	return nil
 }
 
-// addTiedHead adds the transposed copy of a tied embedding as the last device weight (see deviceSpecs).
+// addTiedHead adds the copy of a tied embedding as the last device weight (see deviceSpecs).
 func (m *Model) addTiedHead() error {
 	if !m.cfg.TieWordEmbeddings {
 		return nil
 	}
-	V, H := m.cfg.VocabSize, m.cfg.HiddenSize
-	buf, err := m.backend.BufferFromFlatData(0, m.tiedHead, shapes.Make(m.dtype, H, V))
+	specs := m.cfg.deviceSpecs(m.transposed)
+	buf, err := m.backend.BufferFromFlatData(0, m.tiedHead, shapes.Make(m.dtype, specs[len(specs)-1].shape...))
 	m.tiedHead = nil
 	if err != nil {
 		return fmt.Errorf("tied output head: %w", err)
