@@ -20,7 +20,8 @@
 #   logits8b  8B in f32 against transformers (float32, TF32 off), both loaded
 #             side by side
 #   memory8b  batch 100 with a prompt of 800 tokens: caches at their 1,024
-#             positions, nvidia-smi's peak against llama.EstimateMemory
+#             positions, nvidia-smi's peak against llama.EstimateMemory, with
+#             XLA's platform allocator (live bytes, not the BFC pool)
 #   sample, sample_gcd
 #             MCMC-Priority and GCD on a SyGuS task (8B bf16)
 #
@@ -215,8 +216,15 @@ export ids impl
 export -f logits8b
 stage logits8b 150 logits8b
 
-stage memory8b 120 memsample mem_plan bench "$work/memory.json" --batch 100 --steps 8 \
-	--prompt-len "$mem_prompt" --max-seq "$mem_seq"
+# allocator=platform: a cudaMalloc per buffer, so that nvidia-smi shows the live bytes; XLA's default BFC
+# allocator grows its pool in powers of two (64.6 GiB seen for this 40 GiB plan, 2026-11-26).
+memory8b() {
+	GOMLX_BACKEND="${GOMLX_BACKEND/preallocate=false/allocator=platform}" memsample mem_plan bench "$work/memory.json" \
+		--batch 100 --steps 8 --prompt-len "$mem_prompt" --max-seq "$mem_seq"
+}
+export mem_prompt mem_seq
+export -f memory8b
+stage memory8b 120 memory8b
 
 sample() { # sample OUT.jsonl ARGS...
 	local o="$1"

@@ -105,7 +105,7 @@ type Model struct {
 	// output element separately; measured at batch 16 with GoMLX v0.28.1 and SIMD). XLA on a GPU wants
 	// [out, in]: at batch 1 it turns each product into a reduction, which reads [in, out] column-wise.
 	transposed bool
-	invFreq  []float64
+	invFreq    []float64
 
 	mu         sync.Mutex
 	graphs     map[graphKey]*graph.Graph
