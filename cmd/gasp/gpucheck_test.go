@@ -124,7 +124,7 @@ func (r gpuReport) status() map[string]string {
 // stand-in refuses the tiny stage's logits, as a plugin refusing go-xla would: the check must fall back to
 // GASP_PATCHED and run every later stage with it.
 func TestGPUCheckTiny(t *testing.T) {
-	c := newGPUCheck(t, "GASP_FAIL_TINY=1")
+	c := newGPUCheck(t, "GASP_FAIL_TINY=1", "DEADLINE=300") // the whole check in 5 minutes at most (~25 s here)
 	if b, err := c.cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gpu-check.sh: %v\n%s", err, b)
 	}
