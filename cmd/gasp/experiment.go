@@ -59,6 +59,9 @@ continues them. Progress goes to standard error.`, stdout, stderr)
 	if *limit < 0 {
 		return cl.usageError("--limit must not be negative")
 	}
+	if *taskTime < 0 {
+		return cl.usageError("--task-time must not be negative, got %v", *taskTime)
+	}
 	cfg, err := loadGrid(pos[0])
 	if err != nil {
 		return cl.fail(err)
@@ -220,7 +223,10 @@ func analyzeStore(store string, opt analysis.Options) (*analysis.Report, *experi
 	if len(data.Tasks()) == 0 {
 		return nil, nil, nil, fmt.Errorf("%s holds no records", store)
 	}
-	cfg := storedConfig(store)
+	cfg, err := experiment.Stored(store)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	if err := checkStoredGrid(st, data, cfg, opt.K); err != nil {
 		return nil, nil, nil, err
 	}
@@ -229,22 +235,6 @@ func analyzeStore(store string, opt analysis.Options) (*analysis.Report, *experi
 		return nil, nil, nil, err
 	}
 	return rep, cfg, st.Warnings(), nil
-}
-
-// storedConfig returns the experiment.json of a run store, nil if it has
-// none (or one that does not parse: the store was not written by
-// experiment.Run). It may name a user's method, which the analysis reads
-// like a built-in one.
-func storedConfig(store string) *experiment.Config {
-	b, err := os.ReadFile(filepath.Join(store, "experiment.json"))
-	if err != nil {
-		return nil
-	}
-	c, err := experiment.Parse(b)
-	if err != nil {
-		return nil
-	}
-	return c
 }
 
 // analysisTitle is the title of an experiment's analysis.

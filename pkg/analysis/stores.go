@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/gasplab/gasp/pkg/runs"
@@ -10,8 +11,12 @@ import (
 
 // LoadDirs reads every record of the run stores in dirs, opened read-only,
 // as one Data: mcmc/quick, or several stores together (mcmc/quick and
-// mcmc/quick-smc). A store without records is an error.
+// mcmc/quick-smc). A store without records is an error, and so is a store
+// named twice.
 func LoadDirs(dirs ...string) (*Data, error) {
+	if err := distinctStores(dirs); err != nil {
+		return nil, err
+	}
 	var all []runs.Record
 	for _, dir := range dirs {
 		st, err := runs.OpenReadOnly(dir)
@@ -32,6 +37,26 @@ func LoadDirs(dirs ...string) (*Data, error) {
 		}
 	}
 	return Group(all), nil
+}
+
+// distinctStores fails when two of dirs name one directory, however
+// spelt ("q", "./q/", a link to q): its records would count twice, and
+// their bootstrap intervals would narrow.
+func distinctStores(dirs []string) error {
+	seen := make([]os.FileInfo, len(dirs))
+	for i, dir := range dirs {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			continue // OpenReadOnly says why
+		}
+		for j := range i {
+			if seen[j] != nil && os.SameFile(seen[j], fi) {
+				return fmt.Errorf("analysis: %s and %s are one store, whose every record would count twice", dirs[j], dir)
+			}
+		}
+		seen[i] = fi
+	}
+	return nil
 }
 
 // Subset returns the records of the tasks of SyGuS subset s ("SLIA" for
