@@ -211,7 +211,7 @@ func experimentDirs(name string, store, out *string) error {
 // (nil if it has none) and analyzes it under opt.Protocol and the other
 // protocol; it returns the configuration and the store's warnings too.
 func analyzeStore(store string, opt analysis.Options) (*analysis.Report, *experiment.Config, []runs.Warning, error) {
-	st, err := runs.OpenReadOnly(store)
+	st, err := analysis.OpenStore(store)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -7,11 +7,14 @@ package main
 // leave every file outside {sb}/new as it was.
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gasplab/gasp/pkg/runs"
 )
@@ -313,4 +316,71 @@ func TestMisuseStoreOwner(t *testing.T) {
 	for _, d := range diffSnapshots(shared, snapshot(t, fx)) {
 		t.Errorf("the cases changed %s, which none writes", d)
 	}
+}
+
+// TestMisuseLiveWriter (F32): analyze and analyze-true refuse a store that
+// a live writer holds, naming it: an experiment run between its appends
+// (a child process, as the campaign ran it), and an in-process writer
+// that holds the store open; once the writer is gone, the store is
+// analysed.
+func TestMisuseLiveWriter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an experiment")
+	}
+	repo, _ := filepath.Abs("../..")
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "exp.json")
+	writeSandboxFile(t, cfg, []byte(experimentJSON(repo, 100000, 1, 1)))
+	live := filepath.Join(dir, "live")
+	args, _ := json.Marshal([]string{"experiment", "run", cfg, "--store", live})
+	p := exec.Command(os.Args[0], "-test.run=^$")
+	p.Env = append(os.Environ(), "GASP_TEST_MAIN="+string(args))
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Process.Kill()
+	for deadline := time.Now().Add(time.Minute); len(runstestLines(live)) < 4; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the experiment stored no records in a minute")
+		}
+	}
+	analyze := []string{"analyze", "x", "--store", live, "--out", filepath.Join(dir, "a"), "--resamples", "2"}
+	want := "analysis: " + live + " is being written"
+	if code, _, errOut := gasp(analyze...); code != 1 || !strings.Contains(errOut, want) {
+		t.Errorf("analyze during a run: exit %d, stderr:\n%s\nwant %q", code, errOut, want)
+	}
+	p.Process.Kill()
+	p.Wait()
+	if code, _, errOut := gasp(analyze...); code != 0 {
+		t.Errorf("analyze after the run: exit %d, stderr:\n%s", code, errOut)
+	}
+
+	ref := filepath.Join(dir, "ref")
+	gridStore(t, repo, ref, 4, 2)
+	st, err := runs.Open(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trueArgs := []string{"analyze-true", "--store", ref, "--exact", ref, "--method", "gcd", "--out", filepath.Join(dir, "t"), "--resamples", "2"}
+	if code, _, errOut := gasp(trueArgs...); code != 1 || !strings.Contains(errOut, "analysis: "+ref+" is being written") {
+		t.Errorf("analyze-true of an open store: exit %d, stderr:\n%s", code, errOut)
+	}
+	st.Close()
+	if code, _, errOut := gasp(trueArgs...); code != 0 {
+		t.Errorf("analyze-true of a closed store: exit %d, stderr:\n%s", code, errOut)
+	}
+}
+
+// runstestLines returns the record lines under a store directory, none
+// while it has none.
+func runstestLines(dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".jsonl") {
+			b, _ := os.ReadFile(p)
+			out = append(out, strings.Split(strings.TrimSpace(string(b)), "\n")...)
+		}
+		return nil
+	})
+	return out
 }

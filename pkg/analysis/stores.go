@@ -19,7 +19,7 @@ func LoadDirs(dirs ...string) (*Data, error) {
 	}
 	var all []runs.Record
 	for _, dir := range dirs {
-		st, err := runs.OpenReadOnly(dir)
+		st, err := OpenStore(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -37,6 +37,27 @@ func LoadDirs(dirs ...string) (*Data, error) {
 		}
 	}
 	return Group(all), nil
+}
+
+// OpenStore opens the run store dir read-only for an analysis. A store a
+// writer holds (runs.Busy: an experiment run, even between its appends, a
+// demo or a merge) is an error: its analysis would report the records
+// written so far as if they were the experiment's.
+func OpenStore(dir string) (*runs.Store, error) {
+	st, err := runs.OpenReadOnly(dir)
+	if err != nil {
+		return nil, err
+	}
+	busy, err := runs.Busy(dir)
+	if err == nil && busy {
+		err = fmt.Errorf("analysis: %s is being written by a running gasp (experiment run, demo or merge): "+
+			"it holds only the records written so far; analyze it once that has finished", dir)
+	}
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
 }
 
 // distinctStores fails when two of dirs name one directory, however

@@ -226,9 +226,13 @@ func (r *runner) run(ctx context.Context, start time.Time) error {
 type gridModel struct {
 	*model.Model
 	weights model.LM
+	writing io.Closer // the run's mark on the store (runs.Writing)
 }
 
-func (m *gridModel) close() { m.weights.Close() }
+func (m *gridModel) close() {
+	m.weights.Close()
+	m.writing.Close()
+}
 
 // load opens the model, tokenizes the prompts of the tasks to do and loads
 // the weights, sized for the longest; then it records the configuration
@@ -263,11 +267,12 @@ func (r *runner) load(ctx context.Context) (*gridModel, map[int][]int, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := r.writeSettings(ctx); err != nil {
+	writing, err := r.writeSettings(ctx)
+	if err != nil {
 		w.Close()
 		return nil, nil, err
 	}
-	return &gridModel{m, w}, prompts, nil
+	return &gridModel{m, w, writing}, prompts, nil
 }
 
 // batch samples the runs of u and appends their records, returning how

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -124,29 +125,40 @@ func checkStore(dir string, cfg *Config) (*Config, error) {
 }
 
 // writeSettings records cfg as the store's experiment.json, checking it
-// against the recorded one under the store's lock (waiting up to wait for
-// another writer), and says so when the grid grows.
-func (r *runner) writeSettings(ctx context.Context) error {
+// against the recorded one under the store's lock (waiting up to
+// Options.LockWait for another writer), and says so when the grid grows.
+// It returns the mark that the run is writing the store (runs.Writing),
+// for the run to close when it ends: the run takes the lock only to
+// append, and a reader must see it between appends too.
+func (r *runner) writeSettings(ctx context.Context) (io.Closer, error) {
 	st, err := openStore(ctx, r.dir, r.opt.LockWait)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer st.Close()
 	old, err := checkStore(r.dir, r.cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if old != nil && gridDiff(old, r.cfg) != "" {
 		r.say("experiment %s: the grid of %s grows (%s)", r.cfg.Name, old.File, gridDiff(old, r.cfg))
 	}
 	b, err := json.MarshalIndent(r.cfg, "", "  ")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := atomicfile.WriteFile(filepath.Join(r.dir, settingsFile), append(b, '\n')); err != nil {
-		return err
+		return nil, err
 	}
-	return st.Close()
+	writing, err := runs.Writing(r.dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Close(); err != nil {
+		writing.Close()
+		return nil, err
+	}
+	return writing, nil
 }
 
 // openStore opens the store dir for appending, waiting up to wait while

@@ -95,3 +95,37 @@ func TestSymlinkedSeries(t *testing.T) {
 		t.Errorf("Append to a linked file: %v", err)
 	}
 }
+
+// TestBusy (F32): a store is busy while a writer holds it open, or marks
+// it (Writing) between appends; not while only readers do, nor after.
+func TestBusy(t *testing.T) {
+	dir, _ := oneRecordStore(t)
+	check := func(what string, want bool) {
+		t.Helper()
+		if got, err := Busy(dir); got != want || err != nil {
+			t.Errorf("%s: Busy = %v, %v; want %v", what, got, err, want)
+		}
+	}
+	check("closed", false)
+	ro := mustOpen(t, dir, Options{ReadOnly: true})
+	check("open read-only", false)
+	st := mustOpen(t, dir, Options{})
+	check("open for appending", true)
+	st.Close()
+	check("closed again", false)
+	w, err := Writing(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("marked", true)
+	// A second writer joins the first: shards share a store.
+	w2, err := Writing(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	check("marked by the second", true)
+	w2.Close()
+	check("unmarked", false)
+	ro.Close()
+}

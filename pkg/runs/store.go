@@ -65,6 +65,7 @@ type Store struct {
 	mu       sync.Mutex
 	lockPath string
 	lock     *os.File // nil when read-only
+	writing  *os.File // holdWriting's lock of a writable directory store
 	dataLock bool     // the lock of a single-file store (lockData)
 	created  bool     // lockData created the file
 	series   map[Key]*series
@@ -101,7 +102,15 @@ func OpenWith(dir string, opt Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("runs: %w", err)
 	}
-	return s, s.takeLock(filepath.Join(dir, lockName), dir)
+	if err := s.takeLock(filepath.Join(dir, lockName), dir); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.writing, err = holdWriting(dir); err != nil {
+		unlock(s.lock, s.lockPath)
+		return nil, err
+	}
+	return s, nil
 }
 
 func (s *Store) takeLock(lockPath, what string) error {
@@ -552,6 +561,9 @@ func (s *Store) Close() error {
 		errs = append(errs, unlockData(s.lock, s.lockPath, s.created))
 	case s.lock != nil:
 		errs = append(errs, unlock(s.lock, s.lockPath))
+	}
+	if s.writing != nil {
+		errs = append(errs, s.writing.Close())
 	}
 	return errors.Join(errs...)
 }
