@@ -40,7 +40,10 @@ directory. --task-time bounds the sampling time of each (task, method),
 the stored batches' elapsed_ms included: it is checked before each batch
 (a batch started finishes, so that no sample is kept for being quick),
 the remaining batches are left, and a rerun with a larger --task-time
-continues them. Progress goes to standard error.`, stdout, stderr)
+continues them. A store records its experiment's settings and grid
+(experiment.json): another configuration may grow the grid (more runs, a
+larger k, more tasks or methods), not shrink it nor change the settings.
+Progress goes to standard error.`, stdout, stderr)
 	shard := cl.String("shard", "0/1", "run part i of n of the grid (i from 0)")
 	store := cl.String("store", "", "run store directory (default: mcmc/<name> of the repository)")
 	limit := cl.Int("limit", 0, "stop after appending N records (0: no limit)")
@@ -146,7 +149,9 @@ geomean KL reductions of MCMC(K) vs GCD and ASAp(K), monotonicity in k and
 rejection acceptance rates; README.md indexes them. Both estimation
 protocols are computed (pkg/analysis): --protocol's tables and figures
 at the top, the other's tables in a subdirectory named after it, and
-their geomean ratios side by side (protocols.csv).`, stdout, stderr)
+their geomean ratios side by side (protocols.csv). A store that a running
+gasp is writing (experiment run, demo, merge) is refused: it holds only
+part of its records.`, stdout, stderr)
 	store := cl.String("store", "", "run store directory (default: mcmc/EXPERIMENT of the repository)")
 	out := cl.String("out", "", "output directory (default: analysis/EXPERIMENT of the repository)")
 	resamples := cl.Int("resamples", 500, "bootstrap resamples")
