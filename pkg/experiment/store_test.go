@@ -189,3 +189,14 @@ func TestStored(t *testing.T) {
 		}
 	}
 }
+
+// TestNegativeTaskTime (F44): Options.TaskTime below 0 is refused by Run,
+// whichever command passes it.
+func TestNegativeTaskTime(t *testing.T) {
+	for _, d := range []time.Duration{-1, -time.Second} {
+		_, err := Run(context.Background(), toyConfig(t), Options{Store: filepath.Join(t.TempDir(), "s"), TaskTime: d})
+		if err == nil || err.Error() != "experiment: task time "+d.String()+" is negative" {
+			t.Errorf("TaskTime %v: %v", d, err)
+		}
+	}
+}
