@@ -50,15 +50,15 @@ analysis/quick-true), byte for byte the same for the same stores and flags.`, st
 	}
 	data, err := analysis.LoadDirs(strings.Split(*store, ",")...)
 	if err != nil {
-		return cl.fail(err)
+		return cl.fail(fmt.Errorf("--store: %w", err))
 	}
 	exact, err := analysis.LoadDirs(strings.Split(*exactStore, ",")...)
 	if err != nil {
-		return cl.fail(err)
+		return cl.fail(fmt.Errorf("--exact: %w", err))
 	}
 	rep, err := analysis.AnalyzeTrue(data, exact, *method, analysis.TrueOptions{Resamples: *resamples, Seed: *seed, MinExact: *minExact})
 	if err != nil {
-		return cl.fail(err)
+		return cl.fail(fmt.Errorf("--method %s, --exact %s: %w", *method, *exactStore, err))
 	}
 	var names []string
 	for _, d := range strings.Split(*store, ",") {

@@ -40,7 +40,10 @@ directory. --task-time bounds the sampling time of each (task, method),
 the stored batches' elapsed_ms included: it is checked before each batch
 (a batch started finishes, so that no sample is kept for being quick),
 the remaining batches are left, and a rerun with a larger --task-time
-continues them. Progress goes to standard error.`, stdout, stderr)
+continues them. A store records its experiment's settings and grid
+(experiment.json): another configuration may grow the grid (more runs, a
+larger k, more tasks or methods), not shrink it nor change the settings.
+Progress goes to standard error.`, stdout, stderr)
 	shard := cl.String("shard", "0/1", "run part i of n of the grid (i from 0)")
 	store := cl.String("store", "", "run store directory (default: mcmc/<name> of the repository)")
 	limit := cl.Int("limit", 0, "stop after appending N records (0: no limit)")
@@ -58,6 +61,9 @@ continues them. Progress goes to standard error.`, stdout, stderr)
 	}
 	if *limit < 0 {
 		return cl.usageError("--limit must not be negative")
+	}
+	if *taskTime < 0 {
+		return cl.usageError("--task-time must not be negative, got %v", *taskTime)
 	}
 	cfg, err := loadGrid(pos[0])
 	if err != nil {
@@ -143,7 +149,9 @@ geomean KL reductions of MCMC(K) vs GCD and ASAp(K), monotonicity in k and
 rejection acceptance rates; README.md indexes them. Both estimation
 protocols are computed (pkg/analysis): --protocol's tables and figures
 at the top, the other's tables in a subdirectory named after it, and
-their geomean ratios side by side (protocols.csv).`, stdout, stderr)
+their geomean ratios side by side (protocols.csv). A store that a running
+gasp is writing (experiment run, demo, merge) is refused: it holds only
+part of its records.`, stdout, stderr)
 	store := cl.String("store", "", "run store directory (default: mcmc/EXPERIMENT of the repository)")
 	out := cl.String("out", "", "output directory (default: analysis/EXPERIMENT of the repository)")
 	resamples := cl.Int("resamples", 500, "bootstrap resamples")
@@ -208,7 +216,7 @@ func experimentDirs(name string, store, out *string) error {
 // (nil if it has none) and analyzes it under opt.Protocol and the other
 // protocol; it returns the configuration and the store's warnings too.
 func analyzeStore(store string, opt analysis.Options) (*analysis.Report, *experiment.Config, []runs.Warning, error) {
-	st, err := runs.OpenReadOnly(store)
+	st, err := analysis.OpenStore(store)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -220,7 +228,10 @@ func analyzeStore(store string, opt analysis.Options) (*analysis.Report, *experi
 	if len(data.Tasks()) == 0 {
 		return nil, nil, nil, fmt.Errorf("%s holds no records", store)
 	}
-	cfg := storedConfig(store)
+	cfg, err := experiment.Stored(store)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	if err := checkStoredGrid(st, data, cfg, opt.K); err != nil {
 		return nil, nil, nil, err
 	}
@@ -229,22 +240,6 @@ func analyzeStore(store string, opt analysis.Options) (*analysis.Report, *experi
 		return nil, nil, nil, err
 	}
 	return rep, cfg, st.Warnings(), nil
-}
-
-// storedConfig returns the experiment.json of a run store, nil if it has
-// none (or one that does not parse: the store was not written by
-// experiment.Run). It may name a user's method, which the analysis reads
-// like a built-in one.
-func storedConfig(store string) *experiment.Config {
-	b, err := os.ReadFile(filepath.Join(store, "experiment.json"))
-	if err != nil {
-		return nil
-	}
-	c, err := experiment.Parse(b)
-	if err != nil {
-		return nil
-	}
-	return c
 }
 
 // analysisTitle is the title of an experiment's analysis.

@@ -14,7 +14,9 @@ Merges the run stores that the shards of one experiment wrote separately
 and Kubernetes jobs of deploy/ do) into the store DIR, creating it if needed:
 DIR then holds what an unsharded run writes, record for record (elapsed_ms
 aside), each (task, method) by run and k. The shards must record the same
-sampling settings (experiment.json). A sample found in two stores, or
+sampling settings and grid (experiment.json), and DIR, if it records any,
+the same settings and a grid within theirs: a store's grid may grow, never
+shrink. Each SHARD_STORE is a directory. A sample found in two stores, or
 already in DIR, must be the same record in both; it is written once. Merging
 again appends only what is missing, so it may follow shards as they finish.`, stdout, stderr)
 	into := cl.String("into", "", "the merged run store directory (e.g. mcmc/<name>)")

@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/gasplab/gasp/pkg/runs"
@@ -10,11 +11,15 @@ import (
 
 // LoadDirs reads every record of the run stores in dirs, opened read-only,
 // as one Data: mcmc/quick, or several stores together (mcmc/quick and
-// mcmc/quick-smc). A store without records is an error.
+// mcmc/quick-smc). A store without records is an error, and so is a store
+// named twice.
 func LoadDirs(dirs ...string) (*Data, error) {
+	if err := distinctStores(dirs); err != nil {
+		return nil, err
+	}
 	var all []runs.Record
 	for _, dir := range dirs {
-		st, err := runs.OpenReadOnly(dir)
+		st, err := OpenStore(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -32,6 +37,47 @@ func LoadDirs(dirs ...string) (*Data, error) {
 		}
 	}
 	return Group(all), nil
+}
+
+// OpenStore opens the run store dir read-only for an analysis. A store a
+// writer holds (runs.Busy: an experiment run, even between its appends, a
+// demo or a merge) is an error: its analysis would report the records
+// written so far as if they were the experiment's.
+func OpenStore(dir string) (*runs.Store, error) {
+	st, err := runs.OpenReadOnly(dir)
+	if err != nil {
+		return nil, err
+	}
+	busy, err := runs.Busy(dir)
+	if err == nil && busy {
+		err = fmt.Errorf("analysis: %s is being written by a running gasp (experiment run, demo or merge): "+
+			"it holds only the records written so far; analyze it once that has finished", dir)
+	}
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// distinctStores fails when two of dirs name one directory, however
+// spelt ("q", "./q/", a link to q): its records would count twice, and
+// their bootstrap intervals would narrow.
+func distinctStores(dirs []string) error {
+	seen := make([]os.FileInfo, len(dirs))
+	for i, dir := range dirs {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			continue // OpenReadOnly says why
+		}
+		for j := range i {
+			if seen[j] != nil && os.SameFile(seen[j], fi) {
+				return fmt.Errorf("analysis: %s and %s are one store, whose every record would count twice", dirs[j], dir)
+			}
+		}
+		seen[i] = fi
+	}
+	return nil
 }
 
 // Subset returns the records of the tasks of SyGuS subset s ("SLIA" for

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/gasplab/gasp/pkg/runs"
 )
@@ -58,13 +59,18 @@ type TrueReport struct {
 
 // AnalyzeTrue measures every (task, method, k) of d against exact samples
 // of P^G: exact holds, per task, the records of an exact sampler (one valid
-// record per accepted sample, as experiment's cars method stores them).
+// record per accepted sample, as experiment's cars method stores them). A
+// method exact holds no record of is an error: every task would report
+// too few exact samples.
 func AnalyzeTrue(d *Data, exact *Data, method string, opt TrueOptions) (*TrueReport, error) {
 	if opt.Resamples == 0 {
 		opt.Resamples = 500
 	}
 	if opt.MinExact == 0 {
 		opt.MinExact = 100
+	}
+	if held := exact.Methods(""); !slices.Contains(held, method) {
+		return nil, fmt.Errorf("analysis: the exact samples hold no records of method %q (they hold %s)", method, strings.Join(held, ", "))
 	}
 	rep := &TrueReport{Options: opt, Methods: d.Methods("")}
 	for _, task := range d.Tasks() {

@@ -72,6 +72,8 @@ type Config struct {
 	// Root is the directory relative paths (TaskRoot, Model) are taken
 	// from: set by Load to the repository holding the configuration file.
 	Root string `json:"-"`
+	// File is the file Load or Stored read, which messages name.
+	File string `json:"-"`
 }
 
 // Load reads a configuration file and sets Root to the nearest directory
@@ -82,13 +84,11 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := Parse(data)
-	if line, col, ok := jsontext.ErrorPosition(data, err); ok {
-		return nil, fmt.Errorf("%s:%d:%d: %w", path, line, col, err)
-	}
+	c, err := parseFile(path, data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
+	c.File = path
 	abs, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
 		return nil, err
@@ -108,13 +108,29 @@ func Load(path string) (*Config, error) {
 	return c, nil
 }
 
+// parseFile parses data, the configuration file path, naming the file and
+// where known the line and column in its error.
+func parseFile(path string, data []byte) (*Config, error) {
+	c, err := Parse(data)
+	if line, col, ok := jsontext.ErrorPosition(data, err); ok {
+		return nil, fmt.Errorf("%s:%d:%d: %w", path, line, col, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
 // Parse parses a configuration: JSON whose lines may end in // comments.
-// Unknown keys are errors, so that a misspelt setting is not ignored. The
+// Unknown keys are errors, so that a misspelt setting is not ignored, and
+// so is a key given twice (jsontext.DuplicateKey), whose first value
+// encoding/json would drop. The
 // settings are checked but not the methods' names: a store's
 // experiment.json may name a user's method (Options.Methods), which only
 // Run, given the methods, can resolve (Validate checks built-in names).
 func Parse(data []byte) (*Config, error) {
-	dec := json.NewDecoder(bytes.NewReader(jsontext.StripComments(data)))
+	text := jsontext.StripComments(data)
+	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
 	var c Config
 	if err := dec.Decode(&c); err != nil {
@@ -122,6 +138,9 @@ func Parse(data []byte) (*Config, error) {
 	}
 	if dec.More() {
 		return nil, errors.New("experiment config: data after the object")
+	}
+	if err := jsontext.DuplicateKey(text); err != nil {
+		return nil, fmt.Errorf("experiment config: %w", err)
 	}
 	if err := c.check(); err != nil {
 		return nil, err

@@ -59,7 +59,13 @@
 // is sampled again and only its missing records appended) and of sharding
 // (Options.Shard of Options.Shards takes every Shards-th batch). The store's
 // experiment.json records the configuration; resuming with other sampling
-// settings is refused. Options.TaskTime bounds the time each (task,
+// settings is refused, and so is a configuration whose grid does not hold
+// the stored one: a store's grid may grow (more runs, a larger k, more
+// methods or tasks, which experiment.json then records and the progress
+// says), never shrink. A run checks and writes experiment.json under the
+// store's lock, so that of two runs of other settings on one new store
+// the second is refused; Merge checks its shards and destination the same
+// way (see store.go). Stored reads a store's experiment.json, strictly. Options.TaskTime bounds the time each (task,
 // method) may take, stored batches included (checked between batches), for methods whose cost
 // varies by orders of magnitude between tasks (cars); method.Parse and
 // Task.Draw are the methods' single definition, which "gasp sample" uses

@@ -3,7 +3,6 @@ package experiment
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -35,8 +34,12 @@ func Merge(dst string, srcs []string) (MergeSummary, error) {
 	if len(srcs) == 0 {
 		return sum, errors.New("experiment: merge: no shard stores")
 	}
-	settings, err := mergeSettings(dst, srcs)
-	if err != nil {
+	if err := checkStoreDirs(dst, srcs); err != nil {
+		return sum, err
+	}
+	// The configurations are checked before anything is written, and again
+	// under dst's lock, where another writer cannot change them.
+	if _, _, err := mergeConfig(dst, srcs); err != nil {
 		return sum, err
 	}
 	recs, err := readShards(srcs)
@@ -48,6 +51,10 @@ func Merge(dst string, srcs []string) (MergeSummary, error) {
 		return sum, err
 	}
 	defer out.Close()
+	_, settings, err := mergeConfig(dst, srcs)
+	if err != nil {
+		return sum, err
+	}
 	if settings != nil {
 		if err := atomicfile.WriteFile(filepath.Join(dst, settingsFile), settings); err != nil {
 			return sum, fmt.Errorf("experiment: merge: %w", err)
@@ -145,31 +152,66 @@ func sameRecord(a, b runs.Record) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
 }
 
-// mergeSettings checks that the shards (and dst, if it has one) record the same sampling settings and
-// returns the experiment.json to write to dst (nil when no store has one).
-func mergeSettings(dst string, srcs []string) ([]byte, error) {
-	var first []byte
-	var firstDir string
-	var want Config
-	for _, dir := range append(slices.Clone(srcs), dst) {
-		b, err := os.ReadFile(filepath.Join(dir, settingsFile))
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
+// mergeConfig checks that the shards record the same sampling settings and grid, and dst, if it records
+// any, the same settings and a grid within theirs: the merged store's experiment.json may grow, never shrink
+// (checkStore). It returns the shards' configuration and experiment.json (nil when none has one).
+func mergeConfig(dst string, srcs []string) (*Config, []byte, error) {
+	var want *Config
+	for _, dir := range srcs {
+		c, err := Stored(dir)
 		if err != nil {
-			return nil, fmt.Errorf("experiment: merge: %w", err)
+			return nil, nil, fmt.Errorf("experiment: merge: %w", err)
 		}
-		var c Config
-		if err := json.Unmarshal(b, &c); err != nil {
-			return nil, fmt.Errorf("experiment: merge: %s: %w", filepath.Join(dir, settingsFile), err)
-		}
-		if first == nil {
-			first, firstDir, want = b, dir, c
-			continue
-		}
-		if d := settingsDiff(&want, &c); d != "" {
-			return nil, fmt.Errorf("experiment: merge: %s and %s record different sampling settings (%s)", firstDir, dir, d)
+		switch {
+		case c == nil:
+		case want == nil:
+			want = c
+		case settingsDiff(want, c) != "":
+			return nil, nil, fmt.Errorf("experiment: merge: %s and %s record different sampling settings (%s)", want.File, c.File, settingsDiff(want, c))
+		case gridDiff(want, c) != "":
+			return nil, nil, fmt.Errorf("experiment: merge: %s and %s record different grids (%s)", want.File, c.File, gridDiff(want, c))
 		}
 	}
-	return first, nil
+	old, err := Stored(dst)
+	if err != nil {
+		return nil, nil, fmt.Errorf("experiment: merge: %w", err)
+	}
+	switch {
+	case want == nil:
+		return nil, nil, nil
+	case old == nil:
+	case settingsDiff(old, want) != "":
+		return nil, nil, fmt.Errorf("experiment: merge: %s and %s record different sampling settings (%s)", old.File, want.File, settingsDiff(old, want))
+	case !old.within(want):
+		return nil, nil, fmt.Errorf("experiment: merge: the grid of %s is not within that of %s: a store's grid may only grow, "+
+			"so that its records stay in it", old.where(), want.where())
+	}
+	b, err := os.ReadFile(want.File)
+	return want, b, err
+}
+
+// checkStoreDirs fails unless every shard is a directory, and dst one or nothing yet: a sample file
+// ("gasp sample --out") is not a store.
+func checkStoreDirs(dst string, srcs []string) error {
+	notDir := func(what string, fi os.FileInfo) error {
+		if fi.Mode().IsRegular() {
+			return fmt.Errorf("experiment: merge: %s is a file, not a run store directory", what)
+		}
+		return fmt.Errorf("experiment: merge: %s is not a run store directory", what)
+	}
+	for _, src := range srcs {
+		fi, err := os.Stat(src)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return fmt.Errorf("experiment: merge: %s does not exist", src)
+		case err != nil:
+			return fmt.Errorf("experiment: merge: %w", err)
+		case !fi.IsDir():
+			return notDir(src, fi)
+		}
+	}
+	if fi, err := os.Stat(dst); err == nil && !fi.IsDir() {
+		return notDir("the merged store "+dst, fi)
+	}
+	return nil
 }

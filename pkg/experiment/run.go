@@ -3,7 +3,6 @@ package experiment
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gasplab/gasp/pkg/atomicfile"
 	"github.com/gasplab/gasp/pkg/mcmc"
 	"github.com/gasplab/gasp/pkg/method"
 	"github.com/gasplab/gasp/pkg/model"
@@ -102,9 +100,6 @@ func (c *Config) grid(ntasks int, shard, shards int) []unit {
 	return out
 }
 
-// settingsFile is the file in the store that records the configuration.
-const settingsFile = "experiment.json"
-
 // Run runs the experiment's grid into its run store, skipping the batches
 // already stored: a run killed at any moment is resumed by running it
 // again. A batch is sampled whole whenever one of its records is missing,
@@ -143,6 +138,9 @@ func newRunner(cfg *Config, opt Options) (*runner, error) {
 	}
 	if opt.Shard < 0 || opt.Shard >= opt.Shards {
 		return nil, fmt.Errorf("experiment: shard %d/%d out of range", opt.Shard, opt.Shards)
+	}
+	if opt.TaskTime < 0 {
+		return nil, fmt.Errorf("experiment: task time %v is negative", opt.TaskTime)
 	}
 	if opt.LockWait == 0 {
 		opt.LockWait = 10 * time.Minute
@@ -228,9 +226,13 @@ func (r *runner) run(ctx context.Context, start time.Time) error {
 type gridModel struct {
 	*model.Model
 	weights model.LM
+	writing io.Closer // the run's mark on the store (runs.Writing)
 }
 
-func (m *gridModel) close() { m.weights.Close() }
+func (m *gridModel) close() {
+	m.weights.Close()
+	m.writing.Close()
+}
 
 // load opens the model, tokenizes the prompts of the tasks to do and loads
 // the weights, sized for the longest; then it records the configuration
@@ -265,11 +267,12 @@ func (r *runner) load(ctx context.Context) (*gridModel, map[int][]int, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := writeSettings(r.dir, r.cfg); err != nil {
+	writing, err := r.writeSettings(ctx)
+	if err != nil {
 		w.Close()
 		return nil, nil, err
 	}
-	return &gridModel{m, w}, prompts, nil
+	return &gridModel{m, w, writing}, prompts, nil
 }
 
 // batch samples the runs of u and appends their records, returning how
@@ -318,7 +321,7 @@ func (c *Config) scanStore(dir string, tasks []TaskFiles, units []unit) (map[[2]
 	if _, err := os.Stat(dir); err != nil {
 		return done, spent, nil
 	}
-	if err := checkSettings(dir, c); err != nil {
+	if _, err := checkStore(dir, c); err != nil {
 		return nil, nil, err
 	}
 	ro, err := runs.OpenReadOnly(dir)
@@ -402,22 +405,9 @@ func ProposalRecord(s *mcmc.Step) *runs.Proposal {
 // lock for the time it takes (waiting up to wait for another writer), and
 // stops after limit records when limit ≥ 0. It returns how many it appended.
 func appendRecords(ctx context.Context, dir string, recs []runs.Record, limit int, wait time.Duration) (int, error) {
-	deadline := time.Now().Add(wait)
-	var st *runs.Store
-	for {
-		var err error
-		st, err = runs.Open(dir)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, runs.ErrLocked) || time.Now().After(deadline) {
-			return 0, err
-		}
-		select {
-		case <-ctx.Done():
-			return 0, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
+	st, err := openStore(ctx, dir, wait)
+	if err != nil {
+		return 0, err
 	}
 	n := 0
 	for _, r := range recs {
@@ -466,49 +456,4 @@ func (c Config) settings() map[string]any {
 	var m map[string]any
 	json.Unmarshal(b, &m)
 	return m
-}
-
-// checkSettings fails when the store records a configuration whose
-// sampling settings differ from cfg's.
-func checkSettings(dir string, cfg *Config) error {
-	b, err := os.ReadFile(filepath.Join(dir, settingsFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	var old Config
-	if err := json.Unmarshal(b, &old); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(dir, settingsFile), err)
-	}
-	if d := settingsDiff(&old, cfg); d != "" {
-		return fmt.Errorf("experiment: %s was run with other sampling settings (%s); use another name or store", dir, d)
-	}
-	return nil
-}
-
-// writeSettings records cfg in the store (experiment.json).
-func writeSettings(dir string, cfg *Config) error {
-	if err := checkSettings(dir, cfg); err != nil {
-		return err
-	}
-	// Whether the store can be locked at all (a LOCK that is a user's file
-	// cannot) is known before anything is written into it; another shard
-	// holding the lock is fine.
-	st, err := runs.Open(dir)
-	if err != nil && !errors.Is(err, runs.ErrLocked) {
-		return err
-	}
-	if st != nil {
-		st.Close()
-	}
-	b, err := json.MarshalIndent(cfg, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(filepath.Join(dir, settingsFile), func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	})
 }

@@ -74,3 +74,30 @@ func TestErrorPosition(t *testing.T) {
 		t.Error("a non-JSON error has a position")
 	}
 }
+
+// TestDuplicateKey: a key given twice in an object, or twice but for its
+// case (which encoding/json decodes into one struct field), is an error at
+// the second key; equal keys in different objects are not.
+func TestDuplicateKey(t *testing.T) {
+	for _, tt := range []struct {
+		text      string
+		line, col int
+		want      string
+	}{
+		{"{\n  \"a\": 1,\n  \"a\": 2\n}", 3, 3, `key "a" given twice`},
+		{"{\"a\": 1, \"b\": {\"c\": 1, \"c\": [1]}}", 1, 24, `key "c" given twice`},
+		{"{\"runs\": 1,\n \"Runs\": 2}", 2, 2, `key "Runs" given twice (as "runs" before; keys match whatever their case)`},
+		{"[{\"a\": 1}, {\"a\": 1, \"\\u0061\": 2}]", 1, 21, `key "a" given twice`},
+	} {
+		err := jsontext.DuplicateKey([]byte(tt.text))
+		line, col, ok := jsontext.ErrorPosition([]byte(tt.text), err)
+		if err == nil || err.Error() != tt.want || !ok || line != tt.line || col != tt.col {
+			t.Errorf("%q: %v at %d:%d (ok %v), want %q at %d:%d", tt.text, err, line, col, ok, tt.want, tt.line, tt.col)
+		}
+	}
+	for _, text := range []string{`{"a": {"a": 1}, "b": [{"a": 1}, {"a": 2}]}`, `[1, "a", "a"]`, `{"a": 1,`, `"s"`} {
+		if err := jsontext.DuplicateKey([]byte(text)); err != nil {
+			t.Errorf("%q: %v", text, err)
+		}
+	}
+}

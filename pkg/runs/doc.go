@@ -41,15 +41,22 @@
 // *CorruptError naming file and line: the store never skips a record
 // silently, and never truncates a file that is not its own. So is a record
 // no writer appends: a second record of a (k, run), a negative k or run, a
-// NaN log probability. Keys fails on a directory or .jsonl file whose name
-// is not an escaped name (a lower-case or bad %XX, a leading dot), naming
-// its path, instead of skipping it.
+// NaN log probability or one above 0 (a probability above 1). Keys fails
+// on a directory or .jsonl file whose name is not an escaped name (a
+// lower-case or bad %XX, a leading dot), naming its path, instead of
+// skipping it; and a store follows no symbolic link: a task directory or
+// record file that is one is an error naming it, for readers and writers
+// alike.
 //
 // Only one process may write an experiment: Open takes a flock(2) on LOCK,
 // which the kernel releases when the holder exits or is killed, so a crash
 // leaves no stale lock. A LOCK that holds anything but a process id is a
 // user's file: Open fails and leaves it alone. Readers (OpenReadOnly) take
-// no lock.
+// no lock. A writer also holds a shared flock on the directory itself for
+// as long as it writes (Open, and Writing for a writer such as
+// experiment.Run that opens the store only to append, so that shards may
+// share it): Busy tells a reader that the store is being written, and an
+// analysis of it would be of part of its records.
 //
 // Append refuses a (task, method, k, run) already stored (ErrExists) and a
 // run whose seed differs from the one stored for it, so that a resume with

@@ -92,3 +92,41 @@ func flock(f *os.File) error {
 func unlock(f *os.File, path string) error {
 	return f.Close() // closing the last descriptor releases the flock
 }
+
+// holdWriting takes a shared flock(2) on the directory dir itself, held
+// until the returned file is closed. Writers share it; Busy's exclusive
+// probe cannot take it while one holds it. It waits for such a probe,
+// which holds its lock for a moment only.
+func holdWriting(dir string) (*os.File, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("runs: locking %s for writing: %w", dir, err)
+	}
+	return f, nil
+}
+
+// busy reports whether a writer holds dir (holdWriting).
+func busy(dir string) (bool, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false, fmt.Errorf("runs: %w", err)
+	}
+	defer f.Close() // releases the probe's lock
+	switch err := flock(f); {
+	case err == errLocked:
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("runs: probing %s for writers: %w", dir, err)
+	}
+	return false, nil
+}

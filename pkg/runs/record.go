@@ -250,25 +250,48 @@ func (r *Record) check() error {
 	case r.Schema < 1 || r.Schema > Schema:
 		return fmt.Errorf("schema %d, want 1…%d", r.Schema, Schema)
 	}
-	for _, v := range [...]struct {
-		name string
-		f    float64
-	}{{"logp", r.LogP}, {"logp_gcd", r.LogPGCD}} {
-		if math.IsNaN(v.f) || math.IsInf(v.f, 1) {
-			return fmt.Errorf("%s = %v", v.name, v.f)
-		}
+	if err := checkLogProbs(r.LogP, r.LogPGCD); err != nil {
+		return err
 	}
 	if r.EOS < NoEOS {
 		return fmt.Errorf("eos = %d", r.EOS)
 	}
-	if p := r.Proposal; p != nil && (p.EOS < NoEOS || math.IsNaN(p.LogP) || math.IsInf(p.LogP, 1) || math.IsNaN(p.LogPGCD) || math.IsInf(p.LogPGCD, 1)) {
-		return fmt.Errorf("proposal: eos %d, logp %v, logp_gcd %v", p.EOS, p.LogP, p.LogPGCD)
+	if p := r.Proposal; p != nil {
+		if err := checkLogProbs(p.LogP, p.LogPGCD); err != nil {
+			return fmt.Errorf("proposal: %w", err)
+		}
+		if p.EOS < NoEOS {
+			return fmt.Errorf("proposal: eos = %d", p.EOS)
+		}
 	}
 	if math.IsNaN(r.ElapsedMS) || math.IsInf(r.ElapsedMS, 0) {
 		return fmt.Errorf("elapsed_ms = %v", r.ElapsedMS)
 	}
 	if r.Rejections < 0 {
 		return fmt.Errorf("rejections = %d < 0", r.Rejections)
+	}
+	return nil
+}
+
+// maxLogP is the largest log-probability a record may hold. A probability
+// is at most 1; sums of log-softmax values may round a little above 0, as
+// much as the authors' logs do (pkg/authors refuses above 1e-9 too). A
+// larger value is a corrupt record, which would give any KL of it 1e308.
+const maxLogP = 1e-9
+
+// checkLogProbs checks a sample's log P and log P_GCD: neither NaN nor
+// above maxLogP; -Inf is probability zero.
+func checkLogProbs(logP, logPGCD float64) error {
+	for _, v := range [...]struct {
+		name string
+		f    float64
+	}{{"logp", logP}, {"logp_gcd", logPGCD}} {
+		switch {
+		case math.IsNaN(v.f):
+			return fmt.Errorf("%s = %v", v.name, v.f)
+		case v.f > maxLogP:
+			return fmt.Errorf("%s = %v > 0: a probability above 1", v.name, v.f)
+		}
 	}
 	return nil
 }

@@ -65,6 +65,7 @@ type Store struct {
 	mu       sync.Mutex
 	lockPath string
 	lock     *os.File // nil when read-only
+	writing  *os.File // holdWriting's lock of a writable directory store
 	dataLock bool     // the lock of a single-file store (lockData)
 	created  bool     // lockData created the file
 	series   map[Key]*series
@@ -101,7 +102,15 @@ func OpenWith(dir string, opt Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("runs: %w", err)
 	}
-	return s, s.takeLock(filepath.Join(dir, lockName), dir)
+	if err := s.takeLock(filepath.Join(dir, lockName), dir); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.writing, err = holdWriting(dir); err != nil {
+		unlock(s.lock, s.lockPath)
+		return nil, err
+	}
+	return s, nil
 }
 
 func (s *Store) takeLock(lockPath, what string) error {
@@ -206,6 +215,11 @@ func (s *Store) get(task, method string) (*series, error) {
 	}
 	if sr.loaded {
 		return sr, nil
+	}
+	if s.file == "" {
+		if err := checkSeries(sr.path); err != nil {
+			return nil, err
+		}
 	}
 	done, seeds := map[Sample]bool{}, map[int]uint64{}
 	res, err := scan(sr.path, task, method, 0, func(r Record) error {
@@ -442,6 +456,9 @@ func (s *Store) Keys() ([]Key, error) {
 	}
 	var keys []Key
 	for _, t := range tasks {
+		if t.Type()&fs.ModeSymlink != 0 {
+			return nil, linkError(filepath.Join(s.dir, t.Name()))
+		}
 		if !t.IsDir() {
 			continue
 		}
@@ -476,6 +493,33 @@ func (s *Store) Keys() ([]Key, error) {
 		return strings.Compare(a.Method, b.Method)
 	})
 	return keys, nil
+}
+
+// checkSeries fails when the task directory or the record file of path, a
+// series of a directory store, is a symbolic link, or the file exists and
+// is not a regular file. A store follows no link, reading or writing: a
+// writer would write through it outside the store, and a reader that
+// skipped it would report a store without its records.
+func checkSeries(path string) error {
+	for _, p := range []string{filepath.Dir(path), path} {
+		fi, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil
+		case err != nil:
+			return fmt.Errorf("runs: %w", err)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return linkError(p)
+		case p == path && !fi.Mode().IsRegular():
+			return fmt.Errorf("runs: %s is not a regular file", p)
+		}
+	}
+	return nil
+}
+
+// linkError is the error of a symbolic link inside a store.
+func linkError(path string) error {
+	return fmt.Errorf("runs: %s is a symbolic link; a run store follows none (replace it by what it points to)", path)
 }
 
 // Each calls fn for every record of the store, series by series in the
@@ -517,6 +561,9 @@ func (s *Store) Close() error {
 		errs = append(errs, unlockData(s.lock, s.lockPath, s.created))
 	case s.lock != nil:
 		errs = append(errs, unlock(s.lock, s.lockPath))
+	}
+	if s.writing != nil {
+		errs = append(errs, s.writing.Close())
 	}
 	return errors.Join(errs...)
 }
