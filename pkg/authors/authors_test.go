@@ -1,7 +1,8 @@
 package authors
 
 import (
-	"math"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,14 +40,18 @@ func readStore(t *testing.T, dir string) map[string][]runs.Record {
 
 func TestImportFixtures(t *testing.T) {
 	out, sum := importFixtures(t)
-	// 2 tasks of model 1 × (3 MCMC styles × 3 chains + 2 styles × 2 runs);
-	// the model-2 task is skipped.
-	if sum.Tasks != 2 || sum.Files != 26 || len(sum.Skipped) != 1 || !strings.HasSuffix(sum.Skipped[0], "SLIA_lastname-12345678-2") {
+	// 2 tasks of model 1 × (3 MCMC styles × 3 chains + rs 2 + ars 2 + rsft 2
+	// + cars 3 files); skipped: notes.txt, the fuzzing task, the model-2 task,
+	// the oldcars directory and the unfinished cars run.
+	if sum.Tasks != 2 || sum.Files != 2*18 || len(sum.Skipped) != 5 {
 		t.Errorf("summary %+v", sum)
 	}
-	// Per task: 9 chains × 4 states, 4 runs × 3 steps, 3 GCD starts.
-	if sum.Records != 2*(36+12+3) {
-		t.Errorf("%d records", sum.Records)
+	for _, want := range []string{"notes.txt: not a task directory", "fuzzing-json-generate_json-42128c9b-1: task fuzzing-json-generate_json is not under the task root",
+		"SLIA_lastname-12345678-2: model index 2 (Qwen/Qwen2.5-7B-Instruct), not 1", "oldcars-2025-01-17_10-00-00: not a style directory",
+		"n6.json.tmp: an unfinished run"} {
+		if !slices.ContainsFunc(sum.Skipped, func(s Skip) bool { return strings.Contains(s.String(), want) }) {
+			t.Errorf("skipped %v: nothing like %q", sum.Skipped, want)
+		}
 	}
 	recs := readStore(t, out)
 	task := "SLIA/name-combine-4_short"
@@ -54,16 +59,9 @@ func TestImportFixtures(t *testing.T) {
 	if len(chains) != 12 || len(recs["BV4/find_inv_eq_bvand_4bit mcmc-uniform"]) != 12 {
 		t.Fatalf("series %d", len(chains))
 	}
-	// The fixture's restart run 0 starts at "c", proposes x (P = 0,
-	// rejected) first.
 	r0 := chains[0]
-	if r0.K != 0 || r0.Run != 0 || !slices.Equal(r0.IDs, []int{12}) || r0.EOS != 128009 || r0.Text != "c" ||
-		r0.LogP != -0.9 || r0.LogPGCD != -1.2 || !r0.Valid || r0.Status != runs.StatusComplete || r0.Proposal != nil {
+	if r0.K != 0 || r0.Run != 0 || r0.EOS == runs.NoEOS || !r0.Valid || r0.Status != runs.StatusComplete || r0.Proposal != nil {
 		t.Errorf("restart run 0 k=0: %+v", r0)
-	}
-	r1 := chains[1]
-	if p := r1.Proposal; p == nil || !slices.Equal(p.IDs, []int{16}) || !math.IsInf(p.LogP, -1) || p.Accepted || r1.Accepted[0] {
-		t.Errorf("restart run 0 k=1: %+v proposal %+v", r1, r1.Proposal)
 	}
 	// GCD is the restart chains' starts.
 	gcd := recs[task+" gcd"]
@@ -80,24 +78,72 @@ func TestImportFixtures(t *testing.T) {
 	eos := map[int]bool{}
 	for _, rs := range recs {
 		for _, r := range rs {
-			if (r.EOS != runs.NoEOS) != (r.Status == runs.StatusComplete || (r.Status == runs.StatusRejected && r.EOS != runs.NoEOS)) {
+			if (r.EOS != runs.NoEOS) != (r.Status == runs.StatusComplete) {
 				t.Errorf("%s %s k=%d run=%d: status %s, eos %d", r.Task, r.Method, r.K, r.Run, r.Status, r.EOS)
 			}
 			if slices.Equal(r.IDs, []int{10, 11}) {
 				eos[r.EOS] = true
-			}
-			if slices.Equal(r.IDs, []int{10, 11, 12}) && (r.Valid || r.EOS != runs.NoEOS) {
-				t.Errorf("the capped sample: %+v", r)
 			}
 		}
 	}
 	if !eos[128009] || !eos[128001] {
 		t.Errorf("\"ab\" ended by %v; the fixtures have both EOS", eos)
 	}
-	// Rejection-type: k = 1…3, the failures rejected.
-	for _, r := range recs[task+" rejection"] {
-		if r.K < 1 || r.K > 3 || (r.Status == runs.StatusRejected) == r.Valid {
-			t.Errorf("rejection %+v", r)
+	meta, err := os.ReadFile(filepath.Join(out, MetadataFile))
+	if err != nil || !strings.Contains(string(meta), `"model": "meta-llama/Llama-3.1-8B-Instruct"`) || !strings.Contains(string(meta), "oldcars") {
+		t.Errorf("%s: %v\n%s", MetadataFile, err, meta)
+	}
+}
+
+// TestImportRejectionTypes checks the records of the rejection-type styles
+// against the fixtures' files: "steps" holds the samples of the successful
+// attempts only.
+func TestImportRejectionTypes(t *testing.T) {
+	out, _ := importFixtures(t)
+	recs := readStore(t, out)
+	const task, dir = "SLIA/name-combine-4_short", "testdata/runs_log/SLIA_name_combine_4_short-dcfc47e5-1"
+	for style, method := range map[string]string{"rs": "rejection", "ars": "ars", "rsft": "rsft", "cars": "cars"} {
+		files, _ := filepath.Glob(filepath.Join(dir, style+"-*", "*.json"))
+		var want []runs.Record // what the files say, in gasp's form
+		for _, f := range files {
+			var doc struct {
+				Steps     []struct{ TokenIDs []int `json:"token_ids"` }
+				Successes []bool
+			}
+			b, _ := os.ReadFile(f)
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Fatal(err)
+			}
+			next, failures := 0, int64(0)
+			for _, ok := range doc.Successes {
+				switch {
+				case ok:
+					ids := doc.Steps[next].TokenIDs
+					next++
+					r := runs.Record{IDs: ids[:len(ids)-1], Valid: true, Status: runs.StatusComplete, Rejections: failures}
+					if method == "rejection" {
+						r.Rejections = 0
+					}
+					want, failures = append(want, r), 0
+				case method == "rejection":
+					want = append(want, runs.Record{IDs: []int{}, Status: runs.StatusRejected})
+				default:
+					failures++
+				}
+			}
+			if failures > 0 {
+				want = append(want, runs.Record{IDs: []int{}, Status: runs.StatusRejected, Rejections: failures})
+			}
+		}
+		got := recs[task+" "+method]
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d records, want %d", method, len(got), len(want))
+		}
+		for i, r := range got {
+			w := want[i]
+			if r.Run != i || r.K != 0 || !slices.Equal(r.IDs, w.IDs) || r.Valid != w.Valid || r.Status != w.Status || r.Rejections != w.Rejections {
+				t.Errorf("%s run %d: %+v, want ids %v valid %v status %s rejections %d", method, i, r, w.IDs, w.Valid, w.Status, w.Rejections)
+			}
 		}
 	}
 }
@@ -177,73 +223,114 @@ func copyFixtures(t *testing.T) string {
 	return dst
 }
 
-func TestImportErrors(t *testing.T) {
+// TestImportSkips breaks one file or directory at a time: the import goes
+// on without it and names it with the reason; with Strict it is an error and
+// nothing is written.
+func TestImportSkips(t *testing.T) {
 	const task = "SLIA_name_combine_4_short-dcfc47e5-1"
-	restart := filepath.Join(task, "restart-2025-01-17_10-00-00", "2025-01-17_10-00-00-n1.json")
+	restart := filepath.Join(task, "restart-2025-01-17_10-00-00", "2025-01-17_10-00-00-000001-n3.json")
+	cars := filepath.Join(task, "cars-2025-01-17_10-00-00", "2025-01-17_10-00-00-000000-n6.json")
+	edit := func(rel, old, new string) func(string) error {
+		return func(dir string) error {
+			b, err := os.ReadFile(filepath.Join(dir, rel))
+			if err != nil {
+				return err
+			}
+			if !strings.Contains(string(b), old) {
+				return fmt.Errorf("%s has no %q", rel, old)
+			}
+			return os.WriteFile(filepath.Join(dir, rel), []byte(strings.Replace(string(b), old, new, 1)), 0o644)
+		}
+	}
 	cases := []struct {
 		name    string
 		breakIt func(dir string) error
-		want    []string // in the error
+		skipped string   // the path skipped
+		reason  []string // in its reason
 	}{
 		{"truncated file", func(dir string) error {
 			b, _ := os.ReadFile(filepath.Join(dir, restart))
 			return os.WriteFile(filepath.Join(dir, restart), b[:len(b)/2], 0o644)
-		}, []string{restart, "unexpected end"}},
-		{"NaN", func(dir string) error {
-			b, _ := os.ReadFile(filepath.Join(dir, restart))
-			b = []byte(strings.Replace(string(b), "-0.9", "NaN", 1))
-			return os.WriteFile(filepath.Join(dir, restart), b, 0o644)
-		}, []string{restart, "line 1, column", "NaN"}},
-		{"wrong type", func(dir string) error {
-			b, _ := os.ReadFile(filepath.Join(dir, restart))
-			b = []byte(strings.Replace(string(b), `"accepted": false`, `"accepted": "no"`, 1))
-			return os.WriteFile(filepath.Join(dir, restart), b, 0o644)
-		}, []string{restart, "line 1, column"}},
-		{"missing logprob", func(dir string) error {
-			b, _ := os.ReadFile(filepath.Join(dir, restart))
-			b = []byte(strings.Replace(string(b), `"raw_logprob"`, `"logprob"`, 1))
-			return os.WriteFile(filepath.Join(dir, restart), b, 0o644)
-		}, []string{restart, "missing raw_logprob"}},
-		{"inconsistent chain", func(dir string) error {
-			b, _ := os.ReadFile(filepath.Join(dir, restart))
-			b = []byte(strings.Replace(string(b), `"accepted": false`, `"accepted": true`, 1))
-			return os.WriteFile(filepath.Join(dir, restart), b, 0o644)
-		}, []string{restart, "not the outcome of step"}},
+		}, restart, []string{"unexpected end"}},
+		{"NaN", edit(restart, "-0.9", "NaN"), restart, []string{"line ", "column", "NaN"}},
+		{"wrong type", edit(restart, `"accepted": false`, `"accepted": "no"`), restart, []string{"line ", "column"}},
+		{"missing logprob", edit(restart, `"raw_logprob"`, `"logprob"`), restart, []string{"missing raw_logprob"}},
+		{"inconsistent chain", edit(restart, `"accepted": false`, `"accepted": true`), restart, []string{"not the outcome of step"}},
+		{"positive log-probability", edit(cars, `"raw_logprob": -`, `"raw_logprob": 1e+31, "x": -`), cars, []string{"is not a log-probability"}},
+		{"more samples than successes", edit(cars, `"successes": [`, `"successes": [false, `), "", nil},
+		{"fewer samples than successes", edit(cars, `"successes": [`, `"successes": [true, `), cars, []string{"successful attempts but", "samples"}},
+		{"no successes", edit(cars, `"successes"`, `"succeeded"`), cars, []string{`want "steps" and "successes"`}},
 		{"unknown task", func(dir string) error {
 			return os.Rename(filepath.Join(dir, task), filepath.Join(dir, "SLIA_no_such_task-dcfc47e5-1"))
-		}, []string{"SLIA_no_such_task-dcfc47e5-1", "unknown task SLIA_no_such_task"}},
+		}, "SLIA_no_such_task-dcfc47e5-1", []string{"task SLIA_no_such_task is not under the task root"}},
 		{"unknown style", func(dir string) error {
 			return os.Rename(filepath.Join(dir, task, "rs-2025-01-17_10-00-00"), filepath.Join(dir, task, "smc-2025-01-17_10-00-00"))
-		}, []string{"smc-2025-01-17_10-00-00", "not a style directory"}},
-		{"rejection lengths", func(dir string) error {
-			p := filepath.Join(dir, task, "rs-2025-01-17_10-00-00", "2025-01-17_10-00-00-n0.json")
-			b, _ := os.ReadFile(p)
-			b = []byte(strings.Replace(string(b), `"successes": [`, `"successes": [true, `, 1))
-			return os.WriteFile(p, b, 0o644)
-		}, []string{"rs-2025-01-17_10-00-00", "3 steps and 4 successes"}},
+		}, "smc-2025-01-17_10-00-00", []string{"not a style directory"}},
+		{"file among the runs", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, task, "rs-2025-01-17_10-00-00", "notes.md"), []byte("x"), 0o644)
+		}, "notes.md", []string{"not a run file"}},
 	}
+	base, _ := importFixtures(t)
+	baseRecs := len(runstest.Records(t, base))
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := copyFixtures(t)
 			if err := c.breakIt(dir); err != nil {
 				t.Fatal(err)
 			}
-			parent := t.TempDir()
-			out := filepath.Join(parent, "store")
-			_, err := Import(dir, out, Options{TaskRoot: taskRoot})
-			if err == nil {
-				t.Fatal("no error")
+			out := filepath.Join(t.TempDir(), "store")
+			sum, err := Import(dir, out, Options{TaskRoot: taskRoot})
+			if err != nil {
+				t.Fatal(err)
 			}
-			for _, w := range c.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
+			extra := sum.Skipped[:0:0]
+			for _, s := range sum.Skipped {
+				if c.skipped != "" && strings.HasSuffix(s.Path, c.skipped) {
+					for _, w := range c.reason {
+						if !strings.Contains(s.Reason, w) {
+							t.Errorf("skipped %s: reason %q lacks %q", s.Path, s.Reason, w)
+						}
+					}
+					extra = append(extra, s)
 				}
 			}
-			// Nothing written, no temporary left.
+			if c.skipped == "" {
+				// The writer's own invariant broken the harmless way: a failed
+				// attempt more. Imported, one more rejection counted.
+				if len(sum.Skipped) != 5 {
+					t.Errorf("skipped %v", sum.Skipped)
+				}
+				return
+			}
+			if len(extra) != 1 {
+				t.Errorf("skipped %v: want %s once", sum.Skipped, c.skipped)
+			}
+			if n := len(runstest.Records(t, out)); n == 0 || n > baseRecs {
+				t.Errorf("%d records imported, fixtures %d", n, baseRecs)
+			}
+			// Strict: an error naming it, nothing written.
+			parent := t.TempDir()
+			_, err = Import(dir, filepath.Join(parent, "store"), Options{TaskRoot: taskRoot, Strict: true})
+			if err == nil || !strings.Contains(err.Error(), c.skipped) {
+				t.Errorf("strict: %v", err)
+			}
 			if left, _ := os.ReadDir(parent); len(left) != 0 {
-				t.Errorf("left %v", left)
+				t.Errorf("strict left %v", left)
 			}
 		})
+	}
+	// Nothing importable: an error, nothing written.
+	parent := t.TempDir()
+	if _, err := Import("testdata", filepath.Join(parent, "s"), Options{TaskRoot: taskRoot, Model: 3, EOS: []int{151645}}); err == nil ||
+		!strings.Contains(err.Error(), "nothing of model 3 could be imported") {
+		t.Errorf("model 3: %v", err)
+	}
+	if _, err := Import("testdata", filepath.Join(parent, "s"), Options{TaskRoot: taskRoot, Model: 2}); err == nil ||
+		!strings.Contains(err.Error(), "give its end-of-sequence ids") {
+		t.Errorf("model 2 without EOS: %v", err)
+	}
+	if left, _ := os.ReadDir(parent); len(left) != 0 {
+		t.Errorf("left %v", left)
 	}
 	// An existing output is refused, and left alone.
 	out := t.TempDir()

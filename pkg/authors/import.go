@@ -1,7 +1,7 @@
 package authors
 
 import (
-	"errors"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -19,10 +19,23 @@ import (
 // <|end_of_text|>, <|eom_id|>, <|eot_id|>.
 var Llama31EOS = []int{128001, 128008, 128009}
 
-// Methods maps the authors' styles to gasp's method names.
+// Methods maps the authors' styles to gasp's method names. Their ars is
+// adaptive rejection sampling (the CARS paper's ARS), not ASAp.
 var Methods = map[string]string{
 	"prefix": "mcmc-uniform", "priority": "mcmc-priority", "restart": "mcmc-restart",
-	"rs": "rejection", "ars": "asap", "rsft": "rsft", "cars": "cars",
+	"rs": "rejection", "ars": "ars", "rsft": "rsft", "cars": "cars",
+}
+
+// ExactMethods are the methods of the rejection-type styles: each accepted
+// sample is drawn exactly from P^G, the model's distribution restricted to
+// the grammar (rs, rsft: P conditioned on acceptance; ars, cars: adaptive,
+// exact given acceptance), up to the authors' 512-token cap.
+var ExactMethods = []string{"ars", "cars", "rejection", "rsft"}
+
+// Models are the authors' model indices (run_task.py).
+var Models = map[int]string{
+	0: "hsultanbey/codegen350multi_finetuned", 1: "meta-llama/Llama-3.1-8B-Instruct",
+	2: "Qwen/Qwen2.5-7B-Instruct", 3: "Qwen/Qwen2.5-14B-Instruct",
 }
 
 // gcdSources are the styles whose starting states are the GCD records, in
@@ -37,18 +50,32 @@ type Options struct {
 	// Model is the model index to import (1: Llama-3.1-8B-Instruct); 0
 	// means 1. Task directories of other indices are skipped.
 	Model int
-	// EOS are the model's end-of-sequence ids; nil means Llama31EOS.
+	// EOS are the model's end-of-sequence ids; nil means Llama31EOS, and is
+	// an error for a model other than 1 (gasp has no tokenizer of it to tell
+	// its EOS).
 	EOS []int
+	// Strict makes any skipped directory or file an error (nothing is
+	// written); otherwise Import writes what it could read and lists the
+	// rest in Summary.Skipped.
+	Strict bool
 }
 
 // Summary is what Import did.
 type Summary struct {
 	Tasks   int      // tasks imported
-	Files   int      // log files read
+	Files   int      // log files imported
 	Records int      // records written
-	Skipped []string // task directories of another model index
+	Skipped []Skip   // what was not imported, and why
 	GCDFrom []string // per task: "task: style" whose starting states are its GCD
 }
+
+// Skip is a directory or file Import did not import.
+type Skip struct {
+	Path   string
+	Reason string
+}
+
+func (s Skip) String() string { return s.Path + ": " + s.Reason }
 
 // Import reads the authors' run logs under dir (a runs_log directory, or
 // one holding runs_log/) and writes them as a run store at out, which must
@@ -58,6 +85,9 @@ func Import(dir, out string, opt Options) (Summary, error) {
 	var sum Summary
 	if opt.Model == 0 {
 		opt.Model = 1
+	}
+	if opt.EOS == nil && opt.Model != 1 {
+		return sum, fmt.Errorf("authors: model %d (%s): give its end-of-sequence ids (gasp knows Llama-3.1's only)", opt.Model, Models[opt.Model])
 	}
 	if opt.EOS == nil {
 		opt.EOS = Llama31EOS
@@ -77,7 +107,7 @@ func Import(dir, out string, opt Options) (Summary, error) {
 		return sum, err
 	}
 	sum.Records = len(recs)
-	return sum, write(out, recs)
+	return sum, write(out, recs, metadata(opt, sum))
 }
 
 // taskDirRE is a task directory's name: <family>_<name>-<8 hex>-<model>.
@@ -126,89 +156,106 @@ func taskNames(root string) (map[string]string, error) {
 }
 
 // readAll reads every log file under dir and returns the records of the
-// store, or every problem found.
+// store. What it cannot import goes to sum.Skipped with the reason; with
+// opt.Strict that is an error listing all of it.
 func readAll(dir string, tasks map[string]string, opt Options, sum *Summary) ([]runs.Record, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("authors: %w", err)
 	}
 	var recs []runs.Record
-	var errs []error
 	seen := map[string]string{} // task → its directory
+	skip := func(path, format string, a ...any) {
+		sum.Skipped = append(sum.Skipped, Skip{path, fmt.Sprintf(format, a...)})
+	}
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
 		if !e.IsDir() {
-			errs = append(errs, fmt.Errorf("%s: not a task directory", path))
+			skip(path, "not a task directory")
 			continue
 		}
 		m := taskDirRE.FindStringSubmatch(e.Name())
 		if m == nil {
-			errs = append(errs, fmt.Errorf("%s: not a task directory name (<family>_<task>-<8 hex>-<model index>)", path))
+			skip(path, "not a task directory name (<family>_<task>-<8 hex>-<model index>)")
 			continue
 		}
-		if model, _ := strconv.Atoi(m[3]); model != opt.Model {
-			sum.Skipped = append(sum.Skipped, path)
+		if model, err := strconv.Atoi(m[3]); err != nil || model != opt.Model {
+			skip(path, "model index %s (%s), not %d", m[3], modelName(m[3]), opt.Model)
 			continue
 		}
 		task, ok := tasks[m[1]]
 		if !ok {
-			errs = append(errs, fmt.Errorf("%s: unknown task %s (not under the task root)", path, m[1]))
+			skip(path, "task %s is not under the task root", m[1])
 			continue
 		}
 		if old, ok := seen[task]; ok {
-			errs = append(errs, fmt.Errorf("%s: task %s again (also %s)", path, task, old))
+			skip(path, "task %s again (imported from %s)", task, old)
 			continue
 		}
 		seen[task] = path
-		tr, err := readTask(path, task, opt.EOS, sum)
-		errs = append(errs, err)
-		recs = append(recs, tr...)
-		sum.Tasks++
+		tr := readTask(path, task, opt.EOS, sum)
+		if len(tr) > 0 {
+			recs = append(recs, tr...)
+			sum.Tasks++
+		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("authors: %s:\n%w", dir, err)
+	if opt.Strict && len(sum.Skipped) > 0 {
+		lines := make([]string, len(sum.Skipped))
+		for i, s := range sum.Skipped {
+			lines[i] = s.String()
+		}
+		return nil, fmt.Errorf("authors: %s (--strict): %d not imported:\n%s", dir, len(lines), strings.Join(lines, "\n"))
 	}
 	if len(recs) == 0 {
-		return nil, fmt.Errorf("authors: %s: no runs of model %d", dir, opt.Model)
+		return nil, fmt.Errorf("authors: %s: nothing of model %d could be imported (%d skipped)", dir, opt.Model, len(sum.Skipped))
 	}
 	return recs, nil
 }
 
-// readTask reads the style directories of one task directory.
-func readTask(path, task string, eos []int, sum *Summary) ([]runs.Record, error) {
+// modelName names the authors' model index s, if known.
+func modelName(s string) string {
+	if i, err := strconv.Atoi(s); err == nil && Models[i] != "" {
+		return Models[i]
+	}
+	return "unknown model"
+}
+
+// readTask reads the style directories of one task directory; what it
+// cannot read goes to sum.Skipped.
+func readTask(path, task string, eos []int, sum *Summary) []runs.Record {
+	skip := func(path, reason string) { sum.Skipped = append(sum.Skipped, Skip{path, reason}) }
 	entries, err := os.ReadDir(path)
 	if err != nil {
-		return nil, err
+		skip(path, err.Error())
+		return nil
 	}
 	files := map[string][]string{} // style → its files, in order
-	var errs []error
 	for _, e := range entries {
 		p := filepath.Join(path, e.Name())
 		m := styleDirRE.FindStringSubmatch(e.Name())
 		if !e.IsDir() || m == nil || Methods[m[1]] == "" {
-			errs = append(errs, fmt.Errorf("%s: not a style directory (<style>-<timestamp>, style one of %s)", p, strings.Join(styleNames(), ", ")))
+			skip(p, fmt.Sprintf("not a style directory (<style>-<timestamp>, style one of %s)", strings.Join(styleNames(), ", ")))
 			continue
 		}
-		fs, err := filepath.Glob(filepath.Join(p, "*.json"))
-		if err != nil || len(fs) == 0 {
-			errs = append(errs, fmt.Errorf("%s: no .json run file", p))
-			continue
+		fs, left := runFiles(p)
+		for _, l := range left {
+			skip(l.Path, l.Reason)
 		}
-		sort.Strings(fs)
 		files[m[1]] = append(files[m[1]], fs...)
 	}
 	var recs []runs.Record
 	starts := map[string][]runs.Record{} // style → its chains' starting states
 	for _, style := range styleNames() {
-		for run, f := range files[style] {
-			sum.Files++
-			rs, err := readRun(f, task, style, run, eos)
+		run := 0
+		for _, f := range files[style] {
+			rs, next, err := readRun(f, task, style, run, eos)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", f, err))
+				skip(f, err.Error())
 				continue
 			}
-			recs = append(recs, rs...)
-			if rs[0].K == 0 {
+			sum.Files++
+			recs, run = append(recs, rs...), next
+			if strings.HasPrefix(Methods[style], "mcmc-") {
 				starts[style] = append(starts[style], rs[0])
 			}
 		}
@@ -223,7 +270,35 @@ func readTask(path, task string, eos []int, sum *Summary) ([]runs.Record, error)
 			break
 		}
 	}
-	return recs, errors.Join(errs...)
+	return recs
+}
+
+// runFiles returns the run files of a style directory, sorted, and what else
+// it holds: the .json.tmp of a run the authors' sampler did not finish, and
+// anything else.
+func runFiles(dir string) ([]string, []Skip) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, []Skip{{dir, err.Error()}}
+	}
+	var files []string
+	var left []Skip
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case strings.HasSuffix(e.Name(), ".json.tmp"):
+			left = append(left, Skip{p, "an unfinished run (the authors' sampler renames it .json when done)"})
+		case !strings.HasSuffix(e.Name(), ".json") || !e.Type().IsRegular():
+			left = append(left, Skip{p, "not a run file (<timestamp>-n<steps>.json)"})
+		default:
+			files = append(files, p)
+		}
+	}
+	if len(files) == 0 && len(left) == 0 {
+		left = append(left, Skip{dir, "no .json run file"})
+	}
+	sort.Strings(files)
+	return files, left
 }
 
 // styleNames returns the styles, sorted.
@@ -236,9 +311,9 @@ func styleNames() []string {
 	return out
 }
 
-// write writes recs as a run store at out, through a temporary directory
-// beside it renamed into place when complete.
-func write(out string, recs []runs.Record) error {
+// write writes recs as a run store at out, with meta as its authors.json,
+// through a temporary directory beside it renamed into place when complete.
+func write(out string, recs []runs.Record, meta []byte) error {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return fmt.Errorf("authors: %w", err)
 	}
@@ -260,6 +335,9 @@ func write(out string, recs []runs.Record) error {
 		if err := st.Close(); err != nil {
 			return err
 		}
+		if err := os.WriteFile(filepath.Join(tmp, MetadataFile), meta, 0o644); err != nil {
+			return err
+		}
 		if err := os.Chmod(tmp, 0o755); err != nil {
 			return err
 		}
@@ -270,4 +348,32 @@ func write(out string, recs []runs.Record) error {
 		return fmt.Errorf("authors: writing %s: %w", out, err)
 	}
 	return nil
+}
+
+// MetadataFile is the file of an imported store that says where its records
+// come from (gasp's run store ignores files beside the task directories).
+const MetadataFile = "authors.json"
+
+// metadata is the store's authors.json: the model, the methods, which of
+// them are exact, and what was not imported.
+func metadata(opt Options, sum Summary) []byte {
+	skipped := make([]string, len(sum.Skipped))
+	for i, s := range sum.Skipped {
+		skipped[i] = s.String()
+	}
+	b, _ := json.MarshalIndent(struct {
+		Source       string            `json:"source"`
+		ModelIndex   int               `json:"model_index"`
+		Model        string            `json:"model"`
+		EOS          []int             `json:"eos"`
+		Methods      map[string]string `json:"methods"`
+		ExactMethods []string          `json:"exact_methods"`
+		Exact        string            `json:"exact"`
+		Files        int               `json:"files"`
+		Records      int               `json:"records"`
+		Skipped      []string          `json:"skipped"`
+	}{"the authors' runs_log (github.com/pparys/cars, run_task.py)", opt.Model, Models[opt.Model], opt.EOS,
+		Methods, ExactMethods, "valid records of the exact methods are samples of P^G (exact given acceptance)",
+		sum.Files, sum.Records, skipped}, "", "  ")
+	return append(b, '\n')
 }

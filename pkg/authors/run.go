@@ -10,12 +10,15 @@ import (
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
-// readRun reads one run file of a style and returns its records: k = 0…n
-// for an MCMC chain of n steps, k = 1…n for a rejection-type run.
-func readRun(path, task, style string, run int, eos []int) ([]runs.Record, error) {
+// readRun reads one run file of a style; firstRun is the run number of its
+// first run. It returns the file's records and the run number after them:
+// an MCMC file is one chain (one run, k = 0…n); a rejection-type file is
+// one invocation of the authors' sampler, whose attempts become runs
+// (rejectionRecords).
+func readRun(path, task, style string, firstRun int, eos []int) ([]runs.Record, int, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, firstRun, err
 	}
 	method := Methods[style]
 	if strings.HasPrefix(method, "mcmc-") {
@@ -23,36 +26,87 @@ func readRun(path, task, style string, run int, eos []int) ([]runs.Record, error
 			Steps *[]mcmcStep `json:"steps"`
 		}
 		if err := decode(b, &f); err != nil {
-			return nil, err
+			return nil, firstRun, err
 		}
 		if f.Steps == nil {
-			return nil, errors.New(`no "steps"`)
+			return nil, firstRun, errors.New(`no "steps"`)
 		}
-		return chainRecords(*f.Steps, task, method, run, eos)
+		recs, err := chainRecords(*f.Steps, task, method, firstRun, eos)
+		return recs, firstRun + 1, err
 	}
 	var f struct {
-		Steps     []*sample `json:"steps"`
-		Successes []bool    `json:"successes"`
+		Steps     *[]*sample `json:"steps"`
+		Successes *[]bool    `json:"successes"`
 	}
 	if err := decode(b, &f); err != nil {
-		return nil, err
+		return nil, firstRun, err
 	}
-	steps := f.Steps
-	if len(f.Successes) != len(steps) || len(steps) == 0 {
-		return nil, fmt.Errorf("%d steps and %d successes", len(steps), len(f.Successes))
+	if f.Steps == nil || f.Successes == nil {
+		return nil, firstRun, errors.New(`want "steps" and "successes"`)
+	}
+	return rejectionRecords(*f.Steps, *f.Successes, task, method, firstRun, eos)
+}
+
+// rejectionRecords turns one rejection-type file into records. The authors'
+// writer (cars/cars.py, CARS.get_sample) appends to "successes" one entry per
+// attempt and to "steps" the sample of each successful attempt only, and stops
+// after a number of successes (100 in their runs) or attempts (the file
+// name's n<K>): steps pair with the true entries of successes, in order. A
+// failed attempt's tokens are not kept.
+//
+// The records follow gasp's own methods: for rejection (rs), one run per
+// attempt, the sample or a rejected record without one, as a store of
+// rejection runs with budget 1 gives the acceptance rate; for cars, ars and
+// rsft, one run per sample with Record.Rejections the failed attempts
+// before it, and a last rejected run, without a sample, for the attempts
+// after the last success.
+func rejectionRecords(steps []*sample, successes []bool, task, method string, run int, eos []int) ([]runs.Record, int, error) {
+	if n := countTrue(successes); n != len(steps) {
+		return nil, run, fmt.Errorf("%d successful attempts but %d samples in \"steps\" (one per success)", n, len(steps))
+	}
+	rejected := func(failures int64) runs.Record {
+		return runs.Record{Schema: runs.Schema, Task: task, Method: method, Run: run, PromptIDs: []int{}, IDs: []int{},
+			EOS: runs.NoEOS, Status: runs.StatusRejected, Rejections: failures}
 	}
 	var recs []runs.Record
-	for i, s := range steps {
-		if err := s.check(); err != nil {
-			return nil, fmt.Errorf("step %d: %w", i, err)
+	var failures int64
+	next := 0
+	for _, ok := range successes {
+		switch {
+		case ok:
+			s := steps[next]
+			next++
+			if err := s.check(); err != nil {
+				return nil, run, fmt.Errorf("sample %d: %w", next-1, err)
+			}
+			r := record(s, task, method, 0, run, eos)
+			if method != Methods["rs"] {
+				r.Rejections = failures
+			}
+			recs, failures = append(recs, r), 0
+			run++
+		case method == Methods["rs"]:
+			recs = append(recs, rejected(0))
+			run++
+		default:
+			failures++
 		}
-		r := record(s, task, method, i+1, run, eos)
-		if !f.Successes[i] {
-			r.Valid, r.Status = false, runs.StatusRejected
-		}
-		recs = append(recs, r)
 	}
-	return recs, nil
+	if failures > 0 {
+		recs = append(recs, rejected(failures))
+		run++
+	}
+	return recs, run, nil
+}
+
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // chainRecords returns the records k = 0…n of an MCMC chain of n steps,
