@@ -107,7 +107,9 @@ func TestImportRejectionTypes(t *testing.T) {
 		var want []runs.Record // what the files say, in gasp's form
 		for _, f := range files {
 			var doc struct {
-				Steps     []struct{ TokenIDs []int `json:"token_ids"` }
+				Steps []struct {
+					TokenIDs []int `json:"token_ids"`
+				}
 				Successes []bool
 			}
 			b, _ := os.ReadFile(f)
