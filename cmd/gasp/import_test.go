@@ -13,7 +13,7 @@ func TestImportAnalyzeAuthors(t *testing.T) {
 	dir := t.TempDir()
 	store := filepath.Join(dir, "store")
 	code, _, errOut := gasp("import", "authors", "../../pkg/authors/testdata", "--out", store)
-	if code != 0 || !strings.Contains(errOut, "2 tasks, 26 files: 102 records") || !strings.Contains(errOut, "skipped") {
+	if code != 0 || !strings.Contains(errOut, "2 tasks, 36 files: 154 records") || !strings.Contains(errOut, "5 skipped") {
 		t.Fatalf("gasp import: exit %d: %s", code, errOut)
 	}
 	for _, p := range []string{"authors", "gasp"} {
@@ -34,6 +34,20 @@ func TestImportAnalyzeAuthors(t *testing.T) {
 		if !strings.Contains(string(readme), "## Both protocols") || !strings.Contains(string(readme), "mcmc-restart k=0 on 2 tasks") {
 			t.Errorf("--protocol %s: README:\n%s", p, readme)
 		}
+	}
+	// The exact samples: analyze-true measures the chains against the cars runs.
+	out := filepath.Join(dir, "true")
+	code, _, errOut = gasp("analyze-true", "--store", store, "--exact", store, "--method", "cars", "--min-exact", "5", "--resamples", "20", "--out", out)
+	if code != 0 {
+		t.Fatalf("gasp analyze-true: exit %d: %s", code, errOut)
+	}
+	if readme, err := os.ReadFile(filepath.Join(out, "README.md")); err != nil || !strings.Contains(string(readme), "mcmc-restart") {
+		t.Errorf("analyze-true README: %v\n%s", err, readme)
+	}
+	// --strict: the same logs are refused, naming what cannot be imported.
+	code, _, errOut = gasp("import", "authors", "../../pkg/authors/testdata", "--strict", "--out", filepath.Join(dir, "strict"))
+	if code != 1 || !strings.Contains(errOut, "--strict") || !strings.Contains(errOut, "oldcars-2025-01-17_10-00-00: not a style directory") {
+		t.Errorf("--strict: exit %d: %s", code, errOut)
 	}
 	// A second import into the same store is refused; it is left as it was.
 	if code, _, errOut := gasp("import", "authors", "../../pkg/authors/testdata", "--out", store); code != 1 || !strings.Contains(errOut, "exists") {
