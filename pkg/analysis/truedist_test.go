@@ -2,7 +2,9 @@ package analysis
 
 import (
 	"bytes"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/runs"
@@ -96,5 +98,39 @@ func TestAnalyzeTrue(t *testing.T) {
 	}
 	if !bytes.Equal(render(), render()) {
 		t.Error("the report is not deterministic")
+	}
+}
+
+// TestTrueSelfAndFinalK: a store that holds the exact samples and the methods
+// (the authors' imported runs) does not measure the exact series against
+// itself; a method's final k is the largest every run reached, not one that a
+// single longer chain did.
+func TestTrueSelfAndFinalK(t *testing.T) {
+	a, b, c := []int{1}, []int{2}, []int{3}
+	var exact [][]int
+	for i := range 120 {
+		exact = append(exact, [][]int{a, b, c}[i%3])
+	}
+	recs := recsOf("t", "cars", 0, exact...)
+	recs = append(recs, recsOf("t", "mcmc-uniform", 0, a, b, c, a)...)
+	recs = append(recs, recsOf("t", "mcmc-uniform", 1, b, c, a, b)...)
+	recs = append(recs, recsOf("t", "mcmc-uniform", 2, c)...) // one chain ran a step longer
+	d := Group(recs)
+	for _, ex := range []*Data{d, Group(recsOf("t", "cars", 0, exact...))} {
+		rep, err := AnalyzeTrue(d, ex, "cars", TrueOptions{Resamples: 20, Seed: 1, MinExact: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		task := rep.Tasks[0]
+		var methods []string
+		for _, r := range task.FinalByMethods {
+			methods = append(methods, fmt.Sprintf("%s@%d", r.Method, r.K))
+		}
+		if got := strings.Join(methods, " "); got != "mcmc-uniform@1" {
+			t.Errorf("final rows %q, want mcmc-uniform@1 (cars is the exact set itself)", got)
+		}
+		if math.IsNaN(task.FloorTV) {
+			t.Errorf("no floor: %+v", task)
+		}
 	}
 }

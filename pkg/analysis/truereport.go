@@ -72,19 +72,34 @@ func AnalyzeTrue(d *Data, exact *Data, method string, opt TrueOptions) (*TrueRep
 	if held := exact.Methods(""); !slices.Contains(held, method) {
 		return nil, fmt.Errorf("analysis: the exact samples hold no records of method %q (they hold %s)", method, strings.Join(held, ", "))
 	}
-	rep := &TrueReport{Options: opt, Methods: d.Methods("")}
+	rep := &TrueReport{Options: opt}
+	measured := map[string]bool{}
 	for _, task := range d.Tasks() {
 		ex := exact.Records(task, method, 0)
-		t, err := trueTask(d, task, ex, opt)
+		t, err := trueTask(d, task, method, ex, opt)
 		if err != nil {
 			return nil, err
 		}
 		rep.Tasks = append(rep.Tasks, t)
+		for _, row := range t.FinalByMethods {
+			measured[row.Method] = true
+		}
+	}
+	// The methods measured somewhere: not the exact series where the store
+	// holds it (trueTask).
+	for _, m := range d.Methods("") {
+		if measured[m] {
+			rep.Methods = append(rep.Methods, m)
+		}
 	}
 	return rep, nil
 }
 
-func trueTask(d *Data, task string, ex []runs.Record, opt TrueOptions) (TrueTask, error) {
+// trueTask measures every method of d on task against the exact samples ex
+// of method exactMethod. Where d holds ex itself (an imported store of the
+// authors' runs is both the methods and the exact samples), that series is
+// the reference, not a method measured against it.
+func trueTask(d *Data, task, exactMethod string, ex []runs.Record, opt TrueOptions) (TrueTask, error) {
 	t := TrueTask{Task: task, FloorTV: math.NaN(), FloorKL: math.NaN(), TauKL: math.NaN(), TauTV: math.NaN()}
 	for _, r := range ex {
 		t.Attempts += 1 + int(r.Rejections)
@@ -100,6 +115,10 @@ func trueTask(d *Data, task string, ex []runs.Record, opt TrueOptions) (TrueTask
 	runsPer := 0
 	for _, m := range d.Methods(task) {
 		ks := d.Ks(task, m)
+		if m == exactMethod && len(ks) == 1 && sameRecords(d.Records(task, m, ks[0]), ex) {
+			continue
+		}
+		final := finalK(d, task, m, ks)
 		for _, k := range ks {
 			recs := d.Records(task, m, k)
 			runsPer = max(runsPer, len(recs))
@@ -116,7 +135,7 @@ func trueTask(d *Data, task string, ex []runs.Record, opt TrueOptions) (TrueTask
 			}
 			row.D = dist
 			t.Rows = append(t.Rows, row)
-			if k == ks[len(ks)-1] {
+			if k == final {
 				t.FinalByMethods = append(t.FinalByMethods, row)
 			}
 		}
@@ -132,6 +151,27 @@ func trueTask(d *Data, task string, ex []runs.Record, opt TrueOptions) (TrueTask
 	}
 	t.TauKL, t.TauTV = kendall(px, tk), kendall(px, tt)
 	return t, nil
+}
+
+// finalK is the largest k of method m on task that every run reached: in
+// gasp's stores the grid's k, where a few of the authors' chains ran longer
+// than the rest (n11 files beside n10), the k of the rest.
+func finalK(d *Data, task, m string, ks []int) int {
+	runs := len(d.Records(task, m, ks[0]))
+	final := ks[0]
+	for _, k := range ks {
+		if len(d.Records(task, m, k)) >= runs {
+			final = k
+		}
+	}
+	return final
+}
+
+// sameRecords reports whether a and b are the same samples, run by run.
+func sameRecords(a, b []runs.Record) bool {
+	return slices.EqualFunc(a, b, func(x, y runs.Record) bool {
+		return x.Run == y.Run && x.Valid == y.Valid && x.EOS == y.EOS && slices.Equal(x.IDs, y.IDs)
+	})
 }
 
 // MethodMean is one method's mean over the estimated tasks at its final k.
