@@ -1,0 +1,72 @@
+package main
+
+// Cases of the third misuse campaign (issue 33) and variants of their
+// classes: each asserts the exit code, the message naming the file, flag or
+// record at fault, and that a user's files are unchanged.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// repoPaths returns the repository and its embedded model.
+func repoPaths(t *testing.T) (repo, tiny string) {
+	t.Helper()
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo, filepath.Join(repo, "data", "models", "tiny")
+}
+
+// wantRefusal runs gasp and fails unless it exits with code, without a
+// panic, saying want on standard error.
+func wantRefusal(t *testing.T, code int, want string, args ...string) {
+	t.Helper()
+	got, _, errOut := gaspNoPanic(args...)
+	if got != code || !strings.Contains(errOut, want) || strings.Contains(errOut, "panic") {
+		t.Errorf("gasp %q: exit %d, stderr:\n%s\nwant exit %d saying %q", args, got, errOut, code, want)
+	}
+}
+
+// unchanged fails for every path under dir that differs from before.
+func unchanged(t *testing.T, dir string, before map[string]string) {
+	t.Helper()
+	for _, d := range diffSnapshots(before, snapshot(t, dir)) {
+		t.Errorf("%s changed; it is a user's file", d)
+	}
+}
+
+// F02: analyze writes through a subdirectory of --out that a user replaced
+// by a symbolic link to their own files. Variants: another subdirectory,
+// and a link to a directory of the user's next to the output.
+func TestMisuseWriteThroughSymlink(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs gasp analyze")
+	}
+	repo, _ := repoPaths(t)
+	sb := t.TempDir()
+	user := filepath.Join(sb, "userdocs")
+	writeSandboxFile(t, filepath.Join(user, "README.md"), []byte("# my docs\n"))
+	writeSandboxFile(t, filepath.Join(user, "kl.csv"), []byte("a,b\n"))
+	out := filepath.Join(sb, "symout")
+	args := []string{"analyze", "quick", "--store", filepath.Join(repo, "mcmc", "quick"), "--out", out, "--resamples", "2"}
+	if code, _, errOut := gasp(args...); code != 0 {
+		t.Fatalf("gasp %q: exit %d: %s", args, code, errOut)
+	}
+	before := snapshot(t, user)
+	for _, sub := range []string{"authors", "fig15-slia_kl"} {
+		link := filepath.Join(out, sub)
+		if err := os.RemoveAll(link); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("../userdocs", link); err != nil {
+			t.Fatal(err)
+		}
+		wantRefusal(t, 1, link+" is a symbolic link; gasp does not write through it", args...)
+		unchanged(t, user, before)
+		os.Remove(link)
+	}
+}
