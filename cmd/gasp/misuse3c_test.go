@@ -70,3 +70,39 @@ func TestMisuseWriteThroughSymlink(t *testing.T) {
 		os.Remove(link)
 	}
 }
+
+// F09: at a small temperature the probabilities of the allowed tokens
+// underflow in linear space, though P restricted to the grammar is well
+// defined at any temperature > 0: every run must complete. Variants: other
+// temperatures, down to 1e-300, and the methods that draw from P_GCD (an
+// MCMC chain, SMC).
+func TestMisuseTinyTemperature(t *testing.T) {
+	if testing.Short() {
+		t.Skip("samples from the embedded model")
+	}
+	_, tiny := repoPaths(t)
+	dir := t.TempDir()
+	gr := filepath.Join(dir, "ab.gbnf")
+	writeSandboxFile(t, gr, []byte("root ::= \"a\" | \"b\"\n"))
+	for _, c := range []struct{ method, temp string }{
+		{"gcd", "0.008"}, {"gcd", "1e-3"}, {"gcd", "1e-300"}, {"mcmc-uniform", "1e-30"}, {"smc-2", "1e-100"},
+	} {
+		out := filepath.Join(dir, c.method+c.temp+".jsonl")
+		args := []string{"sample", "--model", tiny, "--grammar", gr, "--prompt", "hi", "--n", "4", "--max-new-tokens", "4", "--k", "2",
+			"--method", c.method, "--temperature", c.temp, "--quiet", "--out", out}
+		if code, _, errOut := gaspNoPanic(args...); code != 0 {
+			t.Errorf("gasp %q: exit %d: %s", args, code, errOut)
+			continue
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		for i, l := range lines {
+			if !strings.Contains(l, `"status":"complete"`) || !strings.Contains(l, `"valid":true`) {
+				t.Errorf("--method %s --temperature %s: %s:%d is not a complete sample: %s", c.method, c.temp, out, i+1, l)
+			}
+		}
+	}
+}
