@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gasplab/gasp/pkg/runs"
 )
 
 // repoPaths returns the repository and its embedded model.
@@ -104,5 +106,65 @@ func TestMisuseTinyTemperature(t *testing.T) {
 				t.Errorf("--method %s --temperature %s: %s:%d is not a complete sample: %s", c.method, c.temp, out, i+1, l)
 			}
 		}
+	}
+}
+
+// evalStore writes a store of task "x" with gcd at k 0 and mcmc-uniform at
+// k 1, runs records each, whose records have evals and log P given by f.
+func evalStore(t *testing.T, repo, dir string, nRuns int, f func(r *runs.Record)) {
+	t.Helper()
+	st, err := runs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, m := range []struct {
+		method string
+		k      int
+	}{{"gcd", 0}, {"mcmc-uniform", 1}} {
+		for run := range nRuns {
+			r := storeRecord(m.method, m.k, run)
+			r.Evals = 10
+			f(&r)
+			if err := st.Append(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	writeSandboxFile(t, filepath.Join(dir, "experiment.json"), []byte(experimentJSON(repo, nRuns, 0, 1)))
+}
+
+// F10, F11: figures on a log scale given values a log scale cannot show
+// must not panic: analyze-true where the exact samples recorded no LM
+// evaluations (x = 0 on its log x axis), analyze where log P is −1e308
+// (KLs of 1e308, whose margin overflows) or a KL is 0 beside others.
+func TestMisuseLogAxis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs gasp analyze")
+	}
+	repo, _ := repoPaths(t)
+	dir := t.TempDir()
+	store, exact := filepath.Join(dir, "store"), filepath.Join(dir, "exact")
+	evalStore(t, repo, store, 20, func(*runs.Record) {})
+	evalStore(t, repo, exact, 40, func(r *runs.Record) { r.Evals = 0 })
+	args := []string{"analyze-true", "--store", store, "--exact", exact, "--method", "gcd", "--min-exact", "1", "--out", filepath.Join(dir, "o1"), "--resamples", "20"}
+	if code, _, errOut := gaspNoPanic(args...); code != 0 {
+		t.Errorf("gasp %q: exit %d: %s", args, code, errOut)
+	}
+	huge := filepath.Join(dir, "huge")
+	// GCD draws two texts of log P −1, 3:1, MCMC one of them and a third
+	// of log P −1e308: KLs of about 0.1 and 1e308.
+	evalStore(t, repo, huge, 4, func(r *runs.Record) {
+		r.LogP, r.IDs, r.Text = -1, []int{3, 4}, "t0"
+		switch {
+		case r.Method == "gcd" && r.Run%4 == 3:
+			r.IDs, r.Text = []int{3, 7}, "t7"
+		case r.Method == "mcmc-uniform" && r.Run%2 == 1:
+			r.IDs, r.Text, r.LogP = []int{3, 5}, "t5", -1e308
+		}
+	})
+	args = []string{"analyze", "x", "--store", huge, "--out", filepath.Join(dir, "o2"), "--resamples", "2"}
+	if code, _, errOut := gaspNoPanic(args...); code != 0 {
+		t.Errorf("gasp %q: exit %d: %s", args, code, errOut)
 	}
 }
