@@ -168,3 +168,51 @@ func TestMisuseLogAxis(t *testing.T) {
 		t.Errorf("gasp %q: exit %d: %s", args, code, errOut)
 	}
 }
+
+// F06: a CARS --trie holds for the grammar, model, prompt and settings it
+// was learnt under only: under others it is refused, naming the setting
+// that differs, and the file is left as it was. Variants: another grammar
+// (the campaign's), another prompt, temperature or cap, a trie saved
+// before gasp recorded its settings.
+func TestMisuseTrieOfAnotherGrammar(t *testing.T) {
+	if testing.Short() {
+		t.Skip("samples from the embedded model")
+	}
+	_, tiny := repoPaths(t)
+	dir := t.TempDir()
+	ab, onlyB := filepath.Join(dir, "aorb.gbnf"), filepath.Join(dir, "onlyb.gbnf")
+	writeSandboxFile(t, ab, []byte("root ::= \"a\" | \"b\"\n"))
+	writeSandboxFile(t, onlyB, []byte("root ::= \"b\"\n"))
+	trie := filepath.Join(dir, "AB.trie")
+	base := func(gr string, extra ...string) []string {
+		return append([]string{"sample", "--model", tiny, "--grammar", gr, "--prompt", "hi", "--method", "cars", "--budget", "50", "--n", "5",
+			"--max-new-tokens", "4", "--trie", trie, "--quiet"}, extra...)
+	}
+	if code, _, errOut := gasp(base(ab)...); code != 0 {
+		t.Fatalf("learning the trie: exit %d: %s", code, errOut)
+	}
+	// The same settings, another budget: the trie holds.
+	if code, _, errOut := gasp(base(ab, "--budget", "60", "--seed", "3")...); code != 0 {
+		t.Fatalf("reusing the trie: exit %d: %s", code, errOut)
+	}
+	before := snapshot(t, dir)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{base(onlyB, "--seed", "7"), "--trie " + trie + ": learnt under grammar="},
+		{base(ab, "--prompt", "hello"), "--trie " + trie + ": learnt under prompt="},
+		{base(ab, "--temperature", "0.5"), "--trie " + trie + ": learnt under temperature=1, not temperature=0.5"},
+		{base(ab, "--max-new-tokens", "5"), "--trie " + trie + ": learnt under max-new-tokens=4, not max-new-tokens=5"},
+	} {
+		wantRefusal(t, 1, c.want, c.args...)
+	}
+	unchanged(t, dir, before)
+	old := filepath.Join(dir, "old.trie") // as gasp saved tries before it recorded their settings
+	writeSandboxFile(t, old, []byte("gasp-trie 1\n\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"))
+	before = snapshot(t, dir)
+	args := base(ab)
+	args[len(args)-2] = old
+	wantRefusal(t, 1, "--trie "+old+": records no settings it was learnt under", args...)
+	unchanged(t, dir, before)
+}
