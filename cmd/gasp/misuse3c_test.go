@@ -5,6 +5,9 @@ package main
 // record at fault, and that a user's files are unchanged.
 
 import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -215,4 +218,47 @@ func TestMisuseTrieOfAnotherGrammar(t *testing.T) {
 	args[len(args)-2] = old
 	wantRefusal(t, 1, "--trie "+old+": records no settings it was learnt under", args...)
 	unchanged(t, dir, before)
+}
+
+// F45: a corrupt trie is reported at the offset of the byte at fault: the
+// root's flags byte (the campaign's case), a child's probability (a
+// variant). The file is left as it was.
+func TestMisuseCorruptTrie(t *testing.T) {
+	if testing.Short() {
+		t.Skip("samples from the embedded model")
+	}
+	_, tiny := repoPaths(t)
+	dir := t.TempDir()
+	gr := filepath.Join(dir, "aorb.gbnf")
+	writeSandboxFile(t, gr, []byte("root ::= \"a\" | \"b\"\n"))
+	trie := filepath.Join(dir, "t.trie")
+	args := []string{"sample", "--model", tiny, "--grammar", gr, "--prompt", "hi", "--method", "cars", "--n", "3", "--max-new-tokens", "4", "--trie", trie, "--quiet"}
+	if code, _, errOut := gasp(args...); code != 0 {
+		t.Fatalf("learning the trie: exit %d: %s", code, errOut)
+	}
+	good, err := os.ReadFile(trie)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The magic line, the settings' length (a uvarint) and the settings.
+	n, w := binary.Uvarint(good[12:])
+	root := 12 + w + int(n)
+	for _, c := range []struct {
+		at   int
+		b    byte
+		want string
+	}{
+		{root, good[root] ^ 0x80, fmt.Sprintf("unknown node flags at offset %d", root)},
+		// The root's child count, its first child's token, then the
+		// child's flags and the top byte of its probability.
+		{root + 17 + 2 + 8, 0x7f, fmt.Sprintf("probability outside [0, 1] at offset %d", root+17+2+1)},
+	} {
+		b := bytes.Clone(good)
+		b[c.at] = c.b
+		writeSandboxFile(t, trie, b)
+		wantRefusal(t, 1, "--trie "+trie+": sample: saved trie: "+c.want, args...)
+		if after, _ := os.ReadFile(trie); !bytes.Equal(after, b) {
+			t.Errorf("a refused run changed %s", trie)
+		}
+	}
 }
