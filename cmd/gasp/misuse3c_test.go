@@ -7,6 +7,7 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -260,5 +261,47 @@ func TestMisuseCorruptTrie(t *testing.T) {
 		if after, _ := os.ReadFile(trie); !bytes.Equal(after, b) {
 			t.Errorf("a refused run changed %s", trie)
 		}
+	}
+}
+
+// F35, F36: fuzz table with a method directory named "my,method" (the
+// CSV keeps 19 columns) and with coverage reports that are not
+// percentages or name one method and k twice (refused, naming the files,
+// writing nothing).
+func TestMisuseFuzzTable(t *testing.T) {
+	repo, _ := repoPaths(t)
+	cov, err := os.ReadFile(filepath.Join(repo, "analysis", "fuzz-quick", "xml", "gcd", "coverage.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeSandboxFile(t, filepath.Join(dir, "T", "xml", "my,method", "coverage.json"), cov)
+	if code, _, errOut := gaspNoPanic("fuzz", "table", filepath.Join(dir, "T")); code != 0 {
+		t.Fatalf("fuzz table: exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "T", "tab3-supp-metrics-xml.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil || len(rows) != 2 || len(rows[1]) != 19 || rows[1][3] != "my,method" {
+		t.Errorf("tab3 csv: %q, %v; want 2 rows of 19 fields, method \"my,method\"", rows, err)
+	}
+	for _, c := range []struct {
+		dirs []string
+		edit func(string) string
+		want string
+	}{
+		{[]string{"gcd"}, func(s string) string { return strings.Replace(s, `"branch_pct": `, `"branch_pct": 250, "x": `, 1) }, "gcd/coverage.json: branch_pct 250 is outside [0, 100]"},
+		{[]string{"gcd"}, func(s string) string { return strings.Replace(s, `"line_pct": `, `"line_pct": -40, "x": `, 1) }, "gcd/coverage.json: line_pct -40 is outside [0, 100]"},
+		{[]string{"mcmc-uniform-k010", "mcmc-uniform-k10"}, func(s string) string { return s }, "mcmc-uniform-k010/coverage.json and "},
+	} {
+		sb := t.TempDir()
+		for _, d := range c.dirs {
+			writeSandboxFile(t, filepath.Join(sb, "xml", d, "coverage.json"), []byte(c.edit(string(cov))))
+		}
+		before := snapshot(t, sb)
+		wantRefusal(t, 1, c.want, "fuzz", "table", sb)
+		unchanged(t, sb, before)
 	}
 }
