@@ -251,3 +251,48 @@ func TestImportErrors(t *testing.T) {
 		t.Errorf("existing output: %v", err)
 	}
 }
+
+// copyTree copies the directory src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A model index that does not fit an int is an error naming the task
+// directory, not MaxInt (strconv.Atoi's value on overflow): whatever model
+// is imported, the largest int included (issue 33 F37).
+func TestImportModelIndexOverflow(t *testing.T) {
+	for _, model := range []int{1, math.MaxInt} {
+		logs := filepath.Join(t.TempDir(), "runs_log")
+		copyTree(t, fixtures, logs)
+		bad := filepath.Join(logs, "SLIA_lastname-12345678-99999999999999999999")
+		if err := os.Rename(filepath.Join(logs, "SLIA_lastname-12345678-2"), bad); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "store")
+		_, err := Import(logs, out, Options{TaskRoot: taskRoot, Model: model})
+		want := bad + ": model index 99999999999999999999 is out of range"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--model %d: err = %v, want %q", model, err, want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("--model %d: a refused import left %s", model, out)
+		}
+	}
+}

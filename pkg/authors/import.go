@@ -146,7 +146,12 @@ func readAll(dir string, tasks map[string]string, opt Options, sum *Summary) ([]
 			errs = append(errs, fmt.Errorf("%s: not a task directory name (<family>_<task>-<8 hex>-<model index>)", path))
 			continue
 		}
-		if model, _ := strconv.Atoi(m[3]); model != opt.Model {
+		model, err := strconv.Atoi(m[3])
+		if err != nil { // out of range: Atoi's value would be MaxInt
+			errs = append(errs, fmt.Errorf("%s: model index %s is out of range", path, m[3]))
+			continue
+		}
+		if model != opt.Model {
 			sum.Skipped = append(sum.Skipped, path)
 			continue
 		}
