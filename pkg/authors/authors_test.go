@@ -296,3 +296,24 @@ func TestImportModelIndexOverflow(t *testing.T) {
 		}
 	}
 }
+
+// An invalid log-probability is located in the file, not in the value
+// (encoding/json reports a custom UnmarshalJSON's inner offsets): a
+// string, a number beyond float64, an object, on the first line or a
+// later one (issue 33 F38).
+func TestDecodeLogProbPosition(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{`{"steps": [{"tokens": ["a"], "token_ids": [1], "raw_logprob": "abc", "cons_logprob": -1}]}`, "line 1, column 63: json: cannot unmarshal string into Go struct field sample.steps.raw_logprob"},
+		{`{"steps": [{"tokens": ["a"], "token_ids": [1], "raw_logprob": -1e999, "cons_logprob": -1}]}`, "line 1, column 63:"},
+		{"{\"steps\": [\n {\"raw_logprob\": -1,\n  \"cons_logprob\": {\"x\": 1}}]}", "line 3, column 19:"},
+		{`{"steps": [{"raw_logprob": -1, "cons_logprob": -2}, {"tokens": ["cons_logprob"], "raw_logprob": [1]}]}`, "line 1, column 97:"},
+	} {
+		var f struct {
+			Steps []*sample `json:"steps"`
+		}
+		err := decode([]byte(c.text), &f)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.text, err, c.want)
+		}
+	}
+}
