@@ -56,6 +56,9 @@ paths and nothing is written; STORE must not exist.`, stdout, stderr)
 	if err != nil {
 		return cl.fail(err)
 	}
+	for _, d := range sum.Removed {
+		fmt.Fprintf(stderr, "gasp import: removed %s, the temporary directory of an import that did not finish\n", d)
+	}
 	for _, s := range sum.Skipped {
 		fmt.Fprintf(stderr, "gasp import: skipped %s (not model %d)\n", s, *model)
 	}

@@ -317,3 +317,80 @@ func TestDecodeLogProbPosition(t *testing.T) {
 		}
 	}
 }
+
+// An output path with a trailing slash (or another unclean spelling) names
+// the same store as without: the import writes it and leaves nothing else
+// (issue 33 F39).
+func TestImportOutTrailingSlash(t *testing.T) {
+	for _, suffix := range []string{"/", "//", "/."} {
+		parent := t.TempDir()
+		out := filepath.Join(parent, "slash")
+		if _, err := Import("testdata", out+suffix, Options{TaskRoot: taskRoot}); err != nil {
+			t.Errorf("--out %q: %v", out+suffix, err)
+			continue
+		}
+		entries, _ := os.ReadDir(parent)
+		if len(entries) != 1 || entries[0].Name() != "slash" {
+			t.Errorf("--out %q: %s holds %v, want the store slash alone", out+suffix, parent, entries)
+		}
+		if _, err := os.Stat(filepath.Join(out, "experiment.json")); err != nil && len(readStore(t, out)) == 0 {
+			t.Errorf("--out %q: no store at %s", out+suffix, out)
+		}
+	}
+}
+
+// The temporary directory of an import that was killed is removed by the
+// next import into the same store, which says so; that of an import still
+// running is left alone, and the next import refused; other directories
+// are not touched (issue 33 F46).
+func TestImportLeftover(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "s")
+	dead := filepath.Join(parent, ".s.import-123")
+	other := filepath.Join(parent, ".t.import-9")
+	for _, d := range []string{dead, other} {
+		writeFile(t, filepath.Join(d, "SLIA%2Fx", "gcd.jsonl"), "{\"schema\":")
+	}
+	sum, err := Import("testdata", out, Options{TaskRoot: taskRoot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sum.Removed, []string{dead}) {
+		t.Errorf("Removed = %q, want %q", sum.Removed, dead)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("%s left: %v", dead, err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("%s, of another store, removed: %v", other, err)
+	}
+	if !canLockDir {
+		return
+	}
+	live := filepath.Join(parent, ".u.import-5")
+	writeFile(t, filepath.Join(live, "x"), "x")
+	unlock, err := lockDir(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	u := filepath.Join(parent, "u")
+	_, err = Import("testdata", u, Options{TaskRoot: taskRoot})
+	want := live + ": the temporary directory of an import into " + u + " that is still running"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+	if _, err := os.Stat(filepath.Join(live, "x")); err != nil {
+		t.Errorf("a live import's directory touched: %v", err)
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

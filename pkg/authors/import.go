@@ -48,6 +48,7 @@ type Summary struct {
 	Records int      // records written
 	Skipped []string // task directories of another model index
 	GCDFrom []string // per task: "task: style" whose starting states are its GCD
+	Removed []string // temporary directories of imports into out that were killed
 }
 
 // Import reads the authors' run logs under dir (a runs_log directory, or
@@ -62,6 +63,8 @@ func Import(dir, out string, opt Options) (Summary, error) {
 	if opt.EOS == nil {
 		opt.EOS = Llama31EOS
 	}
+	// "s/" names the store s: unclean, its parent would be s itself.
+	out = filepath.Clean(out)
 	if _, err := os.Lstat(out); err == nil {
 		return sum, fmt.Errorf("authors: %s exists; give a new store directory", out)
 	}
@@ -77,6 +80,9 @@ func Import(dir, out string, opt Options) (Summary, error) {
 		return sum, err
 	}
 	sum.Records = len(recs)
+	if sum.Removed, err = removeLeftovers(out); err != nil {
+		return sum, err
+	}
 	return sum, write(out, recs)
 }
 
@@ -243,15 +249,64 @@ func styleNames() []string {
 
 // write writes recs as a run store at out, through a temporary directory
 // beside it renamed into place when complete.
+// tempPrefix starts the name of the temporary directory an import into
+// out writes, beside it, before renaming it to out.
+func tempPrefix(out string) string { return "." + filepath.Base(out) + ".import-" }
+
+// removeLeftovers removes the temporary directories of imports into out
+// that were killed, and returns them. One that an import still holds is an
+// error: both would write out. Where no lock tells, they are an error too,
+// for the user to remove.
+func removeLeftovers(out string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Dir(out))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("authors: %w", err)
+	}
+	var removed []string
+	for _, e := range entries {
+		// os.MkdirTemp's suffix is digits: ".s.import-x.import-1" is not s's.
+		n, ok := strings.CutPrefix(e.Name(), tempPrefix(out))
+		if !e.IsDir() || !ok || n == "" || strings.Trim(n, "0123456789") != "" {
+			continue
+		}
+		dir := filepath.Join(filepath.Dir(out), e.Name())
+		unlock, err := lockDir(dir)
+		if errors.Is(err, errLocked) {
+			return removed, fmt.Errorf("authors: %s: the temporary directory of an import into %s that is still running (%v); wait for it to end, or remove the directory if none runs",
+				dir, out, err)
+		}
+		if err != nil {
+			return removed, fmt.Errorf("authors: %w", err)
+		}
+		err = os.RemoveAll(dir)
+		unlock()
+		if err != nil {
+			return removed, fmt.Errorf("authors: removing %s, left by an import that did not finish: %w", dir, err)
+		}
+		removed = append(removed, dir)
+	}
+	return removed, nil
+}
+
 func write(out string, recs []runs.Record) error {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return fmt.Errorf("authors: %w", err)
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".import-*")
+	tmp, err := os.MkdirTemp(filepath.Dir(out), tempPrefix(out)+"*")
 	if err != nil {
 		return fmt.Errorf("authors: %w", err)
 	}
 	err = func() error {
+		// Held while writing: the next import into out tells a killed
+		// one's directory by its lock, released with the process.
+		if unlock, err := lockDir(tmp); err == nil {
+			defer unlock()
+		} else if canLockDir {
+			return err
+		}
 		st, err := runs.OpenWith(tmp, runs.Options{SyncEvery: len(recs) + 1})
 		if err != nil {
 			return err
