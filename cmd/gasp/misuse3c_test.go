@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"encoding/csv"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -303,5 +304,29 @@ func TestMisuseFuzzTable(t *testing.T) {
 		before := snapshot(t, sb)
 		wantRefusal(t, 1, c.want, "fuzz", "table", sb)
 		unchanged(t, sb, before)
+	}
+}
+
+// F40: a KL that cannot be drawn (every record of log P −∞, or one) is an
+// error naming the figure, the task, the method and k, not gonum/plot's
+// "NaN data point".
+func TestMisuseFigureNaN(t *testing.T) {
+	repo, _ := repoPaths(t)
+	for _, c := range []struct {
+		name string
+		zero func(r *runs.Record) bool
+		want string
+	}{
+		{"all_zero_prob", func(r *runs.Record) bool { return true }, "kl/x.svg: task x: method gcd, k 0: KL NaN [NaN, NaN] is not a finite number"},
+		{"one_zero_prob", func(r *runs.Record) bool { return r.Method == "mcmc-uniform" && r.Run == 1 }, "kl/x.svg: task x: method gcd, k 0: KL +Inf [NaN, NaN] is not a finite number"},
+	} {
+		dir := t.TempDir()
+		st := filepath.Join(dir, c.name)
+		evalStore(t, repo, st, 4, func(r *runs.Record) {
+			if c.zero(r) {
+				r.LogP = math.Inf(-1)
+			}
+		})
+		wantRefusal(t, 1, c.want, "analyze", "x", "--store", st, "--out", filepath.Join(dir, "a"), "--resamples", "2")
 	}
 }
