@@ -330,3 +330,41 @@ func TestMisuseFigureNaN(t *testing.T) {
 		wantRefusal(t, 1, c.want, "analyze", "x", "--store", st, "--out", filepath.Join(dir, "a"), "--resamples", "2")
 	}
 }
+
+// F42: doctor checks every file of the model that a run reads, as a run
+// reads it: a tokenizer.json that is not JSON (the campaign's case), one
+// that is missing, a directory, or JSON but no tokenizer.
+// It must not say "ready".
+func TestMisuseDoctorTokenizer(t *testing.T) {
+	t.Setenv("GOMLX_BACKEND", "go")
+	_, tiny := repoPaths(t)
+	tokBytes, err := os.ReadFile(filepath.Join(tiny, "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		make func(path string)
+		want string
+	}{
+		{"not JSON", func(p string) { os.WriteFile(p, []byte("not json\n"), 0o644) }, "tokenizer.json"},
+		{"missing", func(p string) { os.Remove(p) }, "tokenizer.json"},
+		{"directory", func(p string) { os.Remove(p); os.Mkdir(p, 0o755) }, "tokenizer.json"},
+		{"not a tokenizer", func(p string) { os.WriteFile(p, []byte("{}\n"), 0o644) }, "tokenizer.json"},
+	} {
+		dir := t.TempDir()
+		for _, name := range []string{"config.json", "tokenizer_config.json", "generation_config.json", "model.safetensors"} {
+			b, err := os.ReadFile(filepath.Join(tiny, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeSandboxFile(t, filepath.Join(dir, name), b)
+		}
+		writeSandboxFile(t, filepath.Join(dir, "tokenizer.json"), tokBytes)
+		c.make(filepath.Join(dir, "tokenizer.json"))
+		code, out, errOut := gaspNoPanic("doctor", "--model", dir)
+		if code != 1 || strings.Contains(out, "\nready") || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 1, not ready, saying %q", c.name, code, out, errOut, c.want)
+		}
+	}
+}
