@@ -8,7 +8,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -366,5 +368,48 @@ func TestMisuseDoctorTokenizer(t *testing.T) {
 		if code != 1 || strings.Contains(out, "\nready") || !strings.Contains(errOut, c.want) {
 			t.Errorf("%s: exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 1, not ready, saying %q", c.name, code, out, errOut, c.want)
 		}
+	}
+}
+
+// F43: a weight of a dtype gasp does not convert, laid out as another, is
+// reported by its dtype: F8_E4M3 (the campaign's case), F8_E5M2, I32.
+func TestMisuseUnsupportedDType(t *testing.T) {
+	_, tiny := repoPaths(t)
+	st, err := os.ReadFile(filepath.Join(tiny, "model.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := binary.LittleEndian.Uint64(st[:8])
+	var header map[string]json.RawMessage
+	if err := json.Unmarshal(st[8:8+n], &header); err != nil {
+		t.Fatal(err)
+	}
+	const name = "model.embed_tokens.weight"
+	for _, dt := range []string{"F8_E4M3", "F8_E5M2", "I32"} {
+		var e map[string]any
+		json.Unmarshal(header[name], &e)
+		if e["dtype"] != "F32" {
+			t.Fatalf("%s is %v, not F32", name, e["dtype"])
+		}
+		e["dtype"] = dt
+		h := maps.Clone(header)
+		h[name], _ = json.Marshal(e)
+		hb, _ := json.Marshal(h)
+		for len(hb)%8 != 0 {
+			hb = append(hb, ' ')
+		}
+		dir := t.TempDir()
+		for _, f := range []string{"config.json", "tokenizer.json", "tokenizer_config.json", "generation_config.json"} {
+			b, _ := os.ReadFile(filepath.Join(tiny, f))
+			writeSandboxFile(t, filepath.Join(dir, f), b)
+		}
+		file := binary.LittleEndian.AppendUint64(nil, uint64(len(hb)))
+		file = append(append(file, hb...), st[8+n:]...)
+		writeSandboxFile(t, filepath.Join(dir, "model.safetensors"), file)
+		if dt == "I32" { // as wide as F32: consistent, refused when converted
+			wantRefusal(t, 1, "unsupported dtype I32", "logits", "--model", dir, "--ids", "1 2 3")
+			continue
+		}
+		wantRefusal(t, 1, fmt.Sprintf("tensor %q: unsupported dtype %s (gasp converts F32, BF16 and F16 only)", name, dt), "logits", "--model", dir, "--ids", "1 2 3")
 	}
 }
