@@ -413,3 +413,37 @@ func TestMisuseUnsupportedDType(t *testing.T) {
 		wantRefusal(t, 1, fmt.Sprintf("tensor %q: unsupported dtype %s (gasp converts F32, BF16 and F16 only)", name, dt), "logits", "--model", dir, "--ids", "1 2 3")
 	}
 }
+
+// F09, the experiment's variant: a grid at temperature 1e-300 completes
+// every run of GCD and MCMC.
+func TestMisuseTinyTemperatureExperiment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an experiment")
+	}
+	_, tiny := repoPaths(t)
+	dir := t.TempDir()
+	writeSandboxFile(t, filepath.Join(dir, "tasks", "T", "ab", "grammar.ebnf"), []byte("root ::= \"a\" | \"b\"\n"))
+	writeSandboxFile(t, filepath.Join(dir, "tasks", "T", "ab", "prompt.txt"), []byte("a or b?\n"))
+	cfg, _ := json.Marshal(map[string]any{
+		"name": "cold", "protocol": "quick", "task_root": filepath.Join(dir, "tasks"), "tasks": []string{"T/ab"},
+		"methods": []string{"gcd", "mcmc-uniform"}, "k": 2, "runs": 3, "batch": 0, "model": tiny, "template": "chat",
+		"temperature": 1e-300, "top_p": 1.0, "top_k": 0, "max_new_tokens": 4, "seed": 1, "lenient": true,
+	})
+	writeSandboxFile(t, filepath.Join(dir, "exp.json"), cfg)
+	store := filepath.Join(dir, "store")
+	if code, _, errOut := gaspNoPanic("experiment", "run", filepath.Join(dir, "exp.json"), "--store", store); code != 0 {
+		t.Fatalf("experiment run: exit %d: %s", code, errOut)
+	}
+	files, _ := filepath.Glob(filepath.Join(store, "*", "*.jsonl"))
+	if len(files) != 2 {
+		t.Fatalf("store files %v, want gcd's and mcmc-uniform's", files)
+	}
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for i, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if !strings.Contains(l, `"status":"complete"`) {
+				t.Errorf("%s:%d is not a complete sample: %.200s", f, i+1, l)
+			}
+		}
+	}
+}
