@@ -129,8 +129,8 @@ func (r *Record) add(tok int, logP, logQ, h, rawH float64) {
 // the grammar and renormalised (P_GCD).
 type Dist struct {
 	LogP       []float64 // log P(t) for every token id
-	Prob       []float64 // P(t) for every token id
-	IDs        []int     // the allowed tokens with P(t) > 0, increasing
+	Prob       []float64 // P(t) for every token id; 0 where it underflows (see linearFloor)
+	IDs        []int     // the allowed tokens with P(t) > 0 (log P(t) > −Inf where Prob underflows), increasing
 	LogQ       []float64 // log P_GCD(IDs[i])
 	Mass       float64   // P of the allowed tokens, the normaliser of P_GCD
 	LogMass    float64   // log Mass, finite where Mass underflows to 0
