@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/gasplab/gasp/pkg/hf"
 	"github.com/gasplab/gasp/pkg/llama"
+	"github.com/gasplab/gasp/pkg/model"
 )
 
 func runDoctor(args []string, stdout, stderr io.Writer) int {
@@ -214,6 +216,12 @@ func doctorModel(w io.Writer, dir, config, dtype string, batch, seq int, devMem 
 	}
 	cfg, err := llama.LoadConfig(dir)
 	if err != nil {
+		problem("%v", err)
+		return
+	}
+	// The tokenizer and vocabulary as a run opens them (all but the
+	// weights): a model a run refuses is not ready.
+	if _, err := model.Open(context.Background(), dir); err != nil {
 		problem("%v", err)
 		return
 	}

@@ -65,6 +65,9 @@ was skipped.`, stdout, stderr)
 	if err != nil {
 		return cl.fail(err)
 	}
+	for _, d := range sum.Removed {
+		fmt.Fprintf(stderr, "gasp import: removed %s, the temporary directory of an import that did not finish\n", d)
+	}
 	for _, s := range sum.Skipped {
 		fmt.Fprintf(stderr, "gasp import: skipped %s\n", s)
 	}

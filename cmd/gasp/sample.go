@@ -82,6 +82,7 @@ type sampleCmd struct {
 	budget        int
 	seed          uint64
 	trie          string // --trie
+	settings      string // the records' settings, once output has read the inputs
 	out           string // --out
 	resume, quiet bool
 }
@@ -204,8 +205,8 @@ func (c *sampleCmd) run(stdout, stderr io.Writer) error {
 		// One trie for all batches: a new one, or the one saved in --trie.
 		trie = sample.NewTrie()
 		if c.trie != "" {
-			if trie, err = experiment.LoadTrie(c.trie); err != nil {
-				return fmt.Errorf("--trie: %w", err)
+			if trie, err = experiment.LoadTrieUnder(c.trie, trieSettings(c.settings)); err != nil {
+				return fmt.Errorf("--trie %w", err)
 			}
 		}
 	}
@@ -223,6 +224,7 @@ func (c *sampleCmd) output(stdout, stderr io.Writer) (emit func(runs.Record) err
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	c.settings = settings
 	write := func(r runs.Record) error {
 		line, err := r.MarshalJSON()
 		if err == nil {

@@ -72,6 +72,19 @@ func sampleSettings(o sampleSettingsOf, warn io.Writer) (string, error) {
 		o.tf.Temperature, o.tf.TopP, o.tf.TopK, o.maxNew, o.budget), nil
 }
 
+// trieSettings are the settings a trie is learnt under: the records'
+// settings but the budget, which bounds a run's attempts, not what they
+// learn.
+func trieSettings(settings string) string {
+	var out []string
+	for _, f := range strings.Fields(settings) {
+		if !strings.HasPrefix(f, "budget=") {
+			out = append(out, f)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
 // settingsDiff names the first setting in which a and b differ.
 func settingsDiff(old, now string) string {
 	kv := func(s string) map[string]string {

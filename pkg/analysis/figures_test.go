@@ -1,6 +1,11 @@
 package analysis
 
-import "testing"
+import (
+	"image/color"
+	"math"
+	"strings"
+	"testing"
+)
 
 func TestTaskFigure(t *testing.T) {
 	for task, want := range map[string]string{
@@ -26,6 +31,28 @@ func TestMethodName(t *testing.T) {
 	} {
 		if got := methodName(m); got != want {
 			t.Errorf("methodName(%q) = %q, want %q", m, got, want)
+		}
+	}
+}
+
+// A KL or bound a figure cannot show is an error naming the method and
+// k, in a band (k ≥ 1) or a level (k = 0 only); a k = 0 point beside a
+// band is not drawn, and not checked (issue 33 F40).
+func TestKLPlotNotFinite(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, c := range []struct {
+		s    Series
+		want string
+	}{
+		{Series{"mcmc-uniform", []Point{{K: 1, KL: 1, Lo: nan, Hi: 2}, {K: 2, KL: 1, Lo: 0.5, Hi: 2}}}, "method mcmc-uniform, k 1: KL 1 [NaN, 2] is not a finite number"},
+		{Series{"asap", []Point{{K: 1, KL: 1, Lo: 0.5, Hi: 2}, {K: 3, KL: inf, Lo: 0.5, Hi: inf}}}, "method asap, k 3: KL +Inf [0.5, +Inf] is not a finite number"},
+		{Series{"gcd", []Point{{K: 0, KL: nan, Lo: nan, Hi: nan}}}, "method gcd, k 0: KL NaN [NaN, NaN] is not a finite number"},
+		{Series{"mix", []Point{{K: 0, KL: nan}, {K: 1, KL: 1, Lo: 0.5, Hi: 2}}}, ""},
+	} {
+		series := []Series{c.s, {"mcmc-priority", []Point{{K: 1, KL: 1, Lo: 0.5, Hi: 2}}}}
+		_, err := klPlot("t", series, map[string]color.RGBA{})
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)) {
+			t.Errorf("%v: err = %v, want %q", c.s, err, c.want)
 		}
 	}
 }

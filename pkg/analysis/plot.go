@@ -34,17 +34,19 @@ func (r *Report) figures() (map[string][]byte, error) {
 	if all := r.sygusTasks(""); len(all) > 0 && len(all) == len(r.Tasks) {
 		name, title = FigSygusRepr, fmt.Sprintf("Fig. 2a: KL(p̂ ‖ ref) vs k, mean over %d SyGuS tasks", len(r.Tasks))
 	}
-	if err := add(name)(line(klPlot(title+bands, r.Mean, col))); err != nil {
-		return nil, err
-	}
+	// The tasks first: a KL the mean cannot draw comes from one of them,
+	// which its error then names.
 	for _, t := range r.Tasks {
 		if err := add(TaskFigure(t.Task))(line(klPlot(figureTitle(t.Task)+bands, t.Series, col))); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: task %s: %w", TaskFigure(t.Task), t.Task, err)
 		}
+	}
+	if err := add(name)(line(klPlot(title+bands, r.Mean, col))); err != nil {
+		return nil, fmt.Errorf("%s: mean over the tasks: %w", name, err)
 	}
 	for _, f := range r.scatters() {
 		if err := add(f.name)(scatter(r.scatter(f.base, f.tasks, f.title+sub, col))); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", f.name, err)
 		}
 	}
 	return out, nil
@@ -135,6 +137,11 @@ func klPlot(title string, series []Series, col map[string]color.RGBA) (*plot.Plo
 	if math.IsInf(kmin, 0) {
 		return nil, nil // no point at k ≥ 1 (rejection sampling alone): nothing to draw against k
 	}
+	for _, s := range series {
+		if err := drawable(s); err != nil {
+			return nil, err
+		}
+	}
 	if kmin == kmax {
 		kmax = kmin + 1
 	}
@@ -148,6 +155,25 @@ func klPlot(title string, series []Series, col map[string]color.RGBA) (*plot.Plo
 	}
 	return p, nil
 }
+
+// drawable refuses a series with a KL or a bound that is not a finite
+// number (a record's log P of −∞ leaves the KL undefined), naming its
+// method and k: gonum/plot's own error names neither.
+func drawable(s Series) error {
+	band := false // drawn as addSeries draws it: a band over k ≥ 1, else a level at k = 0
+	for _, pt := range s.Points {
+		band = band || pt.K >= 1
+	}
+	for _, pt := range s.Points {
+		if band && pt.K >= 1 && (!finite(pt.KL) || !finite(pt.Lo) || !finite(pt.Hi)) || !band && pt.K == 0 && !finite(pt.KL) {
+			return fmt.Errorf("method %s, k %d: KL %g [%g, %g] is not a finite number, which a figure cannot show (a record of log P −∞ or NaN?)",
+				s.Method, pt.K, pt.KL, pt.Lo, pt.Hi)
+		}
+	}
+	return nil
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // addSeries draws one series of klPlot: a line with its band, or a dashed
 // level for a k = 0 method.
@@ -271,7 +297,7 @@ func (r *Report) pairs(base, m string, idx []int) plotter.XYs {
 		if base == GCD {
 			k = 0
 		}
-		if x, ok := b.At(k); ok && !math.IsNaN(x.KL) && !math.IsNaN(y.KL) {
+		if x, ok := b.At(k); ok && finite(x.KL) && finite(y.KL) { // as the tables show them
 			xy = append(xy, plotter.XY{X: x.KL, Y: y.KL})
 		}
 	}

@@ -230,7 +230,8 @@ func (r *TrueReport) curve(m string) plotter.XYs {
 
 // carsPoint is CARS's mean evaluations per exact sample (a run of CARS is
 // one sample, as a run of the other methods leaves one sample per k),
-// against the mean floor TV, over the estimated tasks.
+// against the mean floor TV, over the estimated tasks; not ok when the
+// exact samples record no evaluations.
 func (r *TrueReport) carsPoint() (x, y float64, ok bool) {
 	n := 0.0
 	for _, t := range r.Tasks {
@@ -240,7 +241,7 @@ func (r *TrueReport) carsPoint() (x, y float64, ok bool) {
 			n++
 		}
 	}
-	if n == 0 {
+	if n == 0 || x <= 0 { // no evaluations recorded: no place on the log x axis
 		return 0, 0, false
 	}
 	return x / n, y / n, true

@@ -3,6 +3,7 @@ package authors
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -338,5 +339,149 @@ func TestImportSkips(t *testing.T) {
 	out := t.TempDir()
 	if _, err := Import("testdata", out, Options{TaskRoot: taskRoot}); err == nil || !strings.Contains(err.Error(), "exists") {
 		t.Errorf("existing output: %v", err)
+	}
+}
+
+// copyTree copies the directory src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A model index that does not fit an int is an error naming the task
+// directory, not MaxInt (strconv.Atoi's value on overflow): whatever model
+// is imported, the largest int included (issue 33 F37).
+func TestImportModelIndexOverflow(t *testing.T) {
+	for _, model := range []int{1, math.MaxInt} {
+		logs := filepath.Join(t.TempDir(), "runs_log")
+		copyTree(t, fixtures, logs)
+		bad := filepath.Join(logs, "SLIA_lastname-12345678-99999999999999999999")
+		if err := os.Rename(filepath.Join(logs, "SLIA_lastname-12345678-2"), bad); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "store")
+		// Strict: what a tolerant import would skip (and list) is an error.
+		_, err := Import(logs, out, Options{TaskRoot: taskRoot, Model: model, EOS: Llama31EOS, Strict: true})
+		want := bad + ": model index 99999999999999999999 is out of range"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--model %d: err = %v, want %q", model, err, want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("--model %d: a refused import left %s", model, out)
+		}
+	}
+}
+
+// An invalid log-probability is located in the file, not in the value
+// (encoding/json reports a custom UnmarshalJSON's inner offsets): a
+// string, a number beyond float64, an object, on the first line or a
+// later one (issue 33 F38).
+func TestDecodeLogProbPosition(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{`{"steps": [{"tokens": ["a"], "token_ids": [1], "raw_logprob": "abc", "cons_logprob": -1}]}`, "line 1, column 63: json: cannot unmarshal string into Go struct field sample.steps.raw_logprob"},
+		{`{"steps": [{"tokens": ["a"], "token_ids": [1], "raw_logprob": -1e999, "cons_logprob": -1}]}`, "line 1, column 63:"},
+		{"{\"steps\": [\n {\"raw_logprob\": -1,\n  \"cons_logprob\": {\"x\": 1}}]}", "line 3, column 19:"},
+		{`{"steps": [{"raw_logprob": -1, "cons_logprob": -2}, {"tokens": ["cons_logprob"], "raw_logprob": [1]}]}`, "line 1, column 97:"},
+	} {
+		var f struct {
+			Steps []*sample `json:"steps"`
+		}
+		err := decode([]byte(c.text), &f)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.text, err, c.want)
+		}
+	}
+}
+
+// An output path with a trailing slash (or another unclean spelling) names
+// the same store as without: the import writes it and leaves nothing else
+// (issue 33 F39).
+func TestImportOutTrailingSlash(t *testing.T) {
+	for _, suffix := range []string{"/", "//", "/."} {
+		parent := t.TempDir()
+		out := filepath.Join(parent, "slash")
+		if _, err := Import("testdata", out+suffix, Options{TaskRoot: taskRoot}); err != nil {
+			t.Errorf("--out %q: %v", out+suffix, err)
+			continue
+		}
+		entries, _ := os.ReadDir(parent)
+		if len(entries) != 1 || entries[0].Name() != "slash" {
+			t.Errorf("--out %q: %s holds %v, want the store slash alone", out+suffix, parent, entries)
+		}
+		if _, err := os.Stat(filepath.Join(out, "experiment.json")); err != nil && len(readStore(t, out)) == 0 {
+			t.Errorf("--out %q: no store at %s", out+suffix, out)
+		}
+	}
+}
+
+// The temporary directory of an import that was killed is removed by the
+// next import into the same store, which says so; that of an import still
+// running is left alone, and the next import refused; other directories
+// are not touched (issue 33 F46).
+func TestImportLeftover(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "s")
+	dead := filepath.Join(parent, ".s.import-123")
+	other := filepath.Join(parent, ".t.import-9")
+	for _, d := range []string{dead, other} {
+		writeFile(t, filepath.Join(d, "SLIA%2Fx", "gcd.jsonl"), "{\"schema\":")
+	}
+	sum, err := Import("testdata", out, Options{TaskRoot: taskRoot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sum.Removed, []string{dead}) {
+		t.Errorf("Removed = %q, want %q", sum.Removed, dead)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("%s left: %v", dead, err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("%s, of another store, removed: %v", other, err)
+	}
+	if !canLockDir {
+		return
+	}
+	live := filepath.Join(parent, ".u.import-5")
+	writeFile(t, filepath.Join(live, "x"), "x")
+	unlock, err := holdDir(live) // as a running import holds it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	u := filepath.Join(parent, "u")
+	_, err = Import("testdata", u, Options{TaskRoot: taskRoot})
+	want := live + ": the temporary directory of an import into " + u + " that is still running"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+	if _, err := os.Stat(filepath.Join(live, "x")); err != nil {
+		t.Errorf("a live import's directory touched: %v", err)
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

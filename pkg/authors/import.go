@@ -2,6 +2,7 @@ package authors
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -67,6 +68,7 @@ type Summary struct {
 	Records int      // records written
 	Skipped []Skip   // what was not imported, and why
 	GCDFrom []string // per task: "task: style" whose starting states are its GCD
+	Removed []string // temporary directories of imports into out that were killed
 }
 
 // Skip is a directory or file Import did not import.
@@ -92,6 +94,8 @@ func Import(dir, out string, opt Options) (Summary, error) {
 	if opt.EOS == nil {
 		opt.EOS = Llama31EOS
 	}
+	// "s/" names the store s: unclean, its parent would be s itself.
+	out = filepath.Clean(out)
 	if _, err := os.Lstat(out); err == nil {
 		return sum, fmt.Errorf("authors: %s exists; give a new store directory", out)
 	}
@@ -107,6 +111,9 @@ func Import(dir, out string, opt Options) (Summary, error) {
 		return sum, err
 	}
 	sum.Records = len(recs)
+	if sum.Removed, err = removeLeftovers(out); err != nil {
+		return sum, err
+	}
 	return sum, write(out, recs, metadata(opt, sum))
 }
 
@@ -179,7 +186,12 @@ func readAll(dir string, tasks map[string]string, opt Options, sum *Summary) ([]
 			skip(path, "not a task directory name (<family>_<task>-<8 hex>-<model index>)")
 			continue
 		}
-		if model, err := strconv.Atoi(m[3]); err != nil || model != opt.Model {
+		model, err := strconv.Atoi(m[3])
+		if err != nil { // out of range: Atoi's value would be MaxInt
+			skip(path, "model index %s is out of range", m[3])
+			continue
+		}
+		if model != opt.Model {
 			skip(path, "model index %s (%s), not %d", m[3], modelName(m[3]), opt.Model)
 			continue
 		}
@@ -311,17 +323,66 @@ func styleNames() []string {
 	return out
 }
 
+// tempPrefix starts the name of the temporary directory an import into
+// out writes, beside it, before renaming it to out.
+func tempPrefix(out string) string { return "." + filepath.Base(out) + ".import-" }
+
+// removeLeftovers removes the temporary directories of imports into out
+// that were killed, and returns them. One that an import still holds is an
+// error: both would write out. Where no lock tells, they are an error too,
+// for the user to remove.
+func removeLeftovers(out string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Dir(out))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("authors: %w", err)
+	}
+	var removed []string
+	for _, e := range entries {
+		// os.MkdirTemp's suffix is digits: ".s.import-x.import-1" is not s's.
+		n, ok := strings.CutPrefix(e.Name(), tempPrefix(out))
+		if !e.IsDir() || !ok || n == "" || strings.Trim(n, "0123456789") != "" {
+			continue
+		}
+		dir := filepath.Join(filepath.Dir(out), e.Name())
+		unlock, err := lockDir(dir)
+		if errors.Is(err, errLocked) {
+			return removed, fmt.Errorf("authors: %s: the temporary directory of an import into %s that is still running (%v); wait for it to end, or remove the directory if none runs",
+				dir, out, err)
+		}
+		if err != nil {
+			return removed, fmt.Errorf("authors: %w", err)
+		}
+		err = os.RemoveAll(dir)
+		unlock()
+		if err != nil {
+			return removed, fmt.Errorf("authors: removing %s, left by an import that did not finish: %w", dir, err)
+		}
+		removed = append(removed, dir)
+	}
+	return removed, nil
+}
+
 // write writes recs as a run store at out, with meta as its authors.json,
 // through a temporary directory beside it renamed into place when complete.
 func write(out string, recs []runs.Record, meta []byte) error {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return fmt.Errorf("authors: %w", err)
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".import-*")
+	tmp, err := os.MkdirTemp(filepath.Dir(out), tempPrefix(out)+"*")
 	if err != nil {
 		return fmt.Errorf("authors: %w", err)
 	}
 	err = func() error {
+		// Held while writing: the next import into out tells a killed
+		// one's directory by its lock, released with the process.
+		if unlock, err := holdDir(tmp); err == nil {
+			defer unlock()
+		} else if canLockDir {
+			return err
+		}
 		st, err := runs.OpenWith(tmp, runs.Options{SyncEvery: len(recs) + 1})
 		if err != nil {
 			return err

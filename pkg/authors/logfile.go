@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/gasplab/gasp/pkg/jsontext"
 )
@@ -30,7 +31,75 @@ func (l *logProb) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		return nil
 	}
+	// A type error's offset is within b: decode locates it in the file.
 	return json.Unmarshal(b, &l.v)
+}
+
+// logProbKeys are the fields of type logProb.
+var logProbKeys = map[string]bool{"raw_logprob": true, "cons_logprob": true}
+
+// badLogProbOffset returns the offset in b of the first value of a
+// logProb field that is neither a number in range nor null (the one
+// encoding/json stopped at), or −1.
+func badLogProbOffset(b []byte) int64 {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	type frame struct{ object, wantKey bool }
+	var open []frame // the containers open, innermost last
+	key := ""        // the key of the value read next, in an object
+	for {
+		at := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return -1
+		}
+		d, delim := tok.(json.Delim)
+		if delim && (d == '}' || d == ']') {
+			open = open[:len(open)-1]
+		} else if n := len(open); n > 0 && open[n-1].wantKey {
+			key, open[n-1].wantKey = tok.(string), false
+			continue
+		} else if n > 0 && open[n-1].object && logProbKeys[key] && !validLogProb(tok) {
+			return valueStart(b, at)
+		} else if delim {
+			open = append(open, frame{object: d == '{', wantKey: d == '{'})
+			continue
+		}
+		// A value ended: an object's next token is a key.
+		if n := len(open); n > 0 && open[n-1].object {
+			open[n-1].wantKey = true
+		}
+	}
+}
+
+// cutLast is strings.Cut at the last sep; after is all of s without one.
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return "", s, false
+}
+
+// validLogProb reports whether a token is a logProb's value: null or a
+// number in range.
+func validLogProb(tok json.Token) bool {
+	switch v := tok.(type) {
+	case nil:
+		return true
+	case json.Number:
+		_, err := v.Float64()
+		return err == nil
+	}
+	return false
+}
+
+// valueStart skips, from offset at in b (just past a key), the blanks and
+// the colon before the value.
+func valueStart(b []byte, at int64) int64 {
+	for at < int64(len(b)) && bytes.IndexByte([]byte(" \t\r\n:"), b[at]) >= 0 {
+		at++
+	}
+	return at
 }
 
 // mcmcStep is one step of an MCMC file.
@@ -99,6 +168,9 @@ func decode(b []byte, v any) error {
 		off = se.Offset
 	case errors.As(err, &te):
 		off = te.Offset
+		if _, field, _ := cutLast(te.Field, "."); logProbKeys[field] {
+			off = badLogProbOffset(std)
+		}
 	}
 	if off < 0 {
 		return err

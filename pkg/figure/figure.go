@@ -55,6 +55,11 @@ func SVG(w, h vg.Length, panels ...*plot.Plot) ([]byte, error) {
 	if len(panels) == 0 {
 		return nil, fmt.Errorf("figure: no panel to draw")
 	}
+	for _, p := range panels {
+		if err := checkLogAxes(p); err != nil {
+			return nil, err
+		}
+	}
 	c := vgsvg.New(w, h)
 	dc := draw.New(c)
 	width := (w - gap*vg.Length(len(panels)-1)) / vg.Length(len(panels))
@@ -67,6 +72,20 @@ func SVG(w, h vg.Length, panels ...*plot.Plot) ([]byte, error) {
 		return nil, fmt.Errorf("figure: %w", err)
 	}
 	return fontFallback(b.Bytes()), nil
+}
+
+// checkLogAxes refuses a log-scale axis that data at or below 0 reach:
+// gonum/plot panics on it.
+func checkLogAxes(p *plot.Plot) error {
+	for _, a := range []struct {
+		name string
+		axis *plot.Axis
+	}{{"x", &p.X}, {"y", &p.Y}} {
+		if _, log := a.axis.Scale.(plot.LogScale); log && !(a.axis.Min > 0) {
+			return fmt.Errorf("figure %q: the log-scale %s axis reaches %g; a log scale shows only values above 0", p.Title.Text, a.name, a.axis.Min)
+		}
+	}
+	return nil
 }
 
 // drawPanel draws p in c with its legend in a strip at the right, as wide
@@ -128,7 +147,7 @@ func LogRange(lo, hi float64) bool { return lo > 0 && hi/lo >= 10 }
 func Axis(a *plot.Axis, ys []float64) (log bool) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, y := range ys {
-		if !math.IsNaN(y) {
+		if !math.IsNaN(y) && !math.IsInf(y, 0) { // neither can be drawn
 			lo, hi = min(lo, y), max(hi, y)
 		}
 	}
@@ -137,15 +156,27 @@ func Axis(a *plot.Axis, ys []float64) (log bool) {
 	}
 	if LogRange(lo, hi) {
 		a.Scale, a.Tick.Marker = plot.LogScale{}, LogTicks{}
-		m := math.Pow(hi/lo, 0.05)
+		r := hi / lo
+		m := math.Pow(r, 0.05)
+		if math.IsInf(r, 1) { // the values span more than the floats
+			m = math.Pow(10, 0.05*(math.Log10(hi)-math.Log10(lo)))
+		}
+		// At the ends of the float range the margin under- or overflows:
+		// the axis then ends at the value.
 		a.Min, a.Max = lo/m, hi*m
+		if !(a.Min > 0) {
+			a.Min = lo
+		}
+		if math.IsInf(a.Max, 1) {
+			a.Max = hi
+		}
 		a.Label.Text += " (log scale)"
 		return true
 	}
 	if hi <= 0 {
 		hi = 1
 	}
-	a.Min, a.Max = 0, hi*1.05
+	a.Min, a.Max = 0, min(hi*1.05, math.MaxFloat64)
 	return false
 }
 
@@ -157,6 +188,9 @@ func Axis(a *plot.Axis, ys []float64) (log bool) {
 type LogTicks struct{}
 
 func (LogTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || !(hi >= lo) { // no tick on an axis a log scale cannot show (gonum/plot panics)
+		return nil
+	}
 	few := hi/lo < 100
 	var out []plot.Tick
 	for _, t := range (plot.LogTicks{Prec: -1}).Ticks(lo, hi) {

@@ -159,3 +159,61 @@ func TestLogTicks(t *testing.T) {
 		t.Errorf("three decades: labels %s", got)
 	}
 }
+
+// Values at the ends of the float range, or 0 and below, must give a
+// drawable axis or an error, never a panic: a log axis of KLs from 0.5 to
+// 1e308 (whose 5 % margin overflows), from a subnormal up, with infinities
+// among the values; a log x axis that a data point at 0 or below reaches.
+func TestAxisExtremeValues(t *testing.T) {
+	for _, ys := range [][]float64{
+		{0.5, 1e308}, {5e-324, 1}, {1e-320, 1e308}, {math.MaxFloat64, 1}, {1, 100, math.Inf(1)}, {0, 1e308}, {-1e308, 1, 1e308},
+	} {
+		p := plot.New()
+		xy := plotter.XYs{}
+		for i, y := range ys {
+			if !math.IsInf(y, 0) {
+				xy = append(xy, plotter.XY{X: float64(i + 1), Y: y})
+			}
+		}
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Add(l)
+		log := Axis(&p.Y, ys)
+		if log && !(p.Y.Min > 0 && p.Y.Max < math.Inf(1) && p.Y.Min < p.Y.Max) {
+			t.Errorf("%g: log axis from %g to %g", ys, p.Y.Min, p.Y.Max)
+		}
+		if _, err := svgNoPanic(p); err != nil && log {
+			t.Errorf("%g: %v", ys, err)
+		}
+	}
+	for _, x := range []float64{0, -1, -1e308} {
+		p := plot.New()
+		p.Title.Text = "TV vs evaluations"
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, LogTicks{}
+		sc, err := plotter.NewScatter(plotter.XYs{{X: x, Y: 1}, {X: 100, Y: 2}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Add(sc)
+		_, err = svgNoPanic(p)
+		want := fmt.Sprintf(`figure "TV vs evaluations": the log-scale x axis reaches %g; a log scale shows only values above 0`, x)
+		if err == nil || err.Error() != want {
+			t.Errorf("x %g: err = %v, want %q", x, err, want)
+		}
+	}
+	if ticks := (LogTicks{}).Ticks(0, 10); len(ticks) != 0 {
+		t.Errorf("LogTicks.Ticks(0, 10) = %v, want none", ticks)
+	}
+}
+
+// svgNoPanic is SVG with a panic returned as an error.
+func svgNoPanic(p *plot.Plot) (b []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return SVG(4*vg.Inch, 3*vg.Inch, p)
+}

@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -27,7 +28,9 @@ type Result struct {
 	Report
 }
 
-var kSuffix = regexp.MustCompile(`^(.*)-k([0-9]+)$`)
+// kSuffix splits a method directory's name; (?s): a name may hold any
+// byte but '/'.
+var kSuffix = regexp.MustCompile(`(?s)^(.*)-k([0-9]+)$`)
 
 // maxK bounds the -kN suffix of a method directory: no run takes more
 // steps.
@@ -50,6 +53,7 @@ func LoadResults(dir, target string) ([]Result, error) {
 		return nil, fmt.Errorf("%s: no */coverage.json", filepath.Join(dir, target))
 	}
 	var res []Result
+	seen := map[methodK]string{} // the file of each method and k
 	for _, f := range files {
 		data, err := readLimited(f, 256<<20)
 		if err != nil {
@@ -65,6 +69,9 @@ func LoadResults(dir, target string) ([]Result, error) {
 		if len(r.OverTime) == 0 {
 			return nil, fmt.Errorf("%s: no over_time points", f)
 		}
+		if err := r.checkPercents(); err != nil {
+			return nil, fmt.Errorf("%s: %v", f, err)
+		}
 		r.Base = r.Method
 		if m := kSuffix.FindStringSubmatch(r.Method); m != nil {
 			r.Base = m[1]
@@ -72,6 +79,10 @@ func LoadResults(dir, target string) ([]Result, error) {
 				return nil, fmt.Errorf("%s: step count k = %s of method %q is out of range [0, %d]", f, m[2], r.Method, maxK)
 			}
 		}
+		if g, ok := seen[methodK{r.Base, r.K}]; ok {
+			return nil, fmt.Errorf("%s and %s: two results of one method and k (%s, k = %d); keep one", g, f, r.Base, r.K)
+		}
+		seen[methodK{r.Base, r.K}] = f
 		res = append(res, r)
 	}
 	sort.Slice(res, func(i, j int) bool {
@@ -89,6 +100,42 @@ func LoadResults(dir, target string) ([]Result, error) {
 		return a.K < b.K
 	})
 	return res, nil
+}
+
+type methodK struct {
+	base string
+	k    int
+}
+
+// checkPercents refuses a report whose coverage, final or over time, or
+// interval bound is not a percentage.
+func (r *Report) checkPercents() error {
+	if err := r.Point.checkPercents(); err != nil {
+		return err
+	}
+	for i, p := range r.OverTime {
+		if err := p.checkPercents(); err != nil {
+			return fmt.Errorf("over_time[%d]: %v", i, err)
+		}
+	}
+	return nil
+}
+
+func (p Point) checkPercents() error {
+	for _, f := range []struct {
+		name string
+		v    []float64
+	}{
+		{"branch_pct", []float64{p.BranchPct}}, {"line_pct", []float64{p.LinePct}}, {"function_pct", []float64{p.FunctionPct}},
+		{"branch_ci", p.BranchCI[:]}, {"line_ci", p.LineCI[:]}, {"function_ci", p.FunctionCI[:]},
+	} {
+		for _, v := range f.v {
+			if !(v >= 0 && v <= 100) {
+				return fmt.Errorf("%s %g is outside [0, 100]", f.name, v)
+			}
+		}
+	}
+	return nil
 }
 
 // DeltaVsGCD returns the relative gain in branch coverage of r over the
@@ -124,7 +171,7 @@ func Markdown(rs []Result) string {
 	}
 	r0 := rs[0]
 	fmt.Fprintf(&b, "%s %s, AFL++ %s per trial, %s; coverage of the library's own sources in %%, mean over trials [bootstrap 95%% CI]\n\n",
-		r0.Library, r0.Version, fmtSeconds(r0.TimeSeconds), trialsText(rs))
+		mdCell(r0.Library), mdCell(r0.Version), fmtSeconds(r0.TimeSeconds), trialsText(rs))
 	b.WriteString("| method | k | seeds | branch | function | line | Δ branch vs GCD |\n")
 	b.WriteString("|---|---:|---:|---|---|---|---:|\n")
 	for _, r := range rs {
@@ -132,18 +179,21 @@ func Markdown(rs []Result) string {
 		if r.K > 0 {
 			k = strconv.Itoa(r.K)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s |\n", label(r), k, r.Seeds,
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s |\n", mdCell(label(r)), k, r.Seeds,
 			ci(r.BranchPct, r.BranchCI), ci(r.FunctionPct, r.FunctionCI), ci(r.LinePct, r.LineCI),
 			signed(DeltaVsGCD(rs, r)))
 	}
 	return b.String()
 }
 
-// CSV writes the table of Markdown as comma-separated values, with the
-// interval bounds in columns of their own.
+// CSV writes the table of Markdown as comma-separated values (RFC 4180,
+// by encoding/csv: a method, library or version may hold a comma, a quote
+// or a line break), with the interval bounds in columns of their own.
 func CSV(rs []Result) string {
 	var b strings.Builder
-	b.WriteString("target,library,version,method,base,k,seeds,time_seconds,trials,branch_pct,branch_lo,branch_hi,function_pct,function_lo,function_hi,line_pct,line_lo,line_hi,delta_branch_vs_gcd_pct\n")
+	w := csv.NewWriter(&b)
+	w.Write(strings.Split("target,library,version,method,base,k,seeds,time_seconds,trials,branch_pct,branch_lo,branch_hi,"+
+		"function_pct,function_lo,function_hi,line_pct,line_lo,line_hi,delta_branch_vs_gcd_pct", ","))
 	f := func(x float64) string {
 		if math.IsNaN(x) {
 			return ""
@@ -151,14 +201,18 @@ func CSV(rs []Result) string {
 		return strconv.FormatFloat(x, 'f', 4, 64)
 	}
 	for _, r := range rs {
-		fmt.Fprintf(&b, "%s,%s,%s,%s,%s,%d,%d,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
-			r.Target, r.Library, r.Version, r.Method, r.Base, r.K, r.Seeds, f(r.TimeSeconds), r.Trials,
-			f(r.BranchPct), f(r.BranchCI[0]), f(r.BranchCI[1]),
+		w.Write([]string{r.Target, r.Library, r.Version, r.Method, r.Base, strconv.Itoa(r.K), strconv.Itoa(r.Seeds), f(r.TimeSeconds),
+			strconv.Itoa(r.Trials), f(r.BranchPct), f(r.BranchCI[0]), f(r.BranchCI[1]),
 			f(r.FunctionPct), f(r.FunctionCI[0]), f(r.FunctionCI[1]),
-			f(r.LinePct), f(r.LineCI[0]), f(r.LineCI[1]), f(DeltaVsGCD(rs, r)))
+			f(r.LinePct), f(r.LineCI[0]), f(r.LineCI[1]), f(DeltaVsGCD(rs, r))})
 	}
+	w.Flush() // a strings.Builder does not fail
 	return b.String()
 }
+
+// mdCell escapes s for a Markdown table cell: a '|' would end the cell,
+// a line break the row.
+var mdCell = strings.NewReplacer("|", `\|`, "\n", `\n`, "\r", `\r`).Replace
 
 func ci(m float64, c [2]float64) string {
 	return fmt.Sprintf("%.2f [%.2f, %.2f]", m, c[0], c[1])
@@ -226,7 +280,7 @@ func BenchmarksTable(results map[string][]Result) string {
 			continue
 		}
 		p := paperBenchmarks[target]
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | `%s` |\n", strings.ToUpper(target), rs[0].Library, rs[0].Version, p[1], p[2])
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | `%s` |\n", strings.ToUpper(target), mdCell(rs[0].Library), mdCell(rs[0].Version), p[1], p[2])
 	}
 	return b.String()
 }

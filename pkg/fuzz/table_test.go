@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"encoding/xml"
 	"math"
@@ -208,5 +209,93 @@ func TestDictionary(t *testing.T) {
 	want := "\"SELECT\"\n\"\\x5c\\x5c\"\n\"x\\x22y\\x0a\"\n\"\\xc3\\xb6\"\n"
 	if got != want {
 		t.Errorf("dictionary\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Method names are directory names: any byte but '/' and NUL. The CSV
+// quotes them (encoding/csv), and a Markdown cell escapes '|' and line
+// breaks, so that every row keeps its columns (issue 33 F35).
+func TestTableOddMethodNames(t *testing.T) {
+	dir := t.TempDir()
+	names := []string{"gcd", "my,method", `say "hi"`, "a|b", "two\nlines-k3"}
+	for i, m := range names {
+		writeResult(t, dir, "xml", m, 10+float64(i))
+	}
+	rs, err := LoadResults(dir, "xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(CSV(rs))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for i, row := range rows {
+		if len(row) != 19 {
+			t.Errorf("csv row %d has %d fields, want 19: %q", i, len(row), row)
+			continue
+		}
+		got[row[3]] = true
+	}
+	for _, m := range names {
+		if !got[m] {
+			t.Errorf("csv has no row of method %q", m)
+		}
+	}
+	md := Markdown(rs)
+	lines := strings.Split(strings.TrimSpace(md), "\n")
+	for _, l := range lines[2:] {
+		if n := strings.Count(l, "|") - strings.Count(l, `\|`); n != 8 {
+			t.Errorf("markdown row with %d cell separators, want 8: %q", n, l)
+		}
+	}
+	for _, cell := range []string{`| a\|b |`, `| two\nlines | 3 |`, `| my,method |`} {
+		if !strings.Contains(md, cell) {
+			t.Errorf("markdown lacks %q:\n%s", cell, md)
+		}
+	}
+}
+
+// Coverage is a percentage: a value outside [0, 100], or not a number, is
+// refused naming the file and field; two directories that name the same
+// method and k (k010 and k10, gcd and gcd-k0) are refused naming both
+// (issue 33 F36).
+func TestLoadResultsRefusesOutOfRange(t *testing.T) {
+	for _, c := range []struct {
+		name, field string
+		set         func(r *Report)
+		want        string
+	}{
+		{"branch 250", "branch_pct", func(r *Report) { r.BranchPct = 250 }, "branch_pct 250 is outside [0, 100]"},
+		{"line -40", "line_pct", func(r *Report) { r.LinePct = -40 }, "line_pct -40 is outside [0, 100]"},
+		{"function CI 1e308", "function_ci", func(r *Report) { r.FunctionCI[1] = 1e308 }, "function_ci 1e+308 is outside [0, 100]"},
+		{"over time", "over_time", func(r *Report) { r.OverTime[1].BranchPct = 101 }, "over_time[1]: branch_pct 101 is outside [0, 100]"},
+	} {
+		dir := t.TempDir()
+		writeResult(t, dir, "xml", "gcd", 10)
+		path := filepath.Join(dir, "xml", "gcd", "coverage.json")
+		b, _ := os.ReadFile(path)
+		var r Report
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		c.set(&r)
+		b, _ = json.Marshal(r)
+		os.WriteFile(path, b, 0o644)
+		_, err := LoadResults(dir, "xml")
+		if err == nil || err.Error() != path+": "+c.want {
+			t.Errorf("%s: err = %v, want %q", c.name, err, path+": "+c.want)
+		}
+	}
+	for _, pair := range [][2]string{{"mcmc-uniform-k010", "mcmc-uniform-k10"}, {"gcd", "gcd-k0"}} {
+		dir := t.TempDir()
+		writeResult(t, dir, "xml", pair[0], 10)
+		writeResult(t, dir, "xml", pair[1], 11)
+		_, err := LoadResults(dir, "xml")
+		a, b := filepath.Join(dir, "xml", pair[0], "coverage.json"), filepath.Join(dir, "xml", pair[1], "coverage.json")
+		want := a + " and " + b + ": two results of one method and k"
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%v: err = %v, want %q", pair, err, want)
+		}
 	}
 }

@@ -92,6 +92,10 @@ func (dt DType) Valid() bool {
 	return ok
 }
 
+// convertible reports whether Float32s and BFloat16s convert dt: F32,
+// BF16 and F16.
+func (dt DType) convertible() bool { return dt == F32 || dt == BF16 || dt == F16 }
+
 // Bits returns the size of one element in bits (4 and 6 for the sub-byte float types), or 0 for an unknown dtype.
 func (dt DType) Bits() int {
 	bits, _, _ := dtypeInfo(dt)

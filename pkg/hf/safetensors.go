@@ -234,7 +234,7 @@ func (c *Checkpoint) readFloats(name, target string, alloc func(n int64), conver
 	if !ok {
 		return fmt.Errorf("hf: checkpoint has no tensor %q", name)
 	}
-	if ti.DType != F32 && ti.DType != BF16 && ti.DType != F16 {
+	if !ti.DType.convertible() {
 		return fmt.Errorf("hf: %s: tensor %q: unsupported dtype %s for conversion to %s (want F32, BF16 or F16)",
 			ti.File, name, ti.DType, target)
 	}
@@ -449,8 +449,14 @@ func parseTensorEntry(raw json.RawMessage, name, path string) (TensorInfo, error
 		return TensorInfo{}, formatErrorf(path, name, "%w", err)
 	}
 	if want != end-begin {
-		return TensorInfo{}, formatErrorf(path, name, "shape %v of %s needs %d bytes but data_offsets [%d, %d] hold %d",
-			ti.Shape, ti.DType, want, begin, end, end-begin)
+		// A dtype no conversion reads, with the sizes of another (an F8
+		// relabelled F32): its dtype is what to fix first.
+		unsupported := ""
+		if !ti.DType.convertible() {
+			unsupported = fmt.Sprintf("unsupported dtype %s (gasp converts F32, BF16 and F16 only): ", ti.DType)
+		}
+		return TensorInfo{}, formatErrorf(path, name, "%sshape %v of %s needs %d bytes but data_offsets [%d, %d] hold %d",
+			unsupported, ti.Shape, ti.DType, want, begin, end, end-begin)
 	}
 	ti.Offset, ti.Size = begin, end-begin
 	return ti, nil

@@ -445,6 +445,12 @@ func TestCorruptFiles(t *testing.T) {
 		{"fractional offset", rawFile(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4.5]}}`, make([]byte, 4)), "a", "malformed data_offsets"},
 		{"reversed offsets", rawFile(`{"a":{"dtype":"F32","shape":[0],"data_offsets":[4,0]}}`, make([]byte, 4)), "a", "invalid data_offsets [4, 0]"},
 		{"size mismatch", rawFile(`{"a":{"dtype":"BF16","shape":[2,3],"data_offsets":[0,24]}}`, make([]byte, 24)), "a", "shape [2 3] of BF16 needs 12 bytes but data_offsets [0, 24] hold 24"},
+		// A dtype no conversion reads, laid out as another (F32): the
+		// dtype is named first, then the sizes (issue 33 F43).
+		{"F8 laid out as F32", rawFile(`{"a":{"dtype":"F8_E4M3","shape":[2,3],"data_offsets":[0,24]}}`, make([]byte, 24)), "a",
+			"unsupported dtype F8_E4M3 (gasp converts F32, BF16 and F16 only): shape [2 3] of F8_E4M3 needs 6 bytes but data_offsets [0, 24] hold 24"},
+		{"F8_E5M2 laid out as F16", rawFile(`{"a":{"dtype":"F8_E5M2","shape":[4],"data_offsets":[0,8]}}`, make([]byte, 8)), "a", "unsupported dtype F8_E5M2"},
+		{"I64 laid out as F32", rawFile(`{"a":{"dtype":"I64","shape":[2],"data_offsets":[0,8]}}`, make([]byte, 8)), "a", "unsupported dtype I64"},
 		{"shape overflow", rawFile(`{"a":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,4]}}`, make([]byte, 4)), "a", "overflows"},
 		{"out of bounds (truncated)", rawFile(good, make([]byte, 10)), "b", "data_offsets [8, 12] exceed the data buffer of 10 bytes (truncated file?)"},
 		{"overlap", rawFile(`{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`, make([]byte, 8)), "b", `data_offsets [4, 8] overlap tensor "a"`},

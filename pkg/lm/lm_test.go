@@ -236,3 +236,20 @@ func TestBigramAndMap(t *testing.T) {
 		t.Error("map fallback")
 	}
 }
+
+// At a temperature so small that the logits divided by it overflow, P is
+// still the distribution it tends to: the largest logit's token has log P
+// 0, the others −Inf or a finite value far below; no NaN.
+func TestTransformTinyTemperature(t *testing.T) {
+	for _, temp := range []float64{1e-300, 1e-310, 5e-324} {
+		lp := Transform{Temperature: temp}.LogProbs([]float32{1, 2, -3, 2.5}, nil)
+		if lp[3] != 0 {
+			t.Errorf("T=%g: log P of the largest logit = %v, want 0", temp, lp[3])
+		}
+		for i, x := range lp[:3] {
+			if math.IsNaN(x) || x >= -1e299 {
+				t.Errorf("T=%g: log P[%d] = %v, want far below 0", temp, i, x)
+			}
+		}
+	}
+}

@@ -71,12 +71,17 @@ func (t Transform) Probs(logits []float32, lp, p []float64) ([]float64, []float6
 	if temp == 0 {
 		temp = 1
 	}
+	overflow := false
 	for i, l := range logits {
 		x := float64(l) / temp
 		if math.IsNaN(x) {
 			x = math.Inf(-1)
 		}
+		overflow = overflow || math.IsInf(x, 0) && !math.IsInf(float64(l), 0)
 		lp[i] = x
+	}
+	if overflow {
+		shiftedDivide(logits, lp, temp)
 	}
 	if t.TopK > 0 && t.TopK < n {
 		kth := kthLargest(lp, t.TopK)
@@ -95,6 +100,24 @@ func (t Transform) Probs(logits []float32, lp, p []float64) ([]float64, []float6
 	}
 	logSoftmax(lp, p)
 	return lp, p
+}
+
+// shiftedDivide sets x to (logits − max)/temp: the same distribution as
+// logits/temp, which overflows at a small temperature (+Inf − +Inf is NaN);
+// shifted, the largest logit is 0 and the others at most −Inf.
+func shiftedDivide(logits []float32, x []float64, temp float64) {
+	top := math.Inf(-1)
+	for _, l := range logits {
+		if !math.IsNaN(float64(l)) {
+			top = max(top, float64(l))
+		}
+	}
+	for i, l := range logits {
+		x[i] = (float64(l) - top) / temp
+		if math.IsNaN(x[i]) {
+			x[i] = math.Inf(-1)
+		}
+	}
 }
 
 // logSoftmax normalises x in place and, if p is not nil, writes exp(x) to

@@ -5,7 +5,10 @@
 // directory. A later Write into the same directory may overwrite or remove
 // the files that manifest lists, and nothing else: a file it would
 // overwrite that the manifest does not list is an error, and so is an
-// output path that exists but is not a directory. So "gasp analyze --out ."
+// output path that exists but is not a directory. A symbolic link on the
+// way to a file, below the directory, is an error too: it may lead out of
+// the directory, into a user's files (the directory itself is the user's
+// to name, link or not). So "gasp analyze --out ."
 // in a repository fails instead of replacing its README.md, and
 // regenerating an analysis removes the figures of a task that is gone but
 // never a file a person put beside them.
@@ -69,6 +72,11 @@ func Write(dir string, files map[string][]byte) ([]string, error) {
 	if err := checkOwned(dir, names, old); err != nil {
 		return nil, err
 	}
+	for _, name := range old {
+		if _, err := lstatBelow(dir, name); err != nil {
+			return nil, err
+		}
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -90,7 +98,7 @@ func Write(dir string, files map[string][]byte) ([]string, error) {
 			continue
 		}
 		p := filepath.Join(dir, filepath.FromSlash(name))
-		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+		if fi, err := lstatBelow(dir, name); err == nil && fi != nil && fi.Mode().IsRegular() {
 			if err := os.Remove(p); err != nil {
 				return written, err
 			}
@@ -116,12 +124,12 @@ func checkOwned(dir string, names, old []string) error {
 	}
 	for _, name := range names {
 		p := filepath.Join(dir, filepath.FromSlash(name))
-		fi, err := os.Lstat(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
+		fi, err := lstatBelow(dir, name)
 		if err != nil {
 			return err
+		}
+		if fi == nil {
+			continue
 		}
 		if !fi.Mode().IsRegular() {
 			return fmt.Errorf("%s exists and is not a regular file; not replacing it", p)
@@ -132,6 +140,35 @@ func checkOwned(dir string, names, old []string) error {
 		}
 	}
 	return nil
+}
+
+// lstatBelow returns the file info of name in dir, nil if it does not
+// exist, without following a link: each directory on the way from dir is
+// Lstat()ed, since os.Lstat follows links in all but the last component,
+// and a link or a non-directory among them is an error naming it.
+func lstatBelow(dir, name string) (fs.FileInfo, error) {
+	p := dir
+	parts := strings.Split(name, "/")
+	for i, part := range parts {
+		p = filepath.Join(p, part)
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 && i < len(parts)-1 {
+			return nil, fmt.Errorf("%s is a symbolic link; gasp does not write through it (it may lead out of %s): remove it or choose another output directory", p, dir)
+		}
+		if i == len(parts)-1 {
+			return fi, nil
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("%s exists and is not a directory; not writing %s", p, filepath.Join(dir, filepath.FromSlash(name)))
+		}
+	}
+	return nil, nil
 }
 
 // ReadManifest returns the names the manifest of dir lists, none when it

@@ -71,3 +71,53 @@ func TestWriteRefuses(t *testing.T) {
 		t.Error("a refused Write left a manifest")
 	}
 }
+
+// A writer never follows a symbolic link out of its directory, wherever
+// the link stands on the path: a subdirectory replaced by a link to a
+// user's directory, a link deeper down, a link to a file. Writes and
+// removals are refused, naming the link, and the user's files are kept.
+func TestWriteRefusesSymlinkedComponents(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		link  string // the path in dir made a link to the user's directory
+		files map[string][]byte
+	}{
+		{"subdirectory", "authors", map[string][]byte{"authors/README.md": []byte("new"), "a.csv": []byte("1")}},
+		{"deeper", "authors/fig", map[string][]byte{"authors/fig/kl.csv": []byte("new")}},
+		// The second Write drops authors/README.md: removing it through
+		// the link would remove the user's file.
+		{"removal", "authors", map[string][]byte{"a.csv": []byte("2")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, user := t.TempDir(), t.TempDir()
+			mine := map[string]string{"README.md": "my readme", "kl.csv": "my data", "fig/kl.csv": "my figure data"}
+			for n, c := range mine {
+				os.MkdirAll(filepath.Dir(filepath.Join(user, n)), 0o755)
+				os.WriteFile(filepath.Join(user, n), []byte(c), 0o644)
+			}
+			first := map[string][]byte{"authors/README.md": []byte("gen"), "authors/kl.csv": []byte("gen"), "authors/fig/kl.csv": []byte("gen"), "a.csv": []byte("0")}
+			if _, err := Write(dir, first); err != nil {
+				t.Fatal(err)
+			}
+			link := filepath.Join(dir, filepath.FromSlash(tc.link))
+			os.RemoveAll(link)
+			target := user
+			if tc.link == "authors/fig" {
+				target = filepath.Join(user, "fig")
+			}
+			if err := os.Symlink(target, link); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Write(dir, tc.files)
+			want := link + " is a symbolic link; gasp does not write through it"
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("err = %v, want %q", err, want)
+			}
+			for n, c := range mine {
+				if got := read(t, filepath.Join(user, n)); got != c {
+					t.Errorf("the user's %s = %q, want %q", n, got, c)
+				}
+			}
+		})
+	}
+}

@@ -335,6 +335,12 @@ func (t *Trie) kill(u *trieNode, tok int, logP float64) {
 // and a Config: the visited prefixes with the probability mass below each
 // known to be invalid. It is not safe for concurrent use.
 type Trie struct {
+	// Under describes what the trie was learnt under: the model, grammar,
+	// prompt and settings that define P and the language. A trie is
+	// valid under these only; its user checks them (the trie cannot).
+	// WriteTo saves it and ReadTrie restores it; "" when unknown.
+	Under string
+
 	root  *trieNode
 	nodes int
 }

@@ -126,7 +126,7 @@ func gcdDraw(d *Dist, r *rand.Rand) drawn {
 	if len(d.IDs) == 0 {
 		return drawn{none: true}
 	}
-	i := Pick(d.allowedP, d.Mass, r)
+	i := Pick(d.allowedP, d.pickSum, r)
 	tok := d.IDs[i]
 	return drawn{tok: tok, logP: d.LogP[tok], logQ: d.LogQ[i], h: d.Entropy, rawH: d.RawEntropy}
 }

@@ -129,14 +129,16 @@ func (r *Record) add(tok int, logP, logQ, h, rawH float64) {
 // the grammar and renormalised (P_GCD).
 type Dist struct {
 	LogP       []float64 // log P(t) for every token id
-	Prob       []float64 // P(t) for every token id
-	IDs        []int     // the allowed tokens with P(t) > 0, increasing
+	Prob       []float64 // P(t) for every token id; 0 where it underflows (see linearFloor)
+	IDs        []int     // the allowed tokens with P(t) > 0 (log P(t) > −Inf where Prob underflows), increasing
 	LogQ       []float64 // log P_GCD(IDs[i])
 	Mass       float64   // P of the allowed tokens, the normaliser of P_GCD
+	LogMass    float64   // log Mass, finite where Mass underflows to 0
 	Entropy    float64   // of P_GCD; 0 when at most one token is allowed
 	RawEntropy float64   // of P
 
-	allowedP []float64 // P(IDs[i])
+	allowedP []float64 // P(IDs[i]), or P_GCD(IDs[i]) where Mass underflows
+	pickSum  float64   // the sum of allowedP
 	w        []float64 // scratch for samplers' weights
 }
 
@@ -165,12 +167,14 @@ func (d *Dist) Fill(tf lm.Transform, logits []float32, allowed gcd.Bitset) {
 			d.allowedP = append(d.allowedP, d.Prob[id])
 		}
 	}
-	d.IDs = d.IDs[:n]
-	d.Entropy = 0
-	switch n {
-	case 0:
+	if d.Mass < linearFloor {
+		d.fillLog(allowed)
 		return
-	case 1:
+	}
+	d.IDs = d.IDs[:n]
+	d.LogMass, d.pickSum = math.Log(d.Mass), d.Mass
+	d.Entropy = 0
+	if n == 1 {
 		// Exactly, not up to rounding: Priority gives such positions weight 0.
 		d.LogQ = append(d.LogQ, 0)
 		return
@@ -180,6 +184,56 @@ func (d *Dist) Fill(tf lm.Transform, logits []float32, allowed gcd.Bitset) {
 		q := d.LogP[id] - logZ
 		d.LogQ = append(d.LogQ, q)
 		d.Entropy -= d.Prob[id] / d.Mass * q
+	}
+	d.Entropy = max(0, d.Entropy)
+}
+
+// linearFloor is the mass of the allowed tokens below which Fill computes
+// P_GCD in log space: there, the linear probabilities of the allowed
+// tokens lose precision or underflow to 0 (at a small temperature, or when
+// the model is sure of a token the grammar forbids), though P restricted
+// to the grammar is well defined. Above it the linear path is kept, as it
+// is, so that the samplers draw the same bits as before.
+const linearFloor = 1e-250
+
+// fillLog is Fill's P_GCD in log space, relative to the most probable
+// allowed token: IDs are the allowed tokens with log P > −Inf, allowedP
+// their P_GCD.
+func (d *Dist) fillLog(allowed gcd.Bitset) {
+	d.IDs = allowed.AppendIDs(d.IDs[:0])
+	d.LogQ, d.allowedP, d.Entropy = d.LogQ[:0], d.allowedP[:0], 0
+	n, top := 0, math.Inf(-1)
+	for _, id := range d.IDs {
+		if id < len(d.LogP) && d.LogP[id] > math.Inf(-1) {
+			d.IDs[n] = id
+			n++
+			top = max(top, d.LogP[id])
+		}
+	}
+	d.IDs = d.IDs[:n]
+	if n == 0 {
+		d.Mass, d.LogMass, d.pickSum = 0, math.Inf(-1), 0
+		return
+	}
+	s := 0.0
+	for _, id := range d.IDs {
+		s += math.Exp(d.LogP[id] - top)
+	}
+	d.LogMass = top + math.Log(s)
+	d.Mass = math.Exp(d.LogMass) // 0 or subnormal: P's own mass, for CARS
+	d.pickSum = 0
+	for _, id := range d.IDs {
+		q := d.LogP[id] - d.LogMass
+		if n == 1 {
+			q = 0
+		}
+		p := math.Exp(q)
+		d.LogQ = append(d.LogQ, q)
+		d.allowedP = append(d.allowedP, p)
+		d.pickSum += p
+		if n > 1 {
+			d.Entropy -= p * q
+		}
 	}
 	d.Entropy = max(0, d.Entropy)
 }

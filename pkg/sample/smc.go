@@ -279,7 +279,8 @@ type smcStep struct {
 	logW float64 // log of the weight increment
 }
 
-// smcDraw draws a token from P_GCD with the weight increment log Mass, or
+// smcDraw draws a token from P_GCD with the weight increment log Mass (in
+// log space: Mass may underflow), or
 // by AWRS.
 func smcDraw(d *Dist, allowed gcd.Bitset, awrs bool, rng *rand.Rand) smcStep {
 	if len(d.IDs) == 0 {
@@ -288,7 +289,7 @@ func smcDraw(d *Dist, allowed gcd.Bitset, awrs bool, rng *rand.Rand) smcStep {
 	if awrs {
 		return awrsDraw(d, allowed, rng)
 	}
-	return smcStep{gcdDraw(d, rng), math.Log(d.Mass)}
+	return smcStep{gcdDraw(d, rng), d.LogMass}
 }
 
 // awrsDraw draws tokens from P without replacement until one is allowed,
@@ -328,7 +329,7 @@ func awrsDraw(d *Dist, allowed gcd.Bitset, rng *rand.Rand) smcStep {
 	if tok < 0 {
 		return smcStep{drawn: drawn{none: true}}
 	}
-	logQ := d.LogP[tok] - math.Log(d.Mass)
+	logQ := d.LogP[tok] - d.LogMass
 	return smcStep{drawn{tok: tok, logP: d.LogP[tok], logQ: logQ, h: d.Entropy, rawH: d.RawEntropy},
 		math.Log(max(0, total-r1)) - math.Log(float64(rejected+1))}
 }

@@ -10,23 +10,38 @@ import (
 	"slices"
 )
 
-// trieMagic starts a saved Trie.
-const trieMagic = "gasp-trie 1\n"
+// The magic lines that start a saved Trie: version 2 records what the
+// trie was learnt under (Trie.Under), version 1 does not. A trie with
+// Under "" is saved as version 1, as it was before version 2 existed.
+const (
+	trieMagic      = "gasp-trie 1\n"
+	trieMagicUnder = "gasp-trie 2\n"
+)
+
+// maxTrieUnder bounds the length of Trie.Under read back.
+const maxTrieUnder = 1 << 16
 
 // maxTrieDepth bounds the depth of a trie read back (a completion is at
 // most a few thousand tokens).
 const maxTrieDepth = 1 << 16
 
 // WriteTo writes the trie in a compact binary form that ReadTrie reads:
-// the magic line, then the nodes in preorder, each as a flags byte, P of
+// the magic line, Under (its length as a uvarint, then its bytes; version
+// 2 only), then the nodes in preorder, each as a flags byte, P of
 // its token and the masked mass (float64, little-endian), the number of
 // children (uvarint) and, per child in increasing token order, its token
 // (uvarint) and the child.
 func (t *Trie) WriteTo(w io.Writer) (int64, error) {
 	bw := bufio.NewWriter(w)
 	cw := &countWriter{w: bw}
-	io.WriteString(cw, trieMagic)
 	var buf []byte
+	if t.Under == "" {
+		io.WriteString(cw, trieMagic)
+	} else {
+		io.WriteString(cw, trieMagicUnder)
+		cw.Write(binary.AppendUvarint(buf, uint64(len(t.Under))))
+		io.WriteString(cw, t.Under)
+	}
 	var walk func(u *trieNode)
 	walk = func(u *trieNode) {
 		var flags byte
@@ -79,10 +94,17 @@ func (c *countWriter) Write(p []byte) (int, error) {
 func ReadTrie(r io.Reader) (*Trie, error) {
 	cr := &countReader{r: bufio.NewReader(r)}
 	magic := make([]byte, len(trieMagic))
-	if _, err := io.ReadFull(cr, magic); err != nil || string(magic) != trieMagic {
+	if _, err := io.ReadFull(cr, magic); err != nil || string(magic) != trieMagic && string(magic) != trieMagicUnder {
 		return nil, errors.New("sample: not a saved trie (bad magic line at offset 0)")
 	}
 	t := &Trie{}
+	if string(magic) == trieMagicUnder {
+		under, err := readUnder(cr)
+		if err != nil {
+			return nil, err
+		}
+		t.Under = under
+	}
 	root, err := t.readNode(cr, 0)
 	if err != nil {
 		return nil, err
@@ -94,36 +116,58 @@ func ReadTrie(r io.Reader) (*Trie, error) {
 	return t, nil
 }
 
+// readUnder reads Trie.Under: its length, then its bytes.
+func readUnder(cr *countReader) (string, error) {
+	at := cr.n
+	n, err := binary.ReadUvarint(cr)
+	if err != nil || n == 0 || n > maxTrieUnder {
+		return "", fmt.Errorf("sample: saved trie: bad length of its settings at offset %d", at)
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(cr, b); err != nil {
+		return "", fmt.Errorf("sample: saved trie: settings cut short at offset %d", at)
+	}
+	return string(b), nil
+}
+
 func (t *Trie) readNode(cr *countReader, depth int) (*trieNode, error) {
-	bad := func(what string) error {
-		return fmt.Errorf("sample: saved trie: %s at offset %d", what, cr.n)
+	// Each error names the offset of the field at fault, where a reader
+	// of the file looks for it.
+	at := cr.n
+	bad := func(what string, off int64) error {
+		return fmt.Errorf("sample: saved trie: %s at offset %d", what, off)
 	}
 	if depth > maxTrieDepth {
-		return nil, bad("nodes nested too deep")
+		return nil, bad("nodes nested too deep", at)
 	}
 	var hdr [17]byte
 	if _, err := io.ReadFull(cr, hdr[:]); err != nil {
-		return nil, bad("truncated node")
+		return nil, bad("truncated node", at)
 	}
 	if hdr[0]&^3 != 0 {
-		return nil, bad("unknown node flags")
+		return nil, bad("unknown node flags", at)
 	}
 	u := &trieNode{fixed: hdr[0]&1 != 0, known: hdr[0]&2 != 0}
 	u.p = math.Float64frombits(binary.LittleEndian.Uint64(hdr[1:]))
 	u.masked = math.Float64frombits(binary.LittleEndian.Uint64(hdr[9:]))
-	if !(u.p >= 0 && u.p <= 1) || !(u.masked >= 0 && u.masked <= 1) {
-		return nil, bad("probability outside [0, 1]")
+	if !(u.p >= 0 && u.p <= 1) {
+		return nil, bad("probability outside [0, 1]", at+1)
 	}
+	if !(u.masked >= 0 && u.masked <= 1) {
+		return nil, bad("probability outside [0, 1]", at+9)
+	}
+	at = cr.n
 	n, err := binary.ReadUvarint(cr)
 	if err != nil || n > math.MaxInt32 {
-		return nil, bad("bad child count")
+		return nil, bad("bad child count", at)
 	}
 	t.nodes++
 	last := -1
 	for range n {
+		at = cr.n
 		tok, err := binary.ReadUvarint(cr)
 		if err != nil || tok > math.MaxInt32 || int(tok) <= last {
-			return nil, bad("bad or unordered child token")
+			return nil, bad("bad or unordered child token", at)
 		}
 		last = int(tok)
 		kid, err := t.readNode(cr, depth+1)
