@@ -16,6 +16,7 @@ import (
 
 	"github.com/gasplab/gasp/pkg/fuzz"
 	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
@@ -379,7 +380,7 @@ func (f *fuzzRunFlags) options() (opts fuzz.Options, usage bool, err error) {
 		if err != nil {
 			return fuzz.Options{}, true, err
 		}
-		src, err := os.ReadFile(filepath.Join(f.root, rel))
+		src, err := infile.Read(filepath.Join(f.root, rel), maxGrammarBytes)
 		if err != nil {
 			return fuzz.Options{}, false, err
 		}

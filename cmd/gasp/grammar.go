@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/infile"
 )
 
 // A subcommand is one entry of a command group such as "gasp grammar".
@@ -101,8 +102,8 @@ standard error. Exits with 1 if any file has errors, else 0.`, stdout, stderr)
 // problems to w: its errors, and its warnings unless quiet. It returns nil
 // when the file does not compile.
 func compileReporting(w io.Writer, path string, opts grammar.Options, quiet bool) (*grammar.Grammar, grammar.ErrorList) {
-	if err := inputProblem(path, maxGrammarBytes); err != nil {
-		fmt.Fprintf(w, "%s: %v\n", path, err)
+	if err := infile.Check(path, maxGrammarBytes); err != nil {
+		fmt.Fprintln(w, err)
 		return nil, nil
 	}
 	g, warnings, err := grammar.CompileFile(path, opts)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
@@ -203,8 +204,11 @@ func readTask(path, task string, eos []int, sum *Summary) ([]runs.Record, error)
 		for run, f := range files[style] {
 			sum.Files++
 			rs, err := readRun(f, task, style, run, eos)
+			if ie := (*infile.Error)(nil); err != nil && !errors.As(err, &ie) {
+				err = fmt.Errorf("%s: %w", f, err)
+			}
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", f, err))
+				errs = append(errs, err)
 				continue
 			}
 			recs = append(recs, rs...)

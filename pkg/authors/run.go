@@ -3,17 +3,23 @@ package authors
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
-// readRun reads one run file of a style and returns its records: k = 0…n
-// for an MCMC chain of n steps, k = 1…n for a rejection-type run.
+// MaxRunFileBytes bounds a run file of the authors' logs: the largest has a
+// few MB.
+const MaxRunFileBytes = 256 << 20
+
+// readRun reads one run file of a style, a regular file of at most
+// MaxRunFileBytes, and returns its records: k = 0…n for an MCMC chain of n
+// steps, k = 1…n for a rejection-type run. Its errors do not name the file
+// (the caller's do), but for an *infile.Error.
 func readRun(path, task, style string, run int, eos []int) ([]runs.Record, error) {
-	b, err := os.ReadFile(path)
+	b, err := infile.Read(path, MaxRunFileBytes)
 	if err != nil {
 		return nil, err
 	}

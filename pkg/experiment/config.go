@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/jsontext"
 	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/method"
@@ -74,11 +75,18 @@ type Config struct {
 	Root string `json:"-"`
 }
 
+// Size limits of the files of an experiment: a configuration has a few KB,
+// a task's prompt a few hundred bytes.
+const (
+	MaxConfigBytes = 16 << 20
+	MaxPromptBytes = 4 << 20
+)
+
 // Load reads a configuration file and sets Root to the nearest directory
 // at or above the file that holds go.mod (the repository), else the file's
 // directory.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, MaxConfigBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/gasplab/gasp/pkg/atomicfile"
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
@@ -152,7 +153,7 @@ func mergeSettings(dst string, srcs []string) ([]byte, error) {
 	var firstDir string
 	var want Config
 	for _, dir := range append(slices.Clone(srcs), dst) {
-		b, err := os.ReadFile(filepath.Join(dir, settingsFile))
+		b, err := infile.Read(filepath.Join(dir, settingsFile), MaxConfigBytes)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gasplab/gasp/pkg/atomicfile"
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/mcmc"
 	"github.com/gasplab/gasp/pkg/method"
 	"github.com/gasplab/gasp/pkg/model"
@@ -247,9 +248,9 @@ func (r *runner) load(ctx context.Context) (*gridModel, map[int][]int, error) {
 			continue
 		}
 		task := r.tasks[u.task]
-		text, err := os.ReadFile(task.Prompt)
+		text, err := infile.Read(task.Prompt, MaxPromptBytes)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("task %s: %w", task.Name, err)
 		}
 		if prompts[u.task], err = m.Prompt(string(text), r.cfg.Template); err != nil {
 			return nil, nil, fmt.Errorf("task %s: %w", task.Name, err)
@@ -471,7 +472,7 @@ func (c Config) settings() map[string]any {
 // checkSettings fails when the store records a configuration whose
 // sampling settings differ from cfg's.
 func checkSettings(dir string, cfg *Config) error {
-	b, err := os.ReadFile(filepath.Join(dir, settingsFile))
+	b, err := infile.Read(filepath.Join(dir, settingsFile), MaxConfigBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
+
+	"github.com/gasplab/gasp/pkg/infile"
 )
 
 // scanResult is what scan learns about a file.
@@ -28,7 +29,7 @@ type scanResult struct {
 // store's known good length). A missing file is empty.
 func scan(path, task, method string, limit int64, fn func(Record) error) (scanResult, error) {
 	var res scanResult
-	f, err := os.Open(path)
+	f, err := infile.Open(path, infile.Any) // a store's files are streamed, whatever their size
 	if errors.Is(err, fs.ErrNotExist) {
 		return res, nil
 	}

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/infile"
 )
 
 // Task is one task of the corpus: its prompt, reference solution (if any), grammar, and the source it came from.
@@ -75,12 +75,15 @@ func LoadTasks(sources []Source) ([]Task, error) {
 	return tasks, nil
 }
 
+// maxTextBytes bounds a task's prompt.txt and solution.txt.
+const maxTextBytes = 4 << 20
+
 func loadTask(src Source, dir string) (Task, error) {
-	prompt, err := os.ReadFile(filepath.Join(dir, "prompt.txt"))
+	prompt, err := infile.Read(filepath.Join(dir, "prompt.txt"), maxTextBytes)
 	if err != nil {
 		return Task{}, fmt.Errorf("tiny: %w", err)
 	}
-	sol, err := os.ReadFile(filepath.Join(dir, "solution.txt"))
+	sol, err := infile.Read(filepath.Join(dir, "solution.txt"), maxTextBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Task{}, fmt.Errorf("tiny: %w", err)
 	}
