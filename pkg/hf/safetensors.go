@@ -114,8 +114,8 @@ func singleCheckpoint(sf *stFile) *Checkpoint {
 // by model.safetensors.index.json.
 func OpenCheckpoint(dir string) (*Checkpoint, error) {
 	single := filepath.Join(dir, SafetensorsFile)
-	if fi, err := os.Stat(single); err == nil && !fi.IsDir() {
-		return OpenSafetensors(single)
+	if _, err := os.Lstat(single); err == nil {
+		return OpenSafetensors(single) // which says what is wrong with it, if anything
 	}
 	index := filepath.Join(dir, SafetensorsIndexFile)
 	if _, err := os.Stat(index); err == nil {
