@@ -74,7 +74,11 @@ func (f *seedFlags) sentences() ([][]byte, error) {
 	if depth == 0 {
 		depth = fuzz.DefaultDepth[f.target]
 	}
-	return fuzz.GrammarSeeds(g, f.n, f.seed, depth), nil
+	seeds, err := fuzz.GrammarSeeds(g, f.n, f.seed, depth)
+	if err != nil {
+		return nil, fmt.Errorf("%s: -depth %d: %w; give a smaller -depth", rel, depth, err)
+	}
+	return seeds, nil
 }
 
 func runFuzzSeeds(args []string, stdout, stderr io.Writer) int {

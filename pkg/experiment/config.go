@@ -175,8 +175,8 @@ func (c *Config) check() error {
 		return bad("tasks is empty")
 	case len(c.Methods) == 0:
 		return bad("methods is empty")
-	case c.K < 1:
-		return bad("k must be at least 1, got %d", c.K)
+	case c.K < 1 || c.K > method.MaxK:
+		return bad("k must be in [1, %d], got %d", method.MaxK, c.K)
 	case c.Runs < 1:
 		return bad("runs must be at least 1, got %d", c.Runs)
 	case c.Batch < 0:

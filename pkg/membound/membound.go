@@ -24,8 +24,21 @@ import (
 // Fallback is the memory assumed where /proc/meminfo cannot be read.
 const Fallback = 64 << 30
 
-// Total returns the machine's memory in bytes.
+// Total returns the memory this process may use, in bytes: the machine's
+// (MemTotal of /proc/meminfo, else Fallback), or less where the process's
+// address space (ulimit -v) or its cgroup (memory.max) is limited.
 func Total() float64 {
+	t := memTotal()
+	for _, l := range []float64{addressLimit(), cgroupLimit()} {
+		if l > 0 && l < t {
+			t = l
+		}
+	}
+	return t
+}
+
+// memTotal returns MemTotal of /proc/meminfo, or Fallback.
+func memTotal() float64 {
 	f, err := os.Open("/proc/meminfo")
 	if err != nil {
 		return Fallback
@@ -42,6 +55,20 @@ func Total() float64 {
 		}
 	}
 	return Fallback
+}
+
+// cgroupLimit returns the memory.max of the process's cgroup (v2), or 0
+// where there is none.
+func cgroupLimit() float64 {
+	b, err := os.ReadFile("/sys/fs/cgroup/memory.max")
+	if err != nil {
+		return 0
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+	if err != nil { // "max"
+		return 0
+	}
+	return v
 }
 
 // Check returns an error when need bytes (NaN and +Inf included) exceed
