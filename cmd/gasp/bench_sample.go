@@ -145,7 +145,10 @@ func (c *benchSampleCmd) time() (*sampleReport, error) {
 		return nil, err
 	}
 	var use lm.Usage
-	c.task.Usage, c.task.Rows, c.task.RowsName = &use, c.chains, fmt.Sprintf("--chains %d", c.chains)
+	c.task.Usage, c.task.Rows, c.task.RowsName = &use, method.Rows(c.meth, c.chains), fmt.Sprintf("--chains %d", c.chains)
+	if c.task.Rows != c.chains {
+		c.task.RowsName += fmt.Sprintf(" of --method %s (%d rows)", c.name, c.task.Rows)
+	}
 	t0 := time.Now()
 	t, err := openTask(c.task, io.Discard)
 	if err != nil {
