@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gasplab/gasp/pkg/runs"
 )
 
 // A badFile is a file replaced by one a reader must refuse.
@@ -77,6 +79,7 @@ type fileMisuse struct {
 	bad  badFile
 	args []string // {sb}: the sandbox, {repo}: the repository
 	code int      // the exit code; -1: any non-zero
+	want string   // what stderr says, if not bad.want(the file)
 }
 
 // fileSandbox is a directory of a user's files that commands read: a copy
@@ -96,6 +99,19 @@ func fileSandbox(t *testing.T, repo string) string {
 			filepath.Join(sb, "tasks"), methods, filepath.Join(sb, "model"))))
 	}
 	writeSandboxFile(t, filepath.Join(sb, "t.trie"), nil)
+	st, err := runs.Open(filepath.Join(sb, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run := range 2 {
+		if err := st.Append(storeRecord("gcd", 0, run)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	writeSandboxFile(t, filepath.Join(sb, "store", "experiment.json"), []byte(experimentJSON(repo, 2, 0, 1)))
 	if err := os.Mkdir(filepath.Join(sb, "new"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -160,6 +176,15 @@ func fileMisuses() []fileMisuse {
 	add("tasks/t/a/grammar.ebnf", all, "grammar", "check", "{sb}/tasks/t/a/grammar.ebnf")
 	add("t.trie", all, append(sample, "--method", "cars", "--trie", "{sb}/t.trie")...)
 	add("new/store/tries/cars/t/a.trie", all, "experiment", "run", "{sb}/cars.json", "--store", "{sb}/new/store")
+	// A store's records: a line is bounded, not its file (F18's class).
+	analyze := []string{"analyze", "x", "--store", "{sb}/store", "--out", "{sb}/new/a", "--resamples", "2"}
+	out = append(out,
+		fileMisuse{name: "store file as 6 GiB: analyze", file: "store/x/gcd.jsonl", bad: sparse, args: analyze, code: 1,
+			want: "store/x/gcd.jsonl:1: corrupt run record: a line of more than 268435456 bytes; a record has less"},
+		fileMisuse{name: "store file as FIFO: analyze", file: "store/x/gcd.jsonl", bad: fifo, args: analyze, code: 1,
+			want: "store/x/gcd.jsonl is not a regular file"},
+		fileMisuse{name: "store file as /dev/zero: analyze", file: "store/x/gcd.jsonl", bad: devZero, args: analyze, code: 1,
+			want: "store/x/gcd.jsonl is not a regular file"})
 	return out
 }
 
@@ -190,6 +215,9 @@ func TestMisuseFiles(t *testing.T) {
 				t.Fatalf("gasp %q did not end in 30 s (blocked on %s?)", args, path)
 			}
 			want := c.bad.want(path)
+			if c.want != "" {
+				want = c.want
+			}
 			message, _, _ := strings.Cut(errOut, "usage: ")
 			switch {
 			case strings.Contains(errOut, "panic"):
