@@ -39,22 +39,37 @@ func Total() float64 {
 
 // memTotal returns MemTotal of /proc/meminfo, or Fallback.
 func memTotal() float64 {
-	f, err := os.Open("/proc/meminfo")
+	if kb := procField("/proc/meminfo", "MemTotal:"); kb > 0 {
+		return kb * 1024
+	}
+	return Fallback
+}
+
+// vmSize returns the address space the process maps (VmSize of
+// /proc/self/status), or 0 where that cannot be read.
+func vmSize() float64 {
+	return procField("/proc/self/status", "VmSize:") * 1024
+}
+
+// procField returns the number after name in the /proc file path (a
+// count of kB), or 0.
+func procField(path, name string) float64 {
+	f, err := os.Open(path)
 	if err != nil {
-		return Fallback
+		return 0
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+		if len(fields) >= 2 && fields[0] == name {
 			kb, err := strconv.ParseFloat(fields[1], 64)
 			if err == nil && kb > 0 {
-				return kb * 1024
+				return kb
 			}
 		}
 	}
-	return Fallback
+	return 0
 }
 
 // cgroupLimit returns the memory.max of the process's cgroup (v2), or 0
