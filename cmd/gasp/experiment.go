@@ -12,6 +12,7 @@ import (
 
 	"github.com/gasplab/gasp/pkg/analysis"
 	"github.com/gasplab/gasp/pkg/experiment"
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/membound"
 	"github.com/gasplab/gasp/pkg/method"
 	"github.com/gasplab/gasp/pkg/runs"
@@ -260,7 +261,7 @@ func analyzeStore(store string, opt analysis.Options) (*analysis.Report, *experi
 // experiment.Run). It may name a user's method, which the analysis reads
 // like a built-in one.
 func storedConfig(store string) *experiment.Config {
-	b, err := os.ReadFile(filepath.Join(store, "experiment.json"))
+	b, err := infile.Read(filepath.Join(store, "experiment.json"), maxConfigBytes)
 	if err != nil {
 		return nil
 	}

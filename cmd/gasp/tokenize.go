@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/membound"
 	"github.com/gasplab/gasp/pkg/tokenizer"
 )
@@ -265,7 +266,7 @@ func benchMix() (text, source string) {
 	nPrompts := 0
 	filepath.WalkDir(filepath.Join("data", "gad"), func(path string, d fs.DirEntry, err error) error {
 		if err == nil && d.Name() == "prompt.txt" {
-			if data, err := os.ReadFile(path); err == nil {
+			if data, err := infile.Read(path, maxPromptBytes); err == nil {
 				b.Write(data)
 				nPrompts++
 			}
@@ -275,7 +276,7 @@ func benchMix() (text, source string) {
 	if nPrompts > 0 {
 		parts = append(parts, fmt.Sprintf("%d prompts of data/gad", nPrompts))
 	}
-	if data, err := os.ReadFile(filepath.Join("pkg", "tokenizer", "testdata", "llama-bpe.inp")); err == nil {
+	if data, err := infile.Read(filepath.Join("pkg", "tokenizer", "testdata", "llama-bpe.inp"), 64<<20); err == nil {
 		b.Write(data)
 		parts = append(parts, "llama.cpp's test inputs")
 	} else if !errors.Is(err, fs.ErrNotExist) {

@@ -403,7 +403,7 @@ func queueTime(name string) int64 {
 
 // aflStat returns a numeric field of AFL++'s fuzzer_stats file.
 func aflStat(path, key string) int64 {
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, 1<<20) // a few dozen lines
 	if err != nil {
 		return 0
 	}
