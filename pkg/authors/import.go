@@ -204,7 +204,8 @@ func readTask(path, task string, eos []int, sum *Summary) ([]runs.Record, error)
 		for run, f := range files[style] {
 			sum.Files++
 			rs, err := readRun(f, task, style, run, eos)
-			if ie := (*infile.Error)(nil); err != nil && !errors.As(err, &ie) {
+			var named *infile.Error // names the file already
+			if err != nil && !errors.As(err, &named) {
 				err = fmt.Errorf("%s: %w", f, err)
 			}
 			if err != nil {
