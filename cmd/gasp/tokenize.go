@@ -109,12 +109,12 @@ func tokenizeLimitWhy() string {
 	return fmt.Sprintf("encoding takes about %d bytes of memory a byte, and gasp may use %s", tokenizeBytesPerByte, membound.Bytes(membound.Total()))
 }
 
-// writeIDs writes open, ids separated by sep, and end, a few ids at a
+// writeIDs writes open (none if 0), ids separated by sep, and end, a few ids at a
 // time: the output of a large text is not held whole.
 func writeIDs(w *bufio.Writer, ids []int, open, sep byte, end string) error {
-	b := []byte{open}
-	if open == 0 {
-		b = b[:0]
+	var b []byte
+	if open != 0 {
+		w.WriteByte(open)
 	}
 	for len(ids) > 0 {
 		n := min(len(ids), 4096)
