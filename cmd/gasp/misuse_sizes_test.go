@@ -62,6 +62,8 @@ func sizeMisuses() []sizeMisuse {
 	add(1, "{sb}/expo.gbnf: sentence 0: grammar: a sentence longer than 1048576 bytes at depth limit 0", nil, "grammar", "sample", "-n", "1", "-depth", "0", "{sb}/expo.gbnf")
 	add(1, "{sb}/empty.gbnf: sentence 0: grammar: a derivation of more than 16777216 steps", nil, "grammar", "sample", "-n", "1", "-depth", "0", "{sb}/empty.gbnf")
 	add(1, "xml.gbnf: sentence 0: grammar: a sentence longer than 1048576 bytes at depth limit 1000", nil, "grammar", "sample", "-n", "1", "-depth", "1000", "{repo}/grammar/xml.gbnf")
+	add(1, "grammar/sqlite-test.gbnf: sentence 0: grammar: a sentence longer than 1048576 bytes at depth limit 200; give a smaller -depth or a larger -max-len",
+		nil, "grammar", "sample", "-depth", "200", "{repo}/grammar/sqlite-test.gbnf")
 	add(1, "sentence 0: grammar: a sentence longer than 1000 bytes at depth limit 200", nil, "grammar", "sample", "-n", "5", "-depth", "200", "-max-len", "1000", "{repo}/grammar/sqlite-test.gbnf")
 	add(2, "-max-len must be in [1, 1073741824], got "+huge, nil, "grammar", "sample", "-max-len", huge, "{gr}")
 	add(1, "grammar/xml.gbnf: -depth 1000: sentence 2: grammar: a sentence longer than 1048576 bytes at depth limit 1000; give a smaller -depth", nil,
