@@ -33,8 +33,11 @@ analysis/quick-true), byte for byte the same for the same stores and flags.`, st
 	if done {
 		return code
 	}
-	if len(pos) != 0 || *minExact < 1 || *resamples < 1 {
-		return cl.usageError("no arguments; --min-exact and --resamples must be positive")
+	if len(pos) != 0 || *minExact < 1 {
+		return cl.usageError("no arguments; --min-exact must be positive")
+	}
+	if *resamples < 1 || *resamples > analysis.MaxResamples {
+		return cl.usageError("--resamples must be in [1, %d], got %d", analysis.MaxResamples, *resamples)
 	}
 	root, err := experimentRoot()
 	if err != nil {

@@ -98,7 +98,7 @@ func parseBenchSample(args []string, stdout, stderr io.Writer) (*benchSampleCmd,
 	_, ok := c.meth.(method.MCMC)
 	if bad := firstBad(
 		flagCheck{!ok, fmt.Sprintf("--method %q is not mcmc-uniform, mcmc-priority or mcmc-restart", c.name)},
-		flagCheck{c.k < 1 || c.k > 100_000, fmt.Sprintf("--k must be in [1, 100000], got %d", c.k)},
+		flagCheck{c.k < 1 || c.k > method.MaxK, fmt.Sprintf("--k must be in [1, %d], got %d", method.MaxK, c.k)},
 		flagCheck{c.chains < 1, fmt.Sprintf("--chains must be at least 1, got %d", c.chains)},
 		flagCheck{t.MaxNew < 1 || t.MaxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, t.MaxNew)},
 		flagCheck{(t.Grammar == "") != (t.Prompt == "") || (t.Grammar != "" && c.dir != ""), "give --grammar and --prompt together, or --task"},
@@ -145,7 +145,10 @@ func (c *benchSampleCmd) time() (*sampleReport, error) {
 		return nil, err
 	}
 	var use lm.Usage
-	c.task.Usage, c.task.Rows, c.task.RowsName = &use, c.chains, fmt.Sprintf("--chains %d", c.chains)
+	c.task.Usage, c.task.Rows, c.task.RowsName = &use, method.Rows(c.meth, c.chains), fmt.Sprintf("--chains %d", c.chains)
+	if c.task.Rows != c.chains {
+		c.task.RowsName += fmt.Sprintf(" of --method %s (%d rows)", c.name, c.task.Rows)
+	}
 	t0 := time.Now()
 	t, err := openTask(c.task, io.Discard)
 	if err != nil {

@@ -82,9 +82,9 @@ func parseDemo(args []string, stdout, stderr io.Writer) (*demoCmd, int, bool) {
 	}
 	if bad := firstBad(
 		flagCheck{c.runs < 1 || c.runs > 1_000_000, fmt.Sprintf("--runs must be in [1, 1000000], got %d", c.runs)},
-		flagCheck{c.k < 1 || c.k > 100_000, fmt.Sprintf("--k must be in [1, 100000], got %d", c.k)},
+		flagCheck{c.k < 1 || c.k > method.MaxK, fmt.Sprintf("--k must be in [1, %d], got %d", method.MaxK, c.k)},
 		flagCheck{c.task.MaxNew < 1 || c.task.MaxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, c.task.MaxNew)},
-		flagCheck{c.resamples < 1 || c.resamples > 1_000_000, fmt.Sprintf("--resamples must be in [1, 1000000], got %d", c.resamples)},
+		flagCheck{c.resamples < 1 || c.resamples > analysis.MaxResamples, fmt.Sprintf("--resamples must be in [1, %d], got %d", analysis.MaxResamples, c.resamples)},
 	); bad != "" {
 		return c, cl.usageError("%s", bad), true
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/gasplab/gasp/pkg/analysis"
 	"github.com/gasplab/gasp/pkg/experiment"
 	"github.com/gasplab/gasp/pkg/membound"
+	"github.com/gasplab/gasp/pkg/method"
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
@@ -104,9 +105,11 @@ func loadGrid(path string) (*experiment.Config, error) {
 	return cfg, checkGridMemory(cfg)
 }
 
-// checkGridMemory refuses a grid whose batches, or whose rows of one batch
-// on its model, do not fit in the machine's memory: the grid lists every
-// batch (about 64 bytes each), and a batch samples its runs together.
+// checkGridMemory refuses a grid whose batches, or one batch's records or
+// rows on its model, do not fit in the machine's memory: the grid lists
+// every batch (about 64 bytes each); a batch samples its runs together,
+// on one row per run or, for SMC, per particle (method.Rows), and holds
+// the records of all its runs' k until they are written.
 func checkGridMemory(cfg *experiment.Config) error {
 	b := cfg.Batch
 	if b == 0 {
@@ -117,10 +120,31 @@ func checkGridMemory(cfg *experiment.Config) error {
 	if err := membound.Check(what, 64*batches); err != nil {
 		return err
 	}
+	rows, rowsOf, records := b, "", 0.0
+	for _, name := range cfg.Methods {
+		m, err := method.Parse(name)
+		if err != nil {
+			continue // Validate has refused it, or it is the user's
+		}
+		if r := method.Rows(m, b); r > rows {
+			rows, rowsOf = r, fmt.Sprintf(", %d rows for %s", r, name)
+		}
+		records = max(records, float64(b)*float64(method.Units(m, cfg.K)))
+	}
+	what = fmt.Sprintf("experiment %s (runs %d, batch %d, k %d%s)", cfg.Name, cfg.Runs, cfg.Batch, cfg.K, rowsOf)
+	if err := membound.Check(what, records*recordBytes(cfg.MaxNewTokens)); err != nil {
+		return err
+	}
 	if _, err := os.Stat(filepath.Join(cfg.ModelRef(), "config.json")); err != nil {
 		return nil // a hub model: checked once downloaded, by its loader
 	}
-	return checkModelMemory(cfg.ModelRef(), b, cfg.MaxNewTokens+1, what)
+	return checkModelMemory(cfg.ModelRef(), rows, cfg.MaxNewTokens+1, what)
+}
+
+// recordBytes estimates a record of at most maxNew tokens in memory: its
+// ids and text (16 bytes a token at most) and 256 of fields.
+func recordBytes(maxNew int) float64 {
+	return 256 + 16*float64(maxNew)
 }
 
 // parseShard parses "i/n" with 0 ≤ i < n.
@@ -166,8 +190,8 @@ part of its records.`, stdout, stderr)
 		return cl.usageError("want one EXPERIMENT name (the directory under mcmc/)")
 	}
 	switch {
-	case *resamples < 1 || *resamples > 1_000_000:
-		return cl.usageError("--resamples must be in [1, 1000000], got %d", *resamples)
+	case *resamples < 1 || *resamples > analysis.MaxResamples:
+		return cl.usageError("--resamples must be in [1, %d], got %d", analysis.MaxResamples, *resamples)
 	case *k < 0:
 		return cl.usageError("--k must not be negative (0: the largest stored), got %d", *k)
 	}

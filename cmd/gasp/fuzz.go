@@ -16,6 +16,7 @@ import (
 
 	"github.com/gasplab/gasp/pkg/fuzz"
 	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
@@ -73,7 +74,11 @@ func (f *seedFlags) sentences() ([][]byte, error) {
 	if depth == 0 {
 		depth = fuzz.DefaultDepth[f.target]
 	}
-	return fuzz.GrammarSeeds(g, f.n, f.seed, depth), nil
+	seeds, err := fuzz.GrammarSeeds(g, f.n, f.seed, depth)
+	if err != nil {
+		return nil, fmt.Errorf("%s: -depth %d: %w; give a smaller -depth", rel, depth, err)
+	}
+	return seeds, nil
 }
 
 func runFuzzSeeds(args []string, stdout, stderr io.Writer) int {
@@ -379,7 +384,7 @@ func (f *fuzzRunFlags) options() (opts fuzz.Options, usage bool, err error) {
 		if err != nil {
 			return fuzz.Options{}, true, err
 		}
-		src, err := os.ReadFile(filepath.Join(f.root, rel))
+		src, err := infile.Read(filepath.Join(f.root, rel), maxGrammarBytes)
 		if err != nil {
 			return fuzz.Options{}, false, err
 		}

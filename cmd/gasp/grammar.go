@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/infile"
 )
 
 // A subcommand is one entry of a command group such as "gasp grammar".
@@ -101,8 +102,8 @@ standard error. Exits with 1 if any file has errors, else 0.`, stdout, stderr)
 // problems to w: its errors, and its warnings unless quiet. It returns nil
 // when the file does not compile.
 func compileReporting(w io.Writer, path string, opts grammar.Options, quiet bool) (*grammar.Grammar, grammar.ErrorList) {
-	if err := inputProblem(path, maxGrammarBytes); err != nil {
-		fmt.Fprintf(w, "%s: %v\n", path, err)
+	if err := infile.Check(path, maxGrammarBytes); err != nil {
+		fmt.Fprintln(w, err)
 		return nil, nil
 	}
 	g, warnings, err := grammar.CompileFile(path, opts)
@@ -142,20 +143,26 @@ func printCompileError(w io.Writer, path string, err error) {
 	}
 }
 
+// maxSentenceBytes bounds grammar sample's -max-len.
+const maxSentenceBytes = 1 << 30
+
 func runGrammarSample(args []string, stdout, stderr io.Writer) int {
-	cl := newCmdLine("gasp grammar sample", "gasp grammar sample [--lenient] [--start NAME] [-q] [-n N] [-seed S] [-depth D] [--json] FILE", `
+	cl := newCmdLine("gasp grammar sample", "gasp grammar sample [--lenient] [--start NAME] [-q] [-n N] [-seed S] [-depth D] [-max-len L] [--json] FILE", `
 Prints N random sentences of the grammar in FILE, one per line: the raw
 bytes of each sentence followed by a newline, or with --json each as a JSON
 string (bytes that are not valid UTF-8 become U+FFFD). The sentences are
 drawn by grammar.Sample, which expands rules at random and closes them off
 with short derivations past the depth limit; this is not the distribution of
-any language model. The same seed gives the same output.`, stdout, stderr)
+any language model. The same seed gives the same output. A sentence longer
+than -max-len bytes is an error (a grammar's sentences can grow
+exponentially with the depth; its shortest can have 2^64 bytes).`, stdout, stderr)
 	lenient := cl.Bool("lenient", false, "treat references to undefined rules as rules with no alternatives, with a warning, instead of errors")
 	start := cl.String("start", "", "start rule (default \"root\")")
 	quiet := cl.Bool("q", false, "do not print warnings")
 	n := cl.Int("n", 10, "number of sentences")
 	seed := cl.Uint64("seed", 1, "random seed")
 	depth := cl.Int("depth", 8, "derivation depth after which sampling closes off rules (sentences can grow exponentially with it)")
+	maxLen := cl.Int("max-len", 1<<20, fmt.Sprintf("longest sentence, in bytes (at most %d)", maxSentenceBytes))
 	asJSON := cl.Bool("json", false, "print each sentence as a JSON string")
 	files, done, code := cl.parse(args)
 	if done {
@@ -165,6 +172,7 @@ any language model. The same seed gives the same output.`, stdout, stderr)
 		flagCheck{len(files) != 1, fmt.Sprintf("want one grammar file, got %d", len(files))},
 		flagCheck{*n < 0, fmt.Sprintf("-n must not be negative, got %d", *n)},
 		flagCheck{*depth < 0 || *depth > maxDepth, fmt.Sprintf("-depth must be in [0, %d], got %d", maxDepth, *depth)},
+		flagCheck{*maxLen < 1 || *maxLen > maxSentenceBytes, fmt.Sprintf("-max-len must be in [1, %d], got %d", maxSentenceBytes, *maxLen)},
 	); bad != "" {
 		return cl.usageError("%s", bad)
 	}
@@ -173,8 +181,11 @@ any language model. The same seed gives the same output.`, stdout, stderr)
 		return 1
 	}
 	rng := rand.New(rand.NewPCG(*seed, *seed^0x9e3779b97f4a7c15))
-	for range *n {
-		line := grammar.Sample(g, rng, *depth)
+	for i := range *n {
+		line, err := grammar.SampleLimit(g, rng, *depth, *maxLen)
+		if err != nil {
+			return cl.fail(fmt.Errorf("%s: sentence %d: %w; give a smaller -depth or a larger -max-len", files[0], i, err))
+		}
 		if *asJSON {
 			line, _ = json.Marshal(string(line)) // a string always marshals
 		}

@@ -11,18 +11,22 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gasplab/gasp/pkg/experiment"
+	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/model"
+	"github.com/gasplab/gasp/pkg/tokenizer"
 )
 
 // Size limits of the files commands read whole: larger files are refused
 // before they are read (a grammar or prompt of /dev/zero would never end).
+// Those of files a package reads are the package's.
 const (
-	maxGrammarBytes = 16 << 20
-	maxPromptBytes  = 4 << 20
-	maxIDsBytes     = 256 << 20
-	// Llama 3's tokenizer.json has 9 MB; an experiment config a few KB.
-	maxTokenizerBytes = 256 << 20
-	maxConfigBytes    = 16 << 20
+	maxGrammarBytes   = grammar.MaxSourceBytes
+	maxPromptBytes    = experiment.MaxPromptBytes
+	maxIDsBytes       = 256 << 20
+	maxTokenizerBytes = tokenizer.MaxFileBytes
+	maxConfigBytes    = experiment.MaxConfigBytes
 )
 
 // maxNewTokens bounds --max-new-tokens: a completion longer than any
@@ -30,57 +34,23 @@ const (
 const maxNewTokens = 1 << 20
 
 // checkInput fails unless path, the value of flag, is a regular file of at
-// most limit bytes.
+// most limit bytes: "--grammar /dev/zero: is not a regular file".
 func checkInput(flag, path string, limit int64) error {
-	if err := inputProblem(path, limit); err != nil {
-		return fmt.Errorf("%s %s: %w", flag, path, err)
-	}
-	return nil
-}
-
-// inputProblem says why path is not a regular file of at most limit bytes
-// (nil if it is).
-func inputProblem(path string, limit int64) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return unwrapPath(err)
-	}
-	switch {
-	case fi.IsDir():
-		return errors.New("is a directory, not a file")
-	case !fi.Mode().IsRegular():
-		return errors.New("is not a regular file")
-	case fi.Size() > limit:
-		return fmt.Errorf("has %d bytes; at most %d are read", fi.Size(), limit)
-	}
-	return nil
-}
-
-// unwrapPath drops the *fs.PathError wrapper, whose path the message
-// already names.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
+	return flagError(flag, infile.Check(path, limit))
 }
 
 // readInput reads the file checkInput accepts.
 func readInput(flag, path string, limit int64) ([]byte, error) {
-	if err := checkInput(flag, path, limit); err != nil {
-		return nil, err
+	b, err := infile.Read(path, limit)
+	return b, flagError(flag, err)
+}
+
+// flagError puts the flag before an infile error, which names the path.
+func flagError(flag string, err error) error {
+	if err == nil {
+		return nil
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err == nil && int64(len(b)) > limit {
-		err = fmt.Errorf("%s %s: more than %d bytes", flag, path, limit)
-	}
-	return b, err
+	return fmt.Errorf("%s %w", flag, err)
 }
 
 // promptText resolves a --prompt value: the contents of the file it names
@@ -131,4 +101,14 @@ func checkFinite(flag string, v float64) error {
 // before the weights are read (model.CheckMemory).
 func checkModelMemory(dir string, rows, seq int, what string) error {
 	return model.CheckMemory(dir, rows, seq, what)
+}
+
+// unwrapPath drops the *fs.PathError wrapper, whose path the message
+// already names.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -147,7 +147,7 @@ func (c *sampleCmd) check() string {
 		flagCheck{err != nil, fmt.Sprintf("unknown --method %q: %v", c.name, err)},
 		flagCheck{c.n < 1, fmt.Sprintf("--n must be at least 1, got %d", c.n)},
 		flagCheck{c.first < 0, fmt.Sprintf("--first must not be negative, got %d", c.first)},
-		flagCheck{c.k < firstK, fmt.Sprintf("--k %d out of range", c.k)},
+		flagCheck{c.k < firstK || c.k > method.MaxK, fmt.Sprintf("--k %d out of range [%d, %d]", c.k, firstK, method.MaxK)},
 		flagCheck{c.task.MaxNew < 1 || c.task.MaxNew > maxNewTokens, fmt.Sprintf("--max-new-tokens must be in [1, %d], got %d", maxNewTokens, c.task.MaxNew)},
 		flagCheck{c.task.Template != "" && c.task.Template != "chat" && c.task.Template != "raw", fmt.Sprintf("--template must be chat or raw, got %q", c.task.Template)},
 		flagCheck{c.budget < 1 || c.budget > 1_000_000, fmt.Sprintf("--budget must be in [1, 1000000], got %d", c.budget)},
@@ -194,7 +194,10 @@ func (c *sampleCmd) run(stdout, stderr io.Writer) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	c.task.Rows, c.task.RowsName = c.batch, fmt.Sprintf("--batch %d", c.batch)
+	c.task.Rows, c.task.RowsName = method.Rows(c.meth, c.batch), fmt.Sprintf("--batch %d", c.batch)
+	if c.task.Rows != c.batch {
+		c.task.RowsName += fmt.Sprintf(" of --method %s (%d rows)", c.name, c.task.Rows)
+	}
 	t, err := openTask(c.task, stderr)
 	if err != nil {
 		return err

@@ -201,6 +201,20 @@ func AnalyzeBoth(d *Data, opt Options) (*Report, error) {
 	return rep, nil
 }
 
+// MaxResamples bounds the bootstrap resamples of Options and TrueOptions:
+// every (task, method, k) keeps a float64 or two per resample, and the
+// percentiles of 10^6 resamples are exact to more digits than are
+// reported.
+const MaxResamples = 1_000_000
+
+// checkResamples fails unless n is in [1, MaxResamples].
+func checkResamples(n int) error {
+	if n < 1 || n > MaxResamples {
+		return fmt.Errorf("analysis: resamples must be in [1, %d], got %d", MaxResamples, n)
+	}
+	return nil
+}
+
 // Analyze computes the KL of every (task, method, k) with its bootstrap
 // interval, the means over tasks, the geometric-mean ratios, the
 // monotonicity summaries and the rejection acceptance rates.
@@ -214,7 +228,10 @@ func Analyze(d *Data, opt Options) (*Report, error) {
 	if opt.Resamples == 0 {
 		opt.Resamples = 500
 	}
-	if opt.Resamples < 0 || opt.K < 0 {
+	if err := checkResamples(opt.Resamples); err != nil {
+		return nil, err
+	}
+	if opt.K < 0 {
 		return nil, fmt.Errorf("analysis: bad options %+v", opt)
 	}
 	var err error

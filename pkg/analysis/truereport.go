@@ -66,6 +66,9 @@ func AnalyzeTrue(d *Data, exact *Data, method string, opt TrueOptions) (*TrueRep
 	if opt.Resamples == 0 {
 		opt.Resamples = 500
 	}
+	if err := checkResamples(opt.Resamples); err != nil {
+		return nil, err
+	}
 	if opt.MinExact == 0 {
 		opt.MinExact = 100
 	}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
@@ -262,7 +263,11 @@ func readTask(path, task string, eos []int, sum *Summary) []runs.Record {
 		for _, f := range files[style] {
 			rs, next, err := readRun(f, task, style, run, eos)
 			if err != nil {
-				skip(f, err.Error())
+				reason := err.Error()
+				if named := (*infile.Error)(nil); errors.As(err, &named) { // says the path itself
+					reason = named.Err.Error()
+				}
+				skip(f, reason)
 				continue
 			}
 			sum.Files++
@@ -300,7 +305,7 @@ func runFiles(dir string) ([]string, []Skip) {
 		switch {
 		case strings.HasSuffix(e.Name(), ".json.tmp"):
 			left = append(left, Skip{p, "an unfinished run (the authors' sampler renames it .json when done)"})
-		case !strings.HasSuffix(e.Name(), ".json") || !e.Type().IsRegular():
+		case !strings.HasSuffix(e.Name(), ".json"):
 			left = append(left, Skip{p, "not a run file (<timestamp>-n<steps>.json)"})
 		default:
 			files = append(files, p)

@@ -3,20 +3,25 @@ package authors
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
-// readRun reads one run file of a style; firstRun is the run number of its
-// first run. It returns the file's records and the run number after them:
-// an MCMC file is one chain (one run, k = 0…n); a rejection-type file is
-// one invocation of the authors' sampler, whose attempts become runs
-// (rejectionRecords).
+// MaxRunFileBytes bounds a run file of the authors' logs: the largest has a
+// few MB.
+const MaxRunFileBytes = 256 << 20
+
+// readRun reads one run file of a style, a regular file of at most
+// MaxRunFileBytes; firstRun is the run number of its first run. It returns
+// the file's records and the run number after them: an MCMC file is one
+// chain (one run, k = 0…n); a rejection-type file is one invocation of the
+// authors' sampler, whose attempts become runs (rejectionRecords). Its
+// errors do not name the file (the caller's do), but for an *infile.Error.
 func readRun(path, task, style string, firstRun int, eos []int) ([]runs.Record, int, error) {
-	b, err := os.ReadFile(path)
+	b, err := infile.Read(path, MaxRunFileBytes)
 	if err != nil {
 		return nil, firstRun, err
 	}

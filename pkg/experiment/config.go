@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/jsontext"
 	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/method"
@@ -76,11 +77,18 @@ type Config struct {
 	File string `json:"-"`
 }
 
+// Size limits of the files of an experiment: a configuration has a few KB,
+// a task's prompt a few hundred bytes.
+const (
+	MaxConfigBytes = 16 << 20
+	MaxPromptBytes = 4 << 20
+)
+
 // Load reads a configuration file and sets Root to the nearest directory
 // at or above the file that holds go.mod (the repository), else the file's
 // directory.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, MaxConfigBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -186,8 +194,8 @@ func (c *Config) check() error {
 		return bad("tasks is empty")
 	case len(c.Methods) == 0:
 		return bad("methods is empty")
-	case c.K < 1:
-		return bad("k must be at least 1, got %d", c.K)
+	case c.K < 1 || c.K > method.MaxK:
+		return bad("k must be in [1, %d], got %d", method.MaxK, c.K)
 	case c.Runs < 1:
 		return bad("runs must be at least 1, got %d", c.Runs)
 	case c.Batch < 0:

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/mcmc"
 	"github.com/gasplab/gasp/pkg/method"
 	"github.com/gasplab/gasp/pkg/model"
@@ -249,9 +250,9 @@ func (r *runner) load(ctx context.Context) (*gridModel, map[int][]int, error) {
 			continue
 		}
 		task := r.tasks[u.task]
-		text, err := os.ReadFile(task.Prompt)
+		text, err := infile.Read(task.Prompt, MaxPromptBytes)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("task %s: %w", task.Name, err)
 		}
 		if prompts[u.task], err = m.Prompt(string(text), r.cfg.Template); err != nil {
 			return nil, nil, fmt.Errorf("task %s: %w", task.Name, err)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gasplab/gasp/pkg/atomicfile"
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
@@ -37,7 +37,7 @@ const settingsFile = "experiment.json"
 // cannot be checked.
 func Stored(dir string) (*Config, error) {
 	p := filepath.Join(dir, settingsFile)
-	data, err := os.ReadFile(p)
+	data, err := infile.Read(p, MaxConfigBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/gasplab/gasp/pkg/earley"
 	"github.com/gasplab/gasp/pkg/gcd"
 	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/mcmc"
 	"github.com/gasplab/gasp/pkg/method"
@@ -129,7 +129,7 @@ func (r *runner) task(m *gridModel, i int, prompt []int) (*Task, error) {
 // fromDir fills Grammar, Prompt and Name from Dir.
 func (c *TaskConfig) fromDir() error {
 	if c.Dir != "" {
-		text, err := os.ReadFile(filepath.Join(c.Dir, "prompt.txt"))
+		text, err := infile.Read(filepath.Join(c.Dir, "prompt.txt"), MaxPromptBytes)
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,20 +9,27 @@ import (
 	"strings"
 
 	"github.com/gasplab/gasp/pkg/atomicfile"
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/sample"
 )
 
-// LoadTrie reads the trie saved at path, or returns a new one when there is
-// none.
+// MaxTrieBytes bounds a saved trie: a node takes about 20 bytes of the
+// file and 100 of memory, so that the largest trie read needs about 5 GB;
+// a trie of 10^5 samples of 100 tokens has at most 10^7 nodes, 200 MB.
+const MaxTrieBytes = 1 << 30
+
+// LoadTrie reads the trie saved at path, a regular file of at most
+// MaxTrieBytes, or returns a new one when there is none.
 func LoadTrie(path string) (*sample.Trie, error) {
-	b, err := os.ReadFile(path)
+	f, err := infile.Open(path, MaxTrieBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return sample.NewTrie(), nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	t, err := sample.ReadTrie(bytes.NewReader(b))
+	defer f.Close()
+	t, err := sample.ReadTrie(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -42,7 +42,7 @@ func TestGrammars(t *testing.T) {
 	for _, target := range Targets {
 		t.Run(target, func(t *testing.T) {
 			g := compile(t, target)
-			for i, s := range GrammarSeeds(g, 50, 7, DefaultDepth[target]) {
+			for i, s := range mustSeeds(t, g, 50, 7, DefaultDepth[target]) {
 				for _, m := range musts[target] {
 					if !strings.Contains(string(s), m) {
 						t.Fatalf("sample %d lacks %q:\n%s", i, m, s)
@@ -61,8 +61,8 @@ func TestGrammars(t *testing.T) {
 
 func TestGrammarSeedsDeterministic(t *testing.T) {
 	g := compile(t, "xml")
-	a := GrammarSeeds(g, 5, 3, 10)
-	b := GrammarSeeds(g, 8, 3, 10)
+	a := mustSeeds(t, g, 5, 3, 10)
+	b := mustSeeds(t, g, 8, 3, 10)
 	for i := range a {
 		if string(a[i]) != string(b[i]) {
 			t.Fatalf("seed %d depends on n", i)
@@ -223,7 +223,7 @@ func TestSandboxPlantedSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := compile(t, "sql")
-	if err := WriteSeeds(seeds, ".test", GrammarSeeds(g, 2, 1, DefaultDepth["sql"])); err != nil {
+	if err := WriteSeeds(seeds, ".test", mustSeeds(t, g, 2, 1, DefaultDepth["sql"])); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := Run(ctx, tc, Options{Target: "sql", Seeds: seeds, Time: 0, Out: t.TempDir()})
@@ -270,7 +270,7 @@ func TestQuickProtocol(t *testing.T) {
 				t.Fatal(err)
 			}
 			seeds := t.TempDir()
-			if err := WriteSeeds(seeds, tg.Ext, GrammarSeeds(compile(t, target), 100, 1, DefaultDepth[target])); err != nil {
+			if err := WriteSeeds(seeds, tg.Ext, mustSeeds(t, compile(t, target), 100, 1, DefaultDepth[target])); err != nil {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
@@ -337,7 +337,7 @@ func TestFastSeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	seeds := GrammarSeeds(compile(t, "sql"), 2, 1, DefaultDepth["sql"])
+	seeds := mustSeeds(t, compile(t, "sql"), 2, 1, DefaultDepth["sql"])
 	seeds = append(seeds, []byte("set testdir [file dirname $argv0]\nsource $testdir/tester.tcl\nafter 700\nfinish_test\n"))
 	if err := WriteSeeds(filepath.Join(work, "in"), ".test", seeds); err != nil {
 		t.Fatal(err)
@@ -364,7 +364,7 @@ func TestValidity(t *testing.T) {
 	tc := toolchain(t)
 	for _, target := range Targets {
 		t.Run(target, func(t *testing.T) {
-			res, err := tc.Validity(context.Background(), target, GrammarSeeds(compile(t, target), 100, 1, DefaultDepth[target]), t.TempDir())
+			res, err := tc.Validity(context.Background(), target, mustSeeds(t, compile(t, target), 100, 1, DefaultDepth[target]), t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -396,4 +396,14 @@ func TestPrompts(t *testing.T) {
 			t.Errorf("%s is not in the language of the %s grammar: %v", example, target, err)
 		}
 	}
+}
+
+// mustSeeds is GrammarSeeds, failing t on an error.
+func mustSeeds(t *testing.T, g *grammar.Grammar, n int, seed uint64, depth int) [][]byte {
+	t.Helper()
+	seeds, err := GrammarSeeds(g, n, seed, depth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seeds
 }

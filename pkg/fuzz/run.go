@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gasplab/gasp/pkg/infile"
 )
 
 // Protocols are the named fuzzing protocols: quick fits in CI, paper is the
@@ -212,13 +214,17 @@ func (tc *Toolchain) trial(ctx context.Context, t *Target, seeds []string, opts 
 	return tr, nil
 }
 
+// maxSeedBytes bounds a seed file, far above the 1 MB of it AFL++ reads
+// (MAX_FILE).
+const maxSeedBytes = 16 << 20
+
 // copySeeds copies the seed files into dir as seed-NNNN<ext> and returns
 // their paths.
 func copySeeds(seeds []string, dir, ext string) ([]string, error) {
 	data := make([][]byte, len(seeds))
 	for k, s := range seeds {
 		var err error
-		if data[k], err = os.ReadFile(s); err != nil {
+		if data[k], err = infile.Read(s, maxSeedBytes); err != nil {
 			return nil, err
 		}
 	}
@@ -397,7 +403,7 @@ func queueTime(name string) int64 {
 
 // aflStat returns a numeric field of AFL++'s fuzzer_stats file.
 func aflStat(path, key string) int64 {
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, 1<<20) // a few dozen lines
 	if err != nil {
 		return 0
 	}

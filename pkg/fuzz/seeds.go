@@ -19,15 +19,25 @@ import (
 // shallow enough to keep samples to a few kilobytes.
 var DefaultDepth = map[string]int{"xml": 16, "sql": 12}
 
-// GrammarSeeds returns n random derivations of g (grammar.Sample with the
-// given depth), the Grammarinator-style baseline: no language model. Sample
-// i uses the random source PCG(seed, i), so the seeds do not depend on n.
-func GrammarSeeds(g *grammar.Grammar, n int, seed uint64, depth int) [][]byte {
+// MaxSeedLen bounds a grammar seed: AFL++ reads at most 1 MB of a seed
+// (MAX_FILE), and at a large depth a grammar's sentences can grow
+// exponentially.
+const MaxSeedLen = 1 << 20
+
+// GrammarSeeds returns n random derivations of g (grammar.SampleLimit with
+// the given depth, of at most MaxSeedLen bytes), the Grammarinator-style
+// baseline: no language model. Sample i uses the random source PCG(seed,
+// i), so the seeds do not depend on n. A sentence longer than MaxSeedLen is
+// an error naming it.
+func GrammarSeeds(g *grammar.Grammar, n int, seed uint64, depth int) ([][]byte, error) {
 	out := make([][]byte, n)
 	for i := range out {
-		out[i] = grammar.Sample(g, rand.New(rand.NewPCG(seed, uint64(i))), depth)
+		var err error
+		if out[i], err = grammar.SampleLimit(g, rand.New(rand.NewPCG(seed, uint64(i))), depth, MaxSeedLen); err != nil {
+			return nil, fmt.Errorf("sentence %d: %w", i, err)
+		}
 	}
-	return out
+	return out, nil
 }
 
 // WriteSeeds writes samples to dir as seed-NNNN.EXT files.

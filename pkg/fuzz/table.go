@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/outdir"
 )
 
@@ -341,12 +342,5 @@ func WriteReport(dir string) ([]string, error) {
 
 // readLimited reads the regular file path, of at most limit bytes.
 func readLimited(path string, limit int64) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > limit {
-		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, limit)
-	}
-	return os.ReadFile(path)
+	return infile.Read(path, limit)
 }

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/gasplab/gasp/pkg/infile"
 )
 
 //go:embed driver.tcl
@@ -111,7 +113,7 @@ func (tc *Toolchain) Target(name string) (*Target, error) {
 // version returns the Debian version of the source package pkg, from the
 // .dsc file names that fuzz-setup.sh records.
 func (tc *Toolchain) version(pkg string) string {
-	data, err := os.ReadFile(filepath.Join(tc.Dir, "src", "versions"))
+	data, err := infile.Read(filepath.Join(tc.Dir, "src", "versions"), 1<<20) // a few lines
 	if err != nil {
 		return "unknown"
 	}

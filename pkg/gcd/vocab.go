@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/tokenizer"
 )
 
@@ -78,11 +78,14 @@ var DefaultEOSNames = []string{"<|end_of_text|>", "<|eot_id|>", "<|endoftext|>",
 // file cannot make it allocate without limit.
 const maxVocabID = 1<<22 - 1
 
+// maxVocabFileBytes bounds a tokenizer.json (Llama 3's has 9 MB).
+const maxVocabFileBytes = 256 << 20
+
 // LoadVocab reads a Hugging Face tokenizer.json of a byte-level BPE
 // tokenizer (GPT-2, Llama 3, ...). See ParseVocab; a caller that has
 // loaded the tokenizer already takes VocabFrom instead.
 func LoadVocab(path string) (*Vocab, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, maxVocabFileBytes)
 	if err != nil {
 		return nil, err
 	}

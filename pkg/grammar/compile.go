@@ -2,8 +2,9 @@ package grammar
 
 import (
 	"fmt"
-	"os"
 	"strings"
+
+	"github.com/gasplab/gasp/pkg/infile"
 )
 
 // Options control Compile.
@@ -24,11 +25,16 @@ func Compile(filename string, src []byte, opts Options) (g *Grammar, warnings Er
 	return compileFile(f, opts)
 }
 
-// CompileFile reads and compiles the grammar file at path.
+// MaxSourceBytes bounds a grammar file: the largest in the repository has
+// a few KB, and a grammar of /dev/zero would never end.
+const MaxSourceBytes = 16 << 20
+
+// CompileFile reads and compiles the grammar file at path, a regular file
+// of at most MaxSourceBytes.
 func CompileFile(path string, opts Options) (*Grammar, ErrorList, error) {
-	src, err := os.ReadFile(path)
+	src, err := infile.Read(path, MaxSourceBytes)
 	if err != nil {
-		return nil, nil, fmt.Errorf("grammar: %w", err) // *fs.PathError names the path
+		return nil, nil, fmt.Errorf("grammar: %w", err) // *infile.Error names the path
 	}
 	return Compile(path, src, opts)
 }

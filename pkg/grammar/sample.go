@@ -1,17 +1,53 @@
 package grammar
 
-import "math/rand/v2"
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
 
-// Sample returns a random sentence: at each nonterminal, uniform choice among its alternatives; once the derivation depth exceeds maxDepth, choose only among alternatives of minimal derivation height, so it always terminates. rng is math/rand/v2.
+// Sample is SampleLimit with no limit on the sentence's length: only for
+// grammars whose sentences at maxDepth are known to be short.
+func Sample(g *Grammar, rng *rand.Rand, maxDepth int) []byte {
+	out, _ := SampleLimit(g, rng, maxDepth, math.MaxInt)
+	return out
+}
+
+// A LengthError is a sentence SampleLimit gave up on: longer than Limit
+// bytes, or (Steps) a derivation of more than Limit×16 expansions.
+type LengthError struct {
+	Limit, Depth int
+	Steps        bool
+}
+
+func (e *LengthError) Error() string {
+	if e.Steps {
+		return fmt.Sprintf("grammar: a derivation of more than %d steps at depth limit %d (its sentence could be longer than %d bytes)", stepLimit(e.Limit), e.Depth, e.Limit)
+	}
+	return fmt.Sprintf("grammar: a sentence longer than %d bytes at depth limit %d", e.Limit, e.Depth)
+}
+
+// stepLimit bounds the expansions of a sentence of at most maxLen bytes:
+// rules that derive the empty string can take many steps for no byte.
+func stepLimit(maxLen int) int {
+	return min(maxLen, math.MaxInt/16) * 16
+}
+
+// SampleLimit returns a random sentence: at each nonterminal, uniform
+// choice among its alternatives; once the derivation depth exceeds
+// maxDepth, choose only among alternatives of minimal derivation height, so
+// it always terminates. rng is math/rand/v2.
 //
 // Each terminal contributes a byte chosen uniformly from its set. The start
-// rule is at depth 0. g must be a compiled grammar (see Validate). The output
-// is finite but its length is not bounded by maxDepth alone: a rule with
+// rule is at depth 0. g must be a compiled grammar (see Validate). The
+// length of a sentence is not bounded by maxDepth alone: a rule with
 // several recursive occurrences can make it grow exponentially with
-// maxDepth, so keep maxDepth small for such grammars.
-func Sample(g *Grammar, rng *rand.Rand, maxDepth int) []byte {
+// maxDepth, and a grammar's shortest sentence can have 2^64 bytes. Past
+// maxLen bytes (or 16×maxLen expansions) SampleLimit stops and returns a
+// *LengthError, having allocated about maxLen bytes.
+func SampleLimit(g *Grammar, rng *rand.Rand, maxDepth, maxLen int) ([]byte, error) {
 	if g.Start < 0 || g.Start >= len(g.Rules) {
-		return nil
+		return nil, nil
 	}
 	minProds := g.minHeightProds()
 	type frame struct {
@@ -20,7 +56,10 @@ func Sample(g *Grammar, rng *rand.Rand, maxDepth int) []byte {
 	}
 	var out []byte
 	stack := []frame{{NT(g.Start), 0}}
-	for len(stack) > 0 {
+	for steps := 0; len(stack) > 0; steps++ {
+		if len(out) > maxLen || steps > stepLimit(maxLen) || len(stack) > maxLen {
+			return nil, &LengthError{Limit: maxLen, Depth: maxDepth, Steps: len(out) <= maxLen}
+		}
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if f.sym.IsTerminal() {
@@ -39,7 +78,10 @@ func Sample(g *Grammar, rng *rand.Rand, maxDepth int) []byte {
 			stack = append(stack, frame{rhs[k], f.depth + 1})
 		}
 	}
-	return out
+	if len(out) > maxLen {
+		return nil, &LengthError{Limit: maxLen, Depth: maxDepth}
+	}
+	return out, nil
 }
 
 func pickByte(s *ByteSet, rng *rand.Rand) byte {

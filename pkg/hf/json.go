@@ -3,17 +3,21 @@ package hf
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/jsontext"
 )
 
-// ReadJSON reads the JSON file name in dir into v. Errors name the file; syntax and type errors also give the
-// line and column (1-based) where they occur.
+// MaxJSONBytes bounds the JSON files of a model directory (config.json, generation_config.json, a
+// checkpoint's index): they have a few KB, the index of a 400B model a few hundred.
+const MaxJSONBytes = 64 << 20
+
+// ReadJSON reads the JSON file name in dir, a regular file of at most MaxJSONBytes, into v. Errors name the
+// file; syntax and type errors also give the line and column (1-based) where they occur.
 func ReadJSON(dir, name string, v any) error {
 	path := filepath.Join(dir, name)
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, MaxJSONBytes)
 	if err != nil {
 		return fmt.Errorf("hf: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gasplab/gasp/pkg/atomicfile"
+	"github.com/gasplab/gasp/pkg/infile"
 )
 
 // Errors that Resolve wraps, for errors.Is.
@@ -111,7 +112,7 @@ func (o *Options) settings() (settings, error) {
 			}
 		}
 		if path != "" {
-			if b, err := os.ReadFile(path); err == nil {
+			if b, err := infile.Read(path, maxSmallFile); err == nil {
 				s.token = strings.TrimSpace(string(b))
 			}
 		}
@@ -356,7 +357,7 @@ func cachedCommit(repoDir, revision string) (string, bool) {
 	if isCommitHash(revision) && exists(revision) {
 		return revision, true
 	}
-	if b, err := os.ReadFile(filepath.Join(repoDir, "refs", filepath.FromSlash(revision))); err == nil {
+	if b, err := infile.Read(filepath.Join(repoDir, "refs", filepath.FromSlash(revision)), maxSmallFile); err == nil {
 		if c := strings.TrimSpace(string(b)); validCommitDir(c) && exists(c) {
 			return c, true
 		}
@@ -384,7 +385,7 @@ func writeRef(repoDir, revision, commit string) error {
 		return nil
 	}
 	path := filepath.Join(repoDir, "refs", filepath.FromSlash(revision))
-	if b, err := os.ReadFile(path); err == nil && string(b) == commit {
+	if b, err := infile.Read(path, maxSmallFile); err == nil && string(b) == commit {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -395,3 +396,7 @@ func writeRef(repoDir, revision, commit string) error {
 	}
 	return nil
 }
+
+// maxSmallFile bounds the files of a few bytes the cache keeps (a ref's
+// commit hash) and the token file.
+const maxSmallFile = 64 << 10

@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gasplab/gasp/pkg/infile"
 )
 
 // File names of a safetensors checkpoint in a model directory.
@@ -112,8 +114,8 @@ func singleCheckpoint(sf *stFile) *Checkpoint {
 // by model.safetensors.index.json.
 func OpenCheckpoint(dir string) (*Checkpoint, error) {
 	single := filepath.Join(dir, SafetensorsFile)
-	if fi, err := os.Stat(single); err == nil && !fi.IsDir() {
-		return OpenSafetensors(single)
+	if _, err := os.Lstat(single); err == nil {
+		return OpenSafetensors(single) // which says what is wrong with it, if anything
 	}
 	index := filepath.Join(dir, SafetensorsIndexFile)
 	if _, err := os.Stat(index); err == nil {
@@ -287,8 +289,11 @@ func (c *Checkpoint) Close() error {
 	return errors.Join(errs...)
 }
 
+// openSTFile opens a safetensors file: a regular file of any size (a FIFO
+// or device is refused before it is opened for reading), whose header
+// parseSafetensors checks against that size.
 func openSTFile(path string) (*stFile, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path, infile.Any)
 	if err != nil {
 		return nil, fmt.Errorf("hf: %w", err)
 	}
@@ -296,10 +301,6 @@ func openSTFile(path string) (*stFile, error) {
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("hf: %w", err)
-	}
-	if fi.IsDir() {
-		f.Close()
-		return nil, fmt.Errorf("hf: %s: is a directory, not a safetensors file", path)
 	}
 	sf, err := parseSafetensors(f, fi.Size(), path)
 	if err != nil {

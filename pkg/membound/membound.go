@@ -24,24 +24,66 @@ import (
 // Fallback is the memory assumed where /proc/meminfo cannot be read.
 const Fallback = 64 << 30
 
-// Total returns the machine's memory in bytes.
+// Total returns the memory this process may use, in bytes: the machine's
+// (MemTotal of /proc/meminfo, else Fallback), or less where the process's
+// address space (ulimit -v) or its cgroup (memory.max) is limited.
 func Total() float64 {
-	f, err := os.Open("/proc/meminfo")
+	t := memTotal()
+	for _, l := range []float64{addressLimit(), cgroupLimit()} {
+		if l > 0 && l < t {
+			t = l
+		}
+	}
+	return t
+}
+
+// memTotal returns MemTotal of /proc/meminfo, or Fallback.
+func memTotal() float64 {
+	if kb := procField("/proc/meminfo", "MemTotal:"); kb > 0 {
+		return kb * 1024
+	}
+	return Fallback
+}
+
+// vmSize returns the address space the process maps (VmSize of
+// /proc/self/status), or 0 where that cannot be read.
+func vmSize() float64 {
+	return procField("/proc/self/status", "VmSize:") * 1024
+}
+
+// procField returns the number after name in the /proc file path (a
+// count of kB), or 0.
+func procField(path, name string) float64 {
+	f, err := os.Open(path)
 	if err != nil {
-		return Fallback
+		return 0
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+		if len(fields) >= 2 && fields[0] == name {
 			kb, err := strconv.ParseFloat(fields[1], 64)
 			if err == nil && kb > 0 {
-				return kb * 1024
+				return kb
 			}
 		}
 	}
-	return Fallback
+	return 0
+}
+
+// cgroupLimit returns the memory.max of the process's cgroup (v2), or 0
+// where there is none.
+func cgroupLimit() float64 {
+	b, err := os.ReadFile("/sys/fs/cgroup/memory.max")
+	if err != nil {
+		return 0
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+	if err != nil { // "max"
+		return 0
+	}
+	return v
 }
 
 // Check returns an error when need bytes (NaN and +Inf included) exceed

@@ -19,6 +19,7 @@
 package method
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/gasplab/gasp/pkg/lm"
@@ -76,6 +77,25 @@ type Drawn struct {
 	// Proposal is, for MCMC at K ≥ 1, step K (its proposal, accepted or
 	// not); nil otherwise.
 	Proposal *mcmc.Step
+}
+
+// MaxK bounds K, a run's steps: a run keeps its K+1 records, and a chain
+// of 10^5 steps already takes days on an 8B model.
+const MaxK = 100_000
+
+// Rows returns the language-model rows a batch of runs runs of m takes:
+// one per run, and for SMC one per particle of every run. A batch's
+// memory is that of its rows (model.CheckMemory). It saturates at
+// math.MaxInt rather than overflow.
+func Rows(m Method, runs int) int {
+	per := 1
+	if s, ok := m.(SMC); ok {
+		per = max(s.Options.Particles, 1)
+	}
+	if runs > math.MaxInt/per {
+		return math.MaxInt
+	}
+	return runs * per
 }
 
 // Units returns how many completions a run of m ends when it needs no

@@ -36,6 +36,7 @@ import (
 	"strings"
 
 	"github.com/gasplab/gasp/pkg/atomicfile"
+	"github.com/gasplab/gasp/pkg/infile"
 )
 
 // ManifestName is the manifest's file name in an output directory.
@@ -186,7 +187,7 @@ func ReadManifest(dir string) ([]string, error) {
 	if !fi.Mode().IsRegular() || fi.Size() > 16<<20 {
 		return nil, fmt.Errorf("%s is not a gasp manifest (not a regular file of at most 16 MiB)", p)
 	}
-	b, err := os.ReadFile(p)
+	b, err := infile.Read(p, 16<<20) // checked above; a file replaced since is refused too
 	if err != nil {
 		return nil, err
 	}

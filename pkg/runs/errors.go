@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/gasplab/gasp/pkg/infile"
 )
 
 // ErrReadOnly is returned by Append on a store opened with OpenReadOnly.
@@ -85,7 +87,7 @@ func writePID(f *os.File) error {
 }
 
 func readPID(path string) int {
-	b, err := os.ReadFile(path)
+	b, err := infile.Read(path, 4<<10) // a process id
 	if err != nil {
 		return 0
 	}

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
+
+	"github.com/gasplab/gasp/pkg/infile"
 )
 
 // scanResult is what scan learns about a file.
@@ -28,7 +29,7 @@ type scanResult struct {
 // store's known good length). A missing file is empty.
 func scan(path, task, method string, limit int64, fn func(Record) error) (scanResult, error) {
 	var res scanResult
-	f, err := os.Open(path)
+	f, err := infile.Open(path, infile.Any) // a store's files are streamed, whatever their size
 	if errors.Is(err, fs.ErrNotExist) {
 		return res, nil
 	}
@@ -43,7 +44,10 @@ func scan(path, task, method string, limit int64, fn func(Record) error) (scanRe
 	br := bufio.NewReaderSize(src, 1<<16)
 	var chk checker
 	for lineNum := 1; ; lineNum++ {
-		line, rerr := br.ReadBytes('\n')
+		line, rerr := readRecordLine(br)
+		if errors.Is(rerr, errLongLine) {
+			return res, &CorruptError{File: path, Line: lineNum, Err: rerr}
+		}
 		if rerr != nil && rerr != io.EOF {
 			return res, fmt.Errorf("runs: reading %s: %w", path, rerr)
 		}
@@ -88,6 +92,28 @@ func scan(path, task, method string, limit int64, fn func(Record) error) (scanRe
 		}
 		res.good += int64(len(line))
 		res.lines++
+	}
+}
+
+// MaxRecordBytes bounds a record's line: a record of a million tokens (the
+// most --max-new-tokens allows) has about 20 MB.
+const MaxRecordBytes = 256 << 20
+
+var errLongLine = fmt.Errorf("a line of more than %d bytes; a record has less", MaxRecordBytes)
+
+// readRecordLine is br.ReadBytes('\n'), failing with errLongLine as soon
+// as the line has more than MaxRecordBytes, before it is read whole.
+func readRecordLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > MaxRecordBytes {
+			return nil, errLongLine
+		}
+		line = append(line, frag...)
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
 	}
 }
 

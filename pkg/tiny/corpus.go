@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/infile"
 )
 
 // Task is one task of the corpus: its prompt, reference solution (if any), grammar, and the source it came from.
@@ -75,12 +75,15 @@ func LoadTasks(sources []Source) ([]Task, error) {
 	return tasks, nil
 }
 
+// maxTextBytes bounds a task's prompt.txt and solution.txt.
+const maxTextBytes = 4 << 20
+
 func loadTask(src Source, dir string) (Task, error) {
-	prompt, err := os.ReadFile(filepath.Join(dir, "prompt.txt"))
+	prompt, err := infile.Read(filepath.Join(dir, "prompt.txt"), maxTextBytes)
 	if err != nil {
 		return Task{}, fmt.Errorf("tiny: %w", err)
 	}
-	sol, err := os.ReadFile(filepath.Join(dir, "solution.txt"))
+	sol, err := infile.Read(filepath.Join(dir, "solution.txt"), maxTextBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Task{}, fmt.Errorf("tiny: %w", err)
 	}
@@ -113,6 +116,13 @@ type Corpus struct {
 	HeldOut []Doc
 }
 
+// maxDrawBytes bounds a sentence drawn for the corpus, far above every
+// MaxSampleBytes: a grammar's sentences can grow exponentially with the
+// depth. The bound is not MaxSampleBytes itself so that the random draws,
+// and the corpus, stay those of the committed model (a sentence stopped
+// early takes fewer of them).
+const maxDrawBytes = 64 << 20
+
 // BuildCorpus builds the corpus from the tasks, deterministically from seed: for each task, its reference
 // solution (if any; always in the training part) and Source.SamplesPerTask distinct random sentences of the
 // task's grammar, each answering the task's prompt; a fraction heldOut of the sampled documents (at least one
@@ -129,8 +139,9 @@ func BuildCorpus(tasks []Task, seed uint64, heldOut float64) Corpus {
 		}
 		var docs []Doc
 		for tries := 0; len(docs) < src.SamplesPerTask && tries < 50*src.SamplesPerTask; tries++ {
-			s := string(grammar.Sample(t.Grammar, rng, src.MinDepth+rng.IntN(src.MaxDepth-src.MinDepth+1)))
-			if len(s) > src.MaxSampleBytes || seen[s] {
+			b, err := grammar.SampleLimit(t.Grammar, rng, src.MinDepth+rng.IntN(src.MaxDepth-src.MinDepth+1), maxDrawBytes)
+			s := string(b)
+			if err != nil || len(s) > src.MaxSampleBytes || seen[s] {
 				continue
 			}
 			seen[s] = true

@@ -5,16 +5,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+
+	"github.com/gasplab/gasp/pkg/infile"
 )
 
 // maxID bounds the token ids that Parse accepts, so that a malformed file
 // cannot make it allocate without limit.
 const maxID = 1<<22 - 1
 
-// Load reads a Hugging Face tokenizer.json. See Parse.
+// MaxFileBytes bounds a tokenizer.json: Llama 3's has 9 MB.
+const MaxFileBytes = 256 << 20
+
+// Load reads a Hugging Face tokenizer.json, a regular file of at most
+// MaxFileBytes. See Parse.
 func Load(path string) (*Tokenizer, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
