@@ -60,7 +60,7 @@ else
 fi
 
 step "gofmt -l"
-unformatted="$(find . -name '*.go' -not -path './.git/*' -not -path './.cache/*' -not -path '*/testdata/*' -print0 |
+unformatted="$(find . -name '*.go' -not -path './.git/*' -not -path './.cache/*' -not -path './build/*' -not -path '*/testdata/*' -print0 |
 	xargs -0 -r gofmt -l)"
 if [[ -n "$unformatted" ]]; then
 	echo "files not formatted with gofmt:"
