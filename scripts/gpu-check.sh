@@ -64,9 +64,9 @@ report() {
 		mv "$out/logs.tar.gz.tmp" "$out/logs.tar.gz"
 }
 
-# stage NAME LIMIT CMD...: runs CMD (a program or an exported function) for at most LIMIT seconds (less if the deadline comes first; skipped if
-# under 10 s are left), logging to $work/NAME.log; records "NAME running" before and the exit status and
-# seconds after, and rewrites the report both times.
+# stage NAME LIMIT CMD...: runs CMD (a program or an exported function) for at most LIMIT seconds (less if
+# the deadline comes first; skipped if under 10 s are left), logging to $work/NAME.log; records "NAME
+# running" before and the exit status and seconds after, and rewrites the report both times.
 stage() {
 	local name="$1" limit="$2" t0 rc left
 	shift 2
