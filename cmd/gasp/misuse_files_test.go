@@ -236,20 +236,8 @@ func TestMisuseFiles(t *testing.T) {
 			if c.want != "" {
 				want = c.want
 			}
-			message, _, _ := strings.Cut(errOut, "usage: ")
-			switch {
-			case strings.Contains(errOut, "panic"):
-				t.Errorf("gasp %q panicked:\n%s", args, errOut)
-			case code != c.code:
-				t.Errorf("gasp %q: exit %d, want %d; stderr:\n%s", args, code, c.code, errOut)
-			case !strings.Contains(message, want):
-				t.Errorf("gasp %q: stderr does not say %q:\n%s", args, want, errOut)
-			}
-			for _, d := range diffSnapshots(before, sizedSnapshot(t, sb)) {
-				if !strings.HasPrefix(d, filepath.Join(sb, "new")+"/") {
-					t.Errorf("gasp %q changed %s, which is not its output", args, d)
-				}
-			}
+			checkOutcome(t, args, code, errOut, c.code, want)
+			checkOnlyOutput(t, args, sb, before, sizedSnapshot(t, sb))
 		})
 	}
 }

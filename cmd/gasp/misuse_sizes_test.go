@@ -165,21 +165,8 @@ func TestMisuseSizes(t *testing.T) {
 				stdin = c.stdin()
 			}
 			code, errOut := gaspBounded(t, boundedMemory, time.Minute, stdin, args...)
-			message, _, _ := strings.Cut(errOut, "usage: ")
-			want := expand.Replace(c.want)
-			switch {
-			case strings.Contains(errOut, "panic") || strings.Contains(errOut, "fatal error"):
-				t.Errorf("gasp %q failed:\n%s", args, tail(errOut))
-			case code != c.code:
-				t.Errorf("gasp %q: exit %d, want %d; stderr:\n%s", args, code, c.code, tail(errOut))
-			case !strings.Contains(message, want):
-				t.Errorf("gasp %q: stderr does not say %q:\n%s", args, want, tail(errOut))
-			}
-			for _, d := range diffSnapshots(before, snapshot(t, sb)) {
-				if !strings.HasPrefix(d, filepath.Join(sb, "new")+"/") {
-					t.Errorf("gasp %q changed %s, which is not its output", args, d)
-				}
-			}
+			checkOutcome(t, args, code, errOut, c.code, expand.Replace(c.want))
+			checkOnlyOutput(t, args, sb, before, snapshot(t, sb))
 		})
 	}
 }

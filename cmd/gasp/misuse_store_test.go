@@ -296,21 +296,8 @@ func TestMisuseStoreOwner(t *testing.T) {
 				args[i] = expand.Replace(a)
 			}
 			code, _, errOut := gaspNoPanic(args...)
-			message, _, _ := strings.Cut(errOut, "usage: ")
-			want := expand.Replace(c.want)
-			switch {
-			case strings.Contains(errOut, "panic"):
-				t.Errorf("gasp %q panicked:\n%s", args, errOut)
-			case code != c.code:
-				t.Errorf("gasp %q: exit %d, want %d; stderr:\n%s", args, code, c.code, errOut)
-			case !strings.Contains(message, want):
-				t.Errorf("gasp %q: stderr does not say %q:\n%s", args, want, errOut)
-			}
-			for _, d := range diffSnapshots(before, snapshot(t, sb)) {
-				if !strings.HasPrefix(d, filepath.Join(sb, "new")+"/") {
-					t.Errorf("gasp %q changed %s, which is not its output", args, d)
-				}
-			}
+			checkOutcome(t, args, code, errOut, c.code, expand.Replace(c.want))
+			checkOnlyOutput(t, args, sb, before, snapshot(t, sb))
 		})
 	}
 	for _, d := range diffSnapshots(shared, snapshot(t, fx)) {

@@ -233,27 +233,40 @@ func TestMisuse(t *testing.T) {
 				args[i] = expand.Replace(a)
 			}
 			code, _, errOut := gaspNoPanic(args...)
-			// The usage text names every flag: the message must, before it.
-			message, _, _ := strings.Cut(errOut, "usage: ")
-			want := expand.Replace(c.want)
-			switch {
-			case strings.Contains(errOut, "panic"):
-				t.Errorf("gasp %q panicked:\n%s", args, errOut)
-			case c.code == -1 && code == 0 || c.code >= 0 && code != c.code:
-				t.Errorf("gasp %q: exit %d, want %d; stderr:\n%s", args, code, c.code, errOut)
-			case !strings.Contains(message, want):
-				t.Errorf("gasp %q: stderr does not say %q:\n%s", args, want, errOut)
-			}
-			after := snapshot(t, sb)
-			for _, d := range diffSnapshots(before, after) {
-				if !strings.HasPrefix(d, filepath.Join(sb, "new")+"/") {
-					t.Errorf("gasp %q changed %s, which is not its output", args, d)
-				}
-			}
+			checkOutcome(t, args, code, errOut, c.code, expand.Replace(c.want))
+			checkOnlyOutput(t, args, sb, before, snapshot(t, sb))
 		})
 	}
 	for _, d := range diffSnapshots(committed, snapshot(t, shared...)) {
 		t.Errorf("the misuse suite changed %s, which no case writes", d)
+	}
+}
+
+// checkOutcome reports a command of the misuse suite that panicked or ran
+// out of memory, exited with another status than wantCode (-1: any but 0),
+// or whose message does not say want. The message is stderr before the
+// usage text, which names every flag.
+func checkOutcome(t *testing.T, args []string, code int, errOut string, wantCode int, want string) {
+	t.Helper()
+	message, _, _ := strings.Cut(errOut, "usage: ")
+	switch {
+	case strings.Contains(errOut, "panic") || strings.Contains(errOut, "fatal error"):
+		t.Errorf("gasp %q failed:\n%s", args, tail(errOut))
+	case wantCode == -1 && code == 0 || wantCode >= 0 && code != wantCode:
+		t.Errorf("gasp %q: exit %d, want %d; stderr:\n%s", args, code, wantCode, tail(errOut))
+	case !strings.Contains(message, want):
+		t.Errorf("gasp %q: stderr does not say %q:\n%s", args, want, tail(errOut))
+	}
+}
+
+// checkOnlyOutput reports what a command changed in its sandbox sb outside
+// sb/new/, its output directory: the user's files must stay as they were.
+func checkOnlyOutput(t *testing.T, args []string, sb string, before, after map[string]string) {
+	t.Helper()
+	for _, d := range diffSnapshots(before, after) {
+		if !strings.HasPrefix(d, filepath.Join(sb, "new")+"/") {
+			t.Errorf("gasp %q changed %s, which is not its output", args, d)
+		}
 	}
 }
 
