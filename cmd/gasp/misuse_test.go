@@ -282,7 +282,9 @@ func gaspNoPanic(args ...string) (code int, stdout, stderr string) {
 }
 
 // snapshot maps every file under roots to a digest of its contents and
-// mode (directories and their mode included).
+// mode (directories and their mode included); a file of more than 64 MiB
+// (a sparse one some cases make) is known by its mode, size and time, not
+// read.
 func snapshot(t *testing.T, roots ...string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -295,8 +297,12 @@ func snapshot(t *testing.T, roots ...string) map[string]string {
 			if err != nil {
 				return err
 			}
-			if !d.Type().IsRegular() {
+			switch {
+			case !d.Type().IsRegular():
 				out[path] = fi.Mode().String()
+				return nil
+			case fi.Size() > 64<<20:
+				out[path] = fmt.Sprint(fi.Mode(), fi.Size(), fi.ModTime())
 				return nil
 			}
 			b, err := os.ReadFile(path)
