@@ -56,3 +56,28 @@ func TestKLPlotNotFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestPaperRatio: the paper's geomeans stand beside a store's only where its
+// tasks are of the paper's §4.1 families; its fuzzing tasks have none.
+func TestPaperRatio(t *testing.T) {
+	for _, c := range []struct {
+		tasks []string
+		ok    bool
+	}{
+		{[]string{"SLIA/lastname", "BV4/find_inv_eq_bvand_4bit", "CP/CP_re_ptb_460"}, true},
+		{[]string{"SLIA/lastname", "xml/generate_xml"}, false},
+		{[]string{"sql/generate_sql"}, false},
+		{nil, false},
+	} {
+		r := &Report{}
+		for _, task := range c.tasks {
+			r.Tasks = append(r.Tasks, TaskResult{Task: task})
+		}
+		if p, ok := r.PaperRatio("mcmc-priority"); ok != c.ok || ok && p != PaperRatios["mcmc-priority"] {
+			t.Errorf("%v: %v %v, want %v", c.tasks, p, ok, c.ok)
+		}
+		if _, ok := r.PaperRatio("gcd"); ok {
+			t.Errorf("%v: a ratio for gcd", c.tasks)
+		}
+	}
+}

@@ -372,11 +372,32 @@ type Ratio struct {
 }
 
 // PaperRatios are the paper's headline geomean KL reductions at k = 10
-// (vs GCD, vs ASAp(10)), for comparison.
+// (vs GCD, vs ASAp(10)), for comparison. They are over the SyGuS tasks
+// (§4.1): the paper gives none for its fuzzing tasks (PaperRatio).
 var PaperRatios = map[string][2]float64{
 	"mcmc-uniform":  {2.11, 3.99},
 	"mcmc-priority": {2.42, 5.08},
 	"mcmc-restart":  {5.07, 8.70},
+}
+
+// paperFamilies are the task families of the paper's §4.1 (SyGuS SLIA and
+// BV4, constituency parsing), which PaperRatios average over.
+var paperFamilies = []string{"SLIA/", "BV4/", "CP/"}
+
+// PaperRatio returns the paper's ratios for method where r's tasks are all
+// of the paper's §4.1 families, so that they can be set beside r's; none
+// for other tasks (the fuzzing ones: the paper has no geomean for them).
+func (r *Report) PaperRatio(method string) ([2]float64, bool) {
+	p, ok := PaperRatios[method]
+	if !ok || len(r.Tasks) == 0 {
+		return p, false
+	}
+	for _, t := range r.Tasks {
+		if !slices.ContainsFunc(paperFamilies, func(f string) bool { return strings.HasPrefix(t.Task, f) }) {
+			return p, false
+		}
+	}
+	return p, true
 }
 
 func ratios(rep *Report) []Ratio {

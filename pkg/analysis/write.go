@@ -85,7 +85,7 @@ func (r *Report) protocolTable(md bool) [][]string {
 			}
 		}
 		pg, pa := "", ""
-		if p, ok := PaperRatios[q.Method]; ok {
+		if p, ok := r.PaperRatio(q.Method); ok {
 			pg, pa = ff(p[0]), ff(p[1])
 		}
 		rows = append(rows, []string{q.Method, strconv.Itoa(q.K), ff(q.VsGCD), ff(o.VsGCD), ff(q.VsASAp), ff(o.VsASAp), pg, pa})
@@ -236,7 +236,7 @@ func (r *Report) ratioTable(md bool) [][]string {
 	}
 	for _, q := range r.Ratios {
 		pg, pa := "", ""
-		if p, ok := PaperRatios[q.Method]; ok {
+		if p, ok := r.PaperRatio(q.Method); ok {
 			pg, pa = ff(p[0]), ff(p[1])
 		}
 		rows = append(rows, []string{q.Method, strconv.Itoa(q.K), ff(q.VsGCD), strconv.Itoa(q.NGCD), ff(q.VsASAp),
