@@ -163,7 +163,7 @@ func parseShard(s string) (i, n int, err error) {
 }
 
 func runAnalyze(args []string, stdout, stderr io.Writer) int {
-	cl := newCmdLine("gasp analyze", "gasp analyze [--store DIR] [--out DIR] [--protocol gasp|authors] [--resamples N] [--seed S] [--k K] EXPERIMENT", `
+	cl := newCmdLine("gasp analyze", "gasp analyze [--store DIR] [--out DIR] [--protocol gasp|authors] [--reference STORES] [--resamples N] [--seed S] [--k K] EXPERIMENT", `
 Regenerates the tables (CSV, Markdown) and figures (SVG) of an experiment
 from its run store: reads mcmc/EXPERIMENT/ and writes analysis/EXPERIMENT/
 of the repository (the current directory's), replacing what was there.
@@ -173,15 +173,20 @@ geomean KL reductions of MCMC(K) vs GCD and ASAp(K), monotonicity in k and
 rejection acceptance rates; README.md indexes them. Both estimation
 protocols are computed (pkg/analysis): --protocol's tables and figures
 at the top, the other's tables in a subdirectory named after it, and
-their geomean ratios side by side (protocols.csv). A store that a running
-gasp is writing (experiment run, demo, merge) is refused: it holds only
-part of its records.`, stdout, stderr)
+their geomean ratios side by side (protocols.csv). Every KL is against P
+renormalised over the reference set S of a task, the distinct valid
+samples the store holds, so a ratio depends on the store's other methods;
+--reference adds other stores' samples to S, so that stores analysed
+apart, each with the others as reference, are comparable. A store that a
+running gasp is writing (experiment run, demo, merge) is refused: it holds
+only part of its records.`, stdout, stderr)
 	store := cl.String("store", "", "run store directory (default: mcmc/EXPERIMENT of the repository)")
 	out := cl.String("out", "", "output directory (default: analysis/EXPERIMENT of the repository)")
 	resamples := cl.Int("resamples", 500, "bootstrap resamples")
 	seed := cl.Uint64("seed", 1, "bootstrap seed")
 	k := cl.Int("k", 0, "compare MCMC and ASAp at this k (0: the largest stored)")
 	protocol := cl.String("protocol", "gasp", "estimation protocol of the main tables: gasp or authors (pkg/analysis)")
+	reference := cl.String("reference", "", "run stores whose samples join the reference set, comma-separated")
 	pos, done, code := cl.parse(args)
 	if done {
 		return code
@@ -203,7 +208,13 @@ part of its records.`, stdout, stderr)
 	if err := experimentDirs(name, store, out); err != nil {
 		return cl.fail(err)
 	}
-	rep, cfg, warnings, err := analyzeStore(*store, analysis.Options{Resamples: *resamples, Seed: *seed, K: *k, Protocol: proto})
+	opt := analysis.Options{Resamples: *resamples, Seed: *seed, K: *k, Protocol: proto}
+	if *reference != "" {
+		if opt.Reference, err = analysis.LoadDirs(strings.Split(*reference, ",")...); err != nil {
+			return cl.fail(fmt.Errorf("--reference: %w", err))
+		}
+	}
+	rep, cfg, warnings, err := analyzeStore(*store, opt)
 	if err != nil {
 		return cl.fail(err)
 	}

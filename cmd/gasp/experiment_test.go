@@ -210,3 +210,42 @@ func TestUserMethodAnalyzed(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyzeReference: the same GCD and MCMC-Priority runs, in mcmc/quick beside other methods and in
+// mcmc/quick-priority, give different ratios, each against its own store's samples; analysed each with the
+// other as --reference, both against the union, they give the same.
+func TestAnalyzeReference(t *testing.T) {
+	quick, qp := "../../mcmc/quick", "../../mcmc/quick-priority"
+	ratio := func(name, store string, ref ...string) string {
+		out := t.TempDir()
+		args := []string{"analyze", name, "--store", store, "--out", out, "--resamples", "20"}
+		if len(ref) > 0 {
+			args = append(args, "--reference", ref[0])
+		}
+		if code, _, errOut := gasp(args...); code != 0 {
+			t.Fatalf("gasp %v: exit %d: %s", args, code, errOut)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "geomean.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Split(line, ","); f[0] == "mcmc-priority" {
+				return f[2] // vs GCD
+			}
+		}
+		t.Fatalf("%s: no mcmc-priority row:\n%s", name, b)
+		return ""
+	}
+	own, ownQP := ratio("quick", quick), ratio("quick-priority", qp)
+	if own == ownQP {
+		t.Errorf("without --reference both give %s; the reference sets differ", own)
+	}
+	if a, b := ratio("quick", quick, qp), ratio("quick-priority", qp, quick); a != b {
+		t.Errorf("with each other as --reference: %s vs %s", a, b)
+	}
+	if code, _, errOut := gasp("analyze", "quick", "--store", quick, "--out", t.TempDir(), "--reference", "/no/such/store"); code != 1 ||
+		!strings.Contains(errOut, "--reference") {
+		t.Errorf("a missing --reference: exit %d: %s", code, errOut)
+	}
+}
