@@ -66,7 +66,7 @@ func PlotOverTime(rs []Result, metric string) ([]byte, error) {
 		return nil, err
 	}
 	r0 := chosen[0]
-	p.Title.Text = fmt.Sprintf("%s %s: %s coverage over AFL++ time\nmean and 95 %% CI over %s", r0.Library, r0.Version, metric, trialsText(chosen))
+	p.Title.Text = fmt.Sprintf("%s %s: %s coverage over AFL++ time\nmean and 95 %% CI over %s", r0.Library, r0.Version, metric, scaleText(chosen))
 	p.Y.Label.Text = metric + " coverage (%)"
 	return figure.SVG(7*vg.Inch, 4.2*vg.Inch, p)
 }
@@ -102,7 +102,7 @@ func PlotAblation(rs []Result, metric string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.Title.Text = fmt.Sprintf("%s, by k\n%s %s coverage, %s", label(Result{Base: base}), chosen[0].Library, metric, trialsText(chosen))
+		p.Title.Text = fmt.Sprintf("%s, by k\n%s %s coverage\n%s", label(Result{Base: base}), chosen[0].Library, metric, scaleText(chosen))
 		p.Y.Label.Text = metric + " coverage (%)"
 		row = append(row, p)
 	}

@@ -257,6 +257,27 @@ func trialsText(rs []Result) string {
 	return fmt.Sprintf("%d–%d trials", lo, hi)
 }
 
+// paperTrialSeconds is the length of one of the paper's fuzzing trials
+// (§4.2: 5 trials of 1 h).
+const paperTrialSeconds = 3600
+
+// scaleText is trialsText with the trials' length, for figure titles, and
+// says "quick scale" on a line of its own where they are shorter than the
+// paper's: coverage after
+// seconds measures the seeds themselves, not how fuzzing grows from them, so
+// such a figure must not pass for the paper's.
+func scaleText(rs []Result) string {
+	secs := rs[0].TimeSeconds
+	for _, r := range rs {
+		secs = min(secs, r.TimeSeconds)
+	}
+	t := trialsText(rs) + " of " + fmtSeconds(secs)
+	if secs < paperTrialSeconds {
+		t += "\nquick scale (paper: 5 × 1 h)"
+	}
+	return t
+}
+
 // paperItems names, per target, the files of the paper's tables and
 // figures (paper.tex: number, then label): the coverage table, the branch
 // coverage over time, and the ablations by proposal and k of the branch,

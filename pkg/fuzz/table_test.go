@@ -299,3 +299,27 @@ func TestLoadResultsRefusesOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// TestScaleText: a figure of trials shorter than the paper's says it is at quick scale.
+func TestScaleText(t *testing.T) {
+	res := func(secs ...float64) []Result {
+		var rs []Result
+		for _, s := range secs {
+			rs = append(rs, Result{Report: Report{TimeSeconds: s, Trials: 2}})
+		}
+		return rs
+	}
+	for _, c := range []struct {
+		rs   []Result
+		want string
+	}{
+		{res(20, 20), "2 trials of 20 s\nquick scale (paper: 5 × 1 h)"},
+		{res(3600, 20), "2 trials of 20 s\nquick scale (paper: 5 × 1 h)"},
+		{res(3600), "2 trials of 1 h"},
+		{res(7200), "2 trials of 2 h"},
+	} {
+		if got := scaleText(c.rs); got != c.want {
+			t.Errorf("scaleText(%v s) = %q, want %q", c.rs[0].TimeSeconds, got, c.want)
+		}
+	}
+}
