@@ -115,6 +115,13 @@ func TestTrueSelfAndFinalK(t *testing.T) {
 	recs = append(recs, recsOf("t", "mcmc-uniform", 0, a, b, c, a)...)
 	recs = append(recs, recsOf("t", "mcmc-uniform", 1, b, c, a, b)...)
 	recs = append(recs, recsOf("t", "mcmc-uniform", 2, c)...) // one chain ran a step longer
+	// A run per attempt, as the authors' rejection sampling: more runs than the exact samples could split
+	// into; the floor is for the method with the fewest.
+	var attempts [][]int
+	for i := range 100 {
+		attempts = append(attempts, [][]int{a, nil}[i%2])
+	}
+	recs = append(recs, recsOf("t", "rejection", 0, attempts...)...)
 	d := Group(recs)
 	for _, ex := range []*Data{d, Group(recsOf("t", "cars", 0, exact...))} {
 		rep, err := AnalyzeTrue(d, ex, "cars", TrueOptions{Resamples: 20, Seed: 1, MinExact: 100})
@@ -126,8 +133,8 @@ func TestTrueSelfAndFinalK(t *testing.T) {
 		for _, r := range task.FinalByMethods {
 			methods = append(methods, fmt.Sprintf("%s@%d", r.Method, r.K))
 		}
-		if got := strings.Join(methods, " "); got != "mcmc-uniform@1" {
-			t.Errorf("final rows %q, want mcmc-uniform@1 (cars is the exact set itself)", got)
+		if got := strings.Join(methods, " "); got != "mcmc-uniform@1 rejection@0" {
+			t.Errorf("final rows %q, want mcmc-uniform@1 rejection@0 (cars is the exact set itself)", got)
 		}
 		if math.IsNaN(task.FloorTV) {
 			t.Errorf("no floor: %+v", task)

@@ -115,16 +115,16 @@ func trueTask(d *Data, task, exactMethod string, ex []runs.Record, opt TrueOptio
 		return t, nil
 	}
 	ref := NewReference(d.TaskRecords(task))
-	runsPer := 0
+	var sizes []int // the methods' runs at their final k
 	for _, m := range d.Methods(task) {
 		ks := d.Ks(task, m)
 		if m == exactMethod && len(ks) == 1 && sameRecords(d.Records(task, m, ks[0]), ex) {
 			continue
 		}
 		final := finalK(d, task, m, ks)
+		sizes = append(sizes, len(d.Records(task, m, final)))
 		for _, k := range ks {
 			recs := d.Records(task, m, k)
-			runsPer = max(runsPer, len(recs))
 			row := TrueRow{Method: m, K: k, Proxy: math.NaN()}
 			for _, r := range recs {
 				row.Evals += float64(r.Evals) / float64(len(recs))
@@ -142,6 +142,14 @@ func trueTask(d *Data, task, exactMethod string, ex []runs.Record, opt TrueOptio
 				t.FinalByMethods = append(t.FinalByMethods, row)
 			}
 		}
+	}
+	// The floor is for the fewest runs a method has: in gasp's stores every method has the grid's runs; in
+	// the authors' the chains number 100–300 and their rejection sampling has a run per attempt (thousands),
+	// more than any split of the exact samples could match. Fewer runs score higher: the floor of a method
+	// with more runs is at most this.
+	runsPer := 0
+	if len(sizes) > 0 {
+		runsPer = slices.Min(sizes)
 	}
 	if tv, kl, ok := e.Floor(runsPer, 200, streamSeed(opt.Seed, task, "floor", runsPer)); ok {
 		t.FloorTV, t.FloorKL = tv, kl
