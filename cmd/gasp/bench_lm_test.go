@@ -60,3 +60,41 @@ func TestBenchLMJSONOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchLMLogits: --logits-ids reports, from the benchmark's own load of the model, the logits that
+// "gasp logits" gives for the same ids (one load of an 8B checkpoint serves both in the GPU check), and the
+// memory estimate of the largest batch.
+func TestBenchLMLogits(t *testing.T) {
+	const ids = "1 17 300 42"
+	code, out, errOut := gasp("bench", "lm", "--batch", "1,3", "--steps", "1", "--prompt-len", "4", "--max-seq", "16",
+		"--logits-ids", ids, "--json")
+	if code != 0 {
+		t.Fatalf("bench lm: exit %d: %s", code, errOut)
+	}
+	var rep lmReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = gasp("logits", "--ids", ids)
+	if code != 0 {
+		t.Fatalf("logits: exit %d: %s", code, errOut)
+	}
+	var want logitsReport
+	if err := json.Unmarshal([]byte(out), &want); err != nil {
+		t.Fatal(err)
+	}
+	if rep.LogitsIDs != 4 || len(rep.Logits) != want.VocabSize || len(want.Logits) != want.VocabSize {
+		t.Fatalf("%d ids, %d logits; gasp logits: %d of %d", rep.LogitsIDs, len(rep.Logits), len(want.Logits), want.VocabSize)
+	}
+	for i, v := range want.Logits {
+		if d := rep.Logits[i] - v; d > 1e-5 || d < -1e-5 {
+			t.Fatalf("logit %d: bench lm %g, gasp logits %g", i, rep.Logits[i], v)
+		}
+	}
+	if rep.MemoryEstimate <= 0 || rep.LoadS <= 0 {
+		t.Errorf("memory estimate %d, load %g s", rep.MemoryEstimate, rep.LoadS)
+	}
+	if code, _, errOut := gasp("bench", "lm", "--logits-ids", "1 x"); code != 2 || !strings.Contains(errOut, `--logits-ids: "x" is not a token id`) {
+		t.Errorf("bad --logits-ids: exit %d: %s", code, errOut)
+	}
+}
