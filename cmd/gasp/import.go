@@ -72,23 +72,15 @@ was skipped.`, stdout, stderr)
 		fmt.Fprintf(stderr, "gasp import: skipped %s\n", s)
 	}
 	fmt.Fprintf(stderr, "gasp import: %d tasks, %d files: %d records in %s; %d skipped%s; GCD from %s\n",
-		sum.Tasks, sum.Files, sum.Records, *out, len(sum.Skipped), skipCounts(sum.Skipped), strings.Join(sum.GCDFrom, "; "))
+		sum.Tasks, sum.Files, sum.Records, *out, len(sum.Skipped), skipCounts(sum), strings.Join(sum.GCDFrom, "; "))
 	return 0
 }
 
 // skipCounts summarizes the skipped paths by reason: " (3 × reason, ...)".
-func skipCounts(skipped []authors.Skip) string {
-	n := map[string]int{}
-	var order []string
-	for _, s := range skipped {
-		if n[s.Reason] == 0 {
-			order = append(order, s.Reason)
-		}
-		n[s.Reason]++
-	}
+func skipCounts(sum authors.Summary) string {
 	var parts []string
-	for _, r := range order {
-		parts = append(parts, fmt.Sprintf("%d × %s", n[r], r))
+	for _, r := range sum.SkippedByReason() {
+		parts = append(parts, fmt.Sprintf("%d × %s", r.N, r.Reason))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -179,13 +179,7 @@ var authorsRunFiles = []string{
 // a bad run file ends (exit 0), imports the rest and names the file with
 // what is wrong with it.
 func TestMisuseFilesImportSkips(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the misuse suite runs the commands")
-	}
-	repo, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := misuseRepo(t)
 	for _, f := range authorsRunFiles {
 		for _, bad := range []badFile{devZero, fifo, sparse, dir} {
 			t.Run(fmt.Sprintf("%s as %s", filepath.Base(f), bad), func(t *testing.T) {
@@ -207,13 +201,7 @@ func TestMisuseFilesImportSkips(t *testing.T) {
 // exit 1 within the time limit (a FIFO must not block it), name the bad
 // file and say what is wrong with it, and change nothing of the user's.
 func TestMisuseFiles(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the misuse suite runs the commands")
-	}
-	repo, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := misuseRepo(t)
 	for _, c := range fileMisuses() {
 		t.Run(c.name, func(t *testing.T) {
 			sb := fileSandbox(t, repo)

@@ -142,13 +142,7 @@ func sizeFixtures(t *testing.T, repo, sb string) {
 // is bounded and by how much, not panic, and change nothing of the
 // user's.
 func TestMisuseSizes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the misuse suite runs the commands")
-	}
-	repo, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := misuseRepo(t)
 	for _, c := range sizeMisuses() {
 		t.Run(c.name, func(t *testing.T) {
 			sb := newSandbox(t, repo)

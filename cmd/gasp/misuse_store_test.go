@@ -275,13 +275,7 @@ func copyTree(t *testing.T, src, dst string) {
 
 // TestMisuseStoreOwner runs ownerMisuses as TestMisuse runs its cases.
 func TestMisuseStoreOwner(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the misuse suite runs the commands")
-	}
-	repo, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := misuseRepo(t)
 	fx := t.TempDir()
 	ownerFixtures(t, repo, fx)
 	shared := snapshot(t, fx)

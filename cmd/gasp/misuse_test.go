@@ -207,13 +207,7 @@ func storeMisuses() []misuse {
 
 // TestMisuse runs every misuse against a fresh sandbox.
 func TestMisuse(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the misuse suite runs the commands")
-	}
-	repo, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := misuseRepo(t)
 	fx := t.TempDir()
 	fixtures(t, repo, fx)
 	cases := append(append(numericMisuses(), pathMisuses()...), storeMisuses()...)
@@ -240,6 +234,19 @@ func TestMisuse(t *testing.T) {
 	for _, d := range diffSnapshots(committed, snapshot(t, shared...)) {
 		t.Errorf("the misuse suite changed %s, which no case writes", d)
 	}
+}
+
+// misuseRepo skips a misuse suite in -short mode (it runs the commands) and returns the repository's root.
+func misuseRepo(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("the misuse suite runs the commands")
+	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo
 }
 
 // checkOutcome reports a command of the misuse suite that panicked or ran

@@ -7,7 +7,7 @@
 // # The KL estimator
 //
 // The true target P^G is unknown for a real model, so the paper estimates KL
-// against a reference built from the samples themselves (DESIGN.md §3). For
+// against a reference built from the samples themselves (see NewReference). For
 // one task, let S be the set of distinct valid samples observed from every
 // method of the task, at every k. The reference is P renormalised over S:
 //

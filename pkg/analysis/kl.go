@@ -15,7 +15,7 @@ import (
 
 // Reference is the paper's §4.1 reference distribution of one task: P
 // renormalised over the union S of distinct complete (valid) samples observed
-// from every method of the task (DESIGN.md §3). A sample is its completion
+// from every method of the task. A sample is its completion
 // ids and the end-of-sequence token that ended it (see the package comment
 // for records that did not record it).
 type Reference struct {

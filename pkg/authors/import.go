@@ -80,6 +80,28 @@ type Skip struct {
 
 func (s Skip) String() string { return s.Path + ": " + s.Reason }
 
+// ReasonCount is how many skips gave one reason.
+type ReasonCount struct {
+	Reason string
+	N      int
+}
+
+// SkippedByReason counts the skips by reason, in the order the reasons first came.
+func (s Summary) SkippedByReason() []ReasonCount {
+	var out []ReasonCount
+	at := map[string]int{}
+	for _, k := range s.Skipped {
+		i, ok := at[k.Reason]
+		if !ok {
+			i = len(out)
+			at[k.Reason] = i
+			out = append(out, ReasonCount{Reason: k.Reason})
+		}
+		out[i].N++
+	}
+	return out
+}
+
 // Import reads the authors' run logs under dir (a runs_log directory, or
 // one holding runs_log/) and writes them as a run store at out, which must
 // not exist. It reads and checks every file before writing anything; on

@@ -73,6 +73,7 @@ func rejectionRecords(steps []*sample, successes []bool, task, method string, ru
 		return runs.Record{Schema: runs.Schema, Task: task, Method: method, Run: run, PromptIDs: []int{}, IDs: []int{},
 			EOS: runs.NoEOS, Status: runs.StatusRejected, Rejections: failures}
 	}
+	perAttempt := method == Methods["rs"] // a run per attempt; else per sample, failures counted
 	var recs []runs.Record
 	var failures int64
 	next := 0
@@ -85,12 +86,12 @@ func rejectionRecords(steps []*sample, successes []bool, task, method string, ru
 				return nil, run, fmt.Errorf("sample %d: %w", next-1, err)
 			}
 			r := record(s, task, method, 0, run, eos)
-			if method != Methods["rs"] {
+			if !perAttempt {
 				r.Rejections = failures
 			}
 			recs, failures = append(recs, r), 0
 			run++
-		case method == Methods["rs"]:
+		case perAttempt:
 			recs = append(recs, rejected(0))
 			run++
 		default:

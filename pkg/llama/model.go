@@ -387,13 +387,12 @@ func (m *Model) addTiedHead() error {
 // rows over GOMAXPROCS goroutines: loading Llama-3.1-8B transposes 7 GB of weights, ~50 s on one core.
 func transpose[T any](a []T, rows, cols int) []T {
 	t := make([]T, len(a))
-	const blk = 32 // cache blocking
-	workers := min(runtime.GOMAXPROCS(0), rows/blk)
+	workers := min(runtime.GOMAXPROCS(0), rows/transposeBlock)
 	if len(a) < 1<<20 || workers < 2 {
 		transposeRows(t, a, rows, cols, 0, rows)
 		return t
 	}
-	per := (rows/blk + workers - 1) / workers * blk // a multiple of blk
+	per := (rows/transposeBlock + workers - 1) / workers * transposeBlock
 	var wg sync.WaitGroup
 	for r0 := 0; r0 < rows; r0 += per {
 		wg.Go(func() { transposeRows(t, a, rows, cols, r0, min(r0+per, rows)) })
@@ -402,9 +401,12 @@ func transpose[T any](a []T, rows, cols int) []T {
 	return t
 }
 
+// transposeBlock is transpose's cache blocking, and the unit in which it splits rows among goroutines.
+const transposeBlock = 32
+
 // transposeRows writes rows [r0, r1) of a [rows, cols] into columns [r0, r1) of t [cols, rows].
 func transposeRows[T any](t, a []T, rows, cols, r0, r1 int) {
-	const blk = 32
+	const blk = transposeBlock
 	for i0 := r0; i0 < r1; i0 += blk {
 		for j0 := 0; j0 < cols; j0 += blk {
 			for i := i0; i < min(i0+blk, r1); i++ {
