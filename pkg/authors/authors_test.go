@@ -325,7 +325,7 @@ func TestImportSkips(t *testing.T) {
 	// Nothing importable: an error, nothing written.
 	parent := t.TempDir()
 	if _, err := Import("testdata", filepath.Join(parent, "s"), Options{TaskRoot: taskRoot, Model: 3, EOS: []int{151645}}); err == nil ||
-		!strings.Contains(err.Error(), "nothing of model 3 could be imported") {
+		!strings.Contains(err.Error(), "nothing of model 3 could be imported") || !strings.Contains(err.Error(), "SLIA_lastname-12345678-2: model index 2") {
 		t.Errorf("model 3: %v", err)
 	}
 	if _, err := Import("testdata", filepath.Join(parent, "s"), Options{TaskRoot: taskRoot, Model: 2}); err == nil ||

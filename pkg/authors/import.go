@@ -234,15 +234,15 @@ func readAll(dir string, tasks map[string]string, opt Options, sum *Summary) ([]
 			sum.Tasks++
 		}
 	}
-	if opt.Strict && len(sum.Skipped) > 0 {
-		lines := make([]string, len(sum.Skipped))
-		for i, s := range sum.Skipped {
-			lines[i] = s.String()
-		}
-		return nil, fmt.Errorf("authors: %s (--strict): %d not imported:\n%s", dir, len(lines), strings.Join(lines, "\n"))
+	lines := make([]string, len(sum.Skipped))
+	for i, s := range sum.Skipped {
+		lines[i] = "\n" + s.String()
 	}
-	if len(recs) == 0 {
-		return nil, fmt.Errorf("authors: %s: nothing of model %d could be imported (%d skipped)", dir, opt.Model, len(sum.Skipped))
+	if opt.Strict && len(sum.Skipped) > 0 {
+		return nil, fmt.Errorf("authors: %s (--strict): %d not imported:%s", dir, len(lines), strings.Join(lines, ""))
+	}
+	if len(recs) == 0 { // the user sees no summary then: say why
+		return nil, fmt.Errorf("authors: %s: nothing of model %d could be imported (%d skipped)%s", dir, opt.Model, len(sum.Skipped), strings.Join(lines, ""))
 	}
 	return recs, nil
 }
