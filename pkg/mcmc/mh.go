@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/gasplab/gasp/pkg/gcd"
 	"github.com/gasplab/gasp/pkg/lm"
@@ -35,18 +34,6 @@ func LogQ(px []float64, x, y *sample.Record) float64 {
 		}
 	}
 	return acc
-}
-
-// logQCut is the classic mistake LogQ avoids: only the cut that was drawn.
-func logQCut(px []float64, cut int, y *sample.Record) float64 {
-	if cut >= len(px) || px[cut] == 0 {
-		return math.Inf(-1)
-	}
-	s := math.Log(px[cut])
-	for _, v := range y.LogQ[cut:] {
-		s += v
-	}
-	return s
 }
 
 func logAddExp(a, b float64) float64 {
@@ -96,17 +83,11 @@ type Config struct {
 	// must be a valid sentence; 0 means 100.
 	MaxInitTries int
 
-	wrongQ wrongQ // test hook: compute q wrongly
+	// logAlpha, when set, replaces LogAlpha for a step that cut at cut:
+	// tests plug in the classic mistakes in q to show that the
+	// distribution tests notice them (export_test.go).
+	logAlpha func(x, y *sample.Record, px, py []float64, cut int) float64
 }
-
-// wrongQ names the mistakes in q that tests check are noticed.
-type wrongQ uint8
-
-const (
-	rightQ      wrongQ = iota
-	cutOnlyQ           // only the drawn cut's term
-	noPositionQ        // only the suffix's GCD probability, without p_pos
-)
 
 // Step is one MH step of a chain.
 type Step struct {
@@ -395,8 +376,7 @@ func (r *runner) decide(c *chain, y *sample.Record) error {
 	return nil
 }
 
-// logAlpha returns log α(x, y) for c's step in progress, q computed
-// wrongly when a test asks for it.
+// logAlpha returns log α(x, y) for c's step in progress.
 func (r *runner) logAlpha(c *chain, y *sample.Record) (float64, error) {
 	s := &c.step
 	switch {
@@ -409,12 +389,8 @@ func (r *runner) logAlpha(c *chain, y *sample.Record) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	switch r.cfg.wrongQ {
-	case noPositionQ:
-		py, px := slices.Repeat([]float64{1}, len(py)), slices.Repeat([]float64{1}, len(c.px))
-		return min(0, y.LogProb()+logQCut(py, s.Cut, c.x)-c.x.LogProb()-logQCut(px, s.Cut, y)), nil
-	case cutOnlyQ:
-		return min(0, y.LogProb()+logQCut(py, s.Cut, c.x)-c.x.LogProb()-logQCut(c.px, s.Cut, y)), nil
+	if r.cfg.logAlpha != nil {
+		return r.cfg.logAlpha(c.x, y, c.px, py, s.Cut), nil
 	}
 	return LogAlpha(c.x, y, c.px, py), nil
 }

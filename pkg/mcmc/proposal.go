@@ -94,7 +94,8 @@ func (PriorityPP) String() string { return "PriorityPP" }
 // Mix is the authors' "mix-p": each step is a Restart step with probability
 // P, else a step of Else (nil means Priority), a mixture of kernels. Its
 // Weights, used only where Kernels is ignored, are the mixture of the two
-// truncation distributions.
+// truncation distributions; where Else's weights are invalid, every weight
+// is NaN, so that Positions reports the error rather than Mix hiding it.
 type Mix struct {
 	P    float64
 	Else Proposal
@@ -114,8 +115,10 @@ func (m Mix) Kernels() ([]float64, []Proposal) {
 func (m Mix) Weights(x *sample.Record, w []float64) {
 	p, err := Positions(m.other(), x)
 	if err != nil {
-		p = make([]float64, len(w))
-		p[0] = 1
+		for i := range w {
+			w[i] = math.NaN()
+		}
+		return
 	}
 	for i := range w {
 		w[i] = (1 - m.P) * p[i]
