@@ -377,7 +377,7 @@ func TestImportModelIndexOverflow(t *testing.T) {
 		}
 		out := filepath.Join(t.TempDir(), "store")
 		// Strict: what a tolerant import would skip (and list) is an error.
-		_, err := Import(logs, out, Options{TaskRoot: taskRoot, Model: model, EOS: Llama31EOS, Strict: true})
+		_, err := Import(logs, out, Options{TaskRoot: taskRoot, Model: model, EOS: Llama31EOS(), Strict: true})
 		want := bad + ": model index 99999999999999999999 is out of range"
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("--model %d: err = %v, want %q", model, err, want)

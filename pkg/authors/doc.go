@@ -48,7 +48,7 @@
 //	rs → rejection, ars → ars, rsft → rsft, cars → cars
 //
 // (their ars is adaptive rejection sampling, exact, not ASAp). The four
-// rejection-type methods are exact samplers of P^G (ExactMethods): their
+// rejection-type methods are exact samplers of P^G (ExactMethods()): their
 // valid records are exact samples, which "gasp analyze-true --exact STORE
 // --method cars" measures the chains against. Runs are numbered in the
 // order of their files (style directory, then file name). An MCMC chain of

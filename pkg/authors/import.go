@@ -17,25 +17,32 @@ import (
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
-// Llama31EOS are the end-of-sequence ids of Llama-3.1-8B-Instruct:
+// Llama31EOS returns the end-of-sequence ids of Llama-3.1-8B-Instruct:
 // <|end_of_text|>, <|eom_id|>, <|eot_id|>.
-var Llama31EOS = []int{128001, 128008, 128009}
+func Llama31EOS() []int { return []int{128001, 128008, 128009} }
 
-// Methods maps the authors' styles to gasp's method names. Their ars is
+// styleMethods maps the authors' styles to gasp's method names. Their ars is
 // adaptive rejection sampling (the CARS paper's ARS), not ASAp.
-var Methods = map[string]string{
+var styleMethods = map[string]string{
 	"prefix": "mcmc-uniform", "priority": "mcmc-priority", "restart": "mcmc-restart",
 	"rs": "rejection", "ars": "ars", "rsft": "rsft", "cars": "cars",
 }
 
-// ExactMethods are the methods of the rejection-type styles: each accepted
+// MethodOf returns gasp's method name for one of the authors' styles
+// ("prefix" → "mcmc-uniform", "ars" → "ars", ...), and whether it knows it.
+func MethodOf(style string) (string, bool) {
+	m, ok := styleMethods[style]
+	return m, ok
+}
+
+// ExactMethods returns the methods of the rejection-type styles: each accepted
 // sample is drawn exactly from P^G, the model's distribution restricted to
 // the grammar (rs, rsft: P conditioned on acceptance; ars, cars: adaptive,
 // exact given acceptance), up to the authors' 512-token cap.
-var ExactMethods = []string{"ars", "cars", "rejection", "rsft"}
+func ExactMethods() []string { return []string{"ars", "cars", "rejection", "rsft"} }
 
-// Models are the authors' model indices (run_task.py).
-var Models = map[int]string{
+// modelNames are the authors' model indices (run_task.py).
+var modelNames = map[int]string{
 	0: "hsultanbey/codegen350multi_finetuned", 1: "meta-llama/Llama-3.1-8B-Instruct",
 	2: "Qwen/Qwen2.5-7B-Instruct", 3: "Qwen/Qwen2.5-14B-Instruct",
 }
@@ -112,10 +119,10 @@ func Import(dir, out string, opt Options) (Summary, error) {
 		opt.Model = 1
 	}
 	if opt.EOS == nil && opt.Model != 1 {
-		return sum, fmt.Errorf("authors: model %d (%s): give its end-of-sequence ids (gasp knows Llama-3.1's only)", opt.Model, Models[opt.Model])
+		return sum, fmt.Errorf("authors: model %d (%s): give its end-of-sequence ids (gasp knows Llama-3.1's only)", opt.Model, modelNames[opt.Model])
 	}
 	if opt.EOS == nil {
-		opt.EOS = Llama31EOS
+		opt.EOS = Llama31EOS()
 	}
 	// "s/" names the store s: unclean, its parent would be s itself.
 	out = filepath.Clean(out)
@@ -249,8 +256,8 @@ func readAll(dir string, tasks map[string]string, opt Options, sum *Summary) ([]
 
 // modelName names the authors' model index s, if known.
 func modelName(s string) string {
-	if i, err := strconv.Atoi(s); err == nil && Models[i] != "" {
-		return Models[i]
+	if i, err := strconv.Atoi(s); err == nil && modelNames[i] != "" {
+		return modelNames[i]
 	}
 	return "unknown model"
 }
@@ -268,7 +275,7 @@ func readTask(path, task string, eos []int, sum *Summary) []runs.Record {
 	for _, e := range entries {
 		p := filepath.Join(path, e.Name())
 		m := styleDirRE.FindStringSubmatch(e.Name())
-		if !e.IsDir() || m == nil || Methods[m[1]] == "" {
+		if !e.IsDir() || m == nil || styleMethods[m[1]] == "" {
 			skip(p, fmt.Sprintf("not a style directory (<style>-<timestamp>, style one of %s)", strings.Join(styleNames(), ", ")))
 			continue
 		}
@@ -294,7 +301,7 @@ func readTask(path, task string, eos []int, sum *Summary) []runs.Record {
 			}
 			sum.Files++
 			recs, run = append(recs, rs...), next
-			if strings.HasPrefix(Methods[style], "mcmc-") {
+			if strings.HasPrefix(styleMethods[style], "mcmc-") {
 				starts[style] = append(starts[style], rs[0])
 			}
 		}
@@ -343,7 +350,7 @@ func runFiles(dir string) ([]string, []Skip) {
 // styleNames returns the styles, sorted.
 func styleNames() []string {
 	var out []string
-	for s := range Methods {
+	for s := range styleMethods {
 		out = append(out, s)
 	}
 	slices.Sort(out)
@@ -460,8 +467,8 @@ func metadata(opt Options, sum Summary) []byte {
 		Files        int               `json:"files"`
 		Records      int               `json:"records"`
 		Skipped      []string          `json:"skipped"`
-	}{"the authors' runs_log (github.com/pparys/cars, run_task.py)", opt.Model, Models[opt.Model], opt.EOS,
-		Methods, ExactMethods, "valid records of the exact methods are samples of P^G (exact given acceptance)",
+	}{"the authors' runs_log (github.com/pparys/cars, run_task.py)", opt.Model, modelNames[opt.Model], opt.EOS,
+		styleMethods, ExactMethods(), "valid records of the exact methods are samples of P^G (exact given acceptance)",
 		sum.Files, sum.Records, skipped}, "", "  ")
 	return append(b, '\n')
 }

@@ -25,7 +25,7 @@ func readRun(path, task, style string, firstRun int, eos []int) ([]runs.Record, 
 	if err != nil {
 		return nil, firstRun, err
 	}
-	method := Methods[style]
+	method := styleMethods[style]
 	if strings.HasPrefix(method, "mcmc-") {
 		var f struct {
 			Steps *[]mcmcStep `json:"steps"`
@@ -73,7 +73,7 @@ func rejectionRecords(steps []*sample, successes []bool, task, method string, ru
 		return runs.Record{Schema: runs.Schema, Task: task, Method: method, Run: run, PromptIDs: []int{}, IDs: []int{},
 			EOS: runs.NoEOS, Status: runs.StatusRejected, Rejections: failures}
 	}
-	perAttempt := method == Methods["rs"] // a run per attempt; else per sample, failures counted
+	perAttempt := method == styleMethods["rs"] // a run per attempt; else per sample, failures counted
 	var recs []runs.Record
 	var failures int64
 	next := 0

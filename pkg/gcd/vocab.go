@@ -68,11 +68,13 @@ func (v *Vocab) Name(id int) string { return string(v.names[v.nameOff[id]:v.name
 // name is Name without the copy, to compare.
 func (v *Vocab) name(id int) []byte { return v.names[v.nameOff[id]:v.nameOff[id+1]] }
 
-// DefaultEOSNames are the special tokens that ParseVocab takes as
+// DefaultEOSNames returns the special tokens that ParseVocab takes as
 // end-of-sequence tokens when a tokenizer has them: Llama 3's
 // <|end_of_text|> and <|eot_id|>, GPT-2's <|endoftext|>, Llama 2's </s>,
 // Gemma's <eos> and ChatML's <|im_end|>.
-var DefaultEOSNames = []string{"<|end_of_text|>", "<|eot_id|>", "<|endoftext|>", "</s>", "<eos>", "<|im_end|>"}
+func DefaultEOSNames() []string { return slices.Clone(defaultEOSNames) }
+
+var defaultEOSNames = []string{"<|end_of_text|>", "<|eot_id|>", "<|endoftext|>", "</s>", "<eos>", "<|im_end|>"}
 
 // maxVocabID bounds the token ids ParseVocab accepts, so that a malformed
 // file cannot make it allocate without limit.
@@ -167,7 +169,7 @@ func (v *Vocab) finish(seen []bool) {
 	}
 	slices.SortStableFunc(ids, func(a, b int32) int { return bytes.Compare(v.name(int(a)), v.name(int(b))) })
 	v.byName = ids
-	for _, name := range DefaultEOSNames {
+	for _, name := range defaultEOSNames {
 		if id, ok := v.ID(name); ok && v.Special[id] {
 			v.EOS = append(v.EOS, id)
 		}
