@@ -20,8 +20,10 @@ func (p Problem) String() string { return fmt.Sprintf("cell %d: %s", p.Cell, p.L
 
 // failRe matches the output lines of a failed program: a Go panic or fatal
 // runtime error, the "exit status N" and "signal: ..." lines that GoNB
-// prints when a cell's program ends badly, and go test's failure lines.
-var failRe = regexp.MustCompile(`^(panic: |fatal error: |exit status [1-9][0-9]*$|signal: |--- FAIL: |FAIL$|FAIL\t)`)
+// prints when a cell's program ends badly, go test's failure lines, and an
+// "error: ..." line, which notebook.Run prints for a failed cell and which a
+// cell that reports its own error (and exits 0) prints too.
+var failRe = regexp.MustCompile(`^(panic: |fatal error: |error: |exit status [1-9][0-9]*$|signal: |--- FAIL: |FAIL$|FAIL\t)`)
 
 // tagRe matches an HTML tag, to read the text of HTML outputs.
 var tagRe = regexp.MustCompile(`<[^>]*>`)

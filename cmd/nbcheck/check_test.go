@@ -15,6 +15,7 @@ func TestCheckExecuted(t *testing.T) {
 	for name, want := range map[string][]Problem{
 		"pass.ipynb":       nil,
 		"fail-exit.ipynb":  {{1, "exit status 3"}},
+		"fail-error.ipynb": {{1, "error: deliberate"}},
 		"fail-panic.ipynb": {{2, "panic: deliberate"}, {2, "exit status 2"}},
 		"fail-test.ipynb":  {{2, "--- FAIL: TestDeliberate (0.00s)"}, {2, "FAIL"}, {2, "exit status 1"}},
 	} {
@@ -44,8 +45,10 @@ func TestCheckOutputs(t *testing.T) {
 			[]Problem{{2, "fatal error: all goroutines are asleep - deadlock!"}}},
 		{`{"cell_type": "code", "outputs": [{"output_type": "display_data", "data": {"text/html": "<pre>exit status 1</pre>", "text/plain": "signal: killed"}}]}`,
 			[]Problem{{1, "exit status 1"}, {1, "signal: killed"}}},
-		{`{"cell_type": "code", "outputs": [{"output_type": "stream", "name": "stderr", "text": ["exit status 0\n", "a panic: is not at the start\n", "FAILED\n"]}]}`,
+		{`{"cell_type": "code", "outputs": [{"output_type": "stream", "name": "stderr", "text": ["exit status 0\n", "a panic: is not at the start\n", "FAILED\n", "no error: here\n", "errors: 0\n"]}]}`,
 			nil},
+		{`{"cell_type": "code", "outputs": [{"output_type": "stream", "name": "stdout", "text": ["ok\n", "error: open x: no such file\n"]}]}`,
+			[]Problem{{1, "error: open x: no such file"}}},
 		{`{"cell_type": "code", "outputs": [{"output_type": "stream", "name": "stdout", "text": ["FAIL\tgithub.com/x/y\t0.1s\n"]}]}`,
 			[]Problem{{1, "FAIL\tgithub.com/x/y\t0.1s"}}},
 	} {

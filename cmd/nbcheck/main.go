@@ -11,7 +11,8 @@
 // --execute" succeeds. nbcheck reads notebooks that nbconvert executed and
 // reports, one line per problem as FILE: cell N: LINE, every error output
 // and every output line that says a program failed: "panic: ", "fatal
-// error: ", "exit status N" (N > 0), "signal: ", "--- FAIL: " and "FAIL".
+// error: ", "error: ", "exit status N" (N > 0), "signal: ", "--- FAIL: " and
+// "FAIL".
 // It exits with status 1 if it found a problem, 2 if a notebook could not be
 // read. scripts/notebooks-run.sh runs it on every notebook of notebooks/.
 //
