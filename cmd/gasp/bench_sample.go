@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -169,7 +170,7 @@ func (c *benchSampleCmd) time() (*sampleReport, error) {
 	}
 	var st mcmc.Stats
 	start := time.Now()
-	recs, err := t.Draw(c.name, c.meth, experiment.Batch{Seed: c.seed, Size: c.chains, K: c.k, At: []int{c.k}, Stats: &st})
+	recs, err := t.Draw(context.Background(), c.name, c.meth, experiment.Batch{Seed: c.seed, Size: c.chains, K: c.k, At: []int{c.k}, Stats: &st})
 	if err != nil {
 		return nil, err
 	}

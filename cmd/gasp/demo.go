@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -220,7 +221,7 @@ func (c *demoCmd) sample(st *runs.Store, plans []demoPlan, units int, stderr io.
 		}
 		b.describe(p.name)
 		t0 := time.Now()
-		recs, err := t.Draw(p.name, p.meth, experiment.Batch{Seed: c.seed, Size: c.runs, Runs: p.todo, K: c.k,
+		recs, err := t.Draw(context.Background(), p.name, p.meth, experiment.Batch{Seed: c.seed, Size: c.runs, Runs: p.todo, K: c.k,
 			Ended: func(*sample.Record) { b.add(1) }})
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)

@@ -286,6 +286,15 @@ func analysisTitle(name string, c *experiment.Config) string {
 		name, c.Protocol, c.Model, c.Runs, c.K, c.Temperature, c.TopP, c.TopK, c.MaxNewTokens)
 }
 
+// storedSteps says how the runs of method m leave records: the built-in
+// method's own Steps, or, for a user's method, what its records show.
+func storedSteps(m string, data *analysis.Data) method.Steps {
+	if meth, err := method.Parse(m); err == nil {
+		return meth.Steps()
+	}
+	return data.Steps(m)
+}
+
 // checkStoredGrid fails when a record lies outside the grid of cfg (the
 // store's experiment.json; nil when it has none): a run ≥ runs, or a k
 // above K (or above 0 for gcd and rejection). It also fails when k > 0 is
@@ -295,7 +304,7 @@ func checkStoredGrid(st *runs.Store, data *analysis.Data, cfg *experiment.Config
 	found, largest := k == 0, 0
 	for _, task := range data.Tasks() {
 		for _, m := range data.Methods(task) {
-			stepped := m == analysis.ASAp || analysis.IsMCMC(m)
+			stepped := storedSteps(m, data) != method.None
 			for _, kk := range data.Ks(task, m) {
 				if stepped {
 					found = found || kk == k

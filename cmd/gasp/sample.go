@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -274,7 +275,7 @@ func (c *sampleCmd) draw(t *experiment.Task, todo []int, trie *sample.Trie, b *b
 		if len(batch.Runs) == 0 {
 			continue
 		}
-		recs, err := t.Draw(c.name, c.meth, batch)
+		recs, err := t.Draw(context.Background(), c.name, c.meth, batch)
 		if err == nil && c.trie != "" {
 			if err = experiment.SaveTrie(c.trie, trie); err != nil {
 				err = fmt.Errorf("--trie: %w", err)

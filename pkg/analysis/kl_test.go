@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/exact"
+	"github.com/gasplab/gasp/pkg/method"
 	"github.com/gasplab/gasp/pkg/runs"
 	"github.com/gasplab/gasp/pkg/sample"
 )
@@ -266,10 +267,12 @@ func TestRatiosByHand(t *testing.T) {
 		return []Series{
 			{Method: ASAp, Points: []Point{{K: 1, KL: 9}, {K: 2, KL: asap}}},
 			{Method: GCD, Points: []Point{{K: 0, KL: gcd}}},
-			{Method: "mcmc-x", Points: []Point{{K: 0, KL: 9}, {K: 1, KL: 3}, {K: 2, KL: mcmc}}},
+			{Method: "floor", Points: []Point{{K: 0, KL: 9}, {K: 1, KL: 3}, {K: 2, KL: mcmc}}},
 		}
 	}
-	rep := &Report{Methods: []string{ASAp, GCD, "mcmc-x"}, Tasks: []TaskResult{
+	// "floor" is a user's chain: no "mcmc-" in its name, Steps says what it is.
+	steps := map[string]method.Steps{ASAp: method.Samples, GCD: method.None, "floor": method.Chain}
+	rep := &Report{Methods: []string{ASAp, GCD, "floor"}, Steps: steps, Tasks: []TaskResult{
 		{Task: "a", Series: series(2, 1, 0.5)},
 		{Task: "b", Series: series(1, 8, 1)},
 		{Task: "c", Series: series(1, 1, 0)},
@@ -288,7 +291,7 @@ func TestRatiosByHand(t *testing.T) {
 		t.Errorf("ratio at k=1 %+v", r)
 	}
 	mono := monotonicity(rep)
-	if len(mono) != 6 || mono[1].Method != "mcmc-x" || mono[1].Increases != 0 || mono[1].Tau != -1 || mono[1].First != 3 {
+	if len(mono) != 6 || mono[1].Method != "floor" || mono[1].Increases != 0 || mono[1].Tau != -1 || mono[1].First != 3 {
 		t.Errorf("monotonicity %+v", mono)
 	}
 }

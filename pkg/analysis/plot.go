@@ -238,7 +238,7 @@ func (r *Report) scatter(base string, idx []int, title string, col map[string]co
 	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
 	i := 0
 	for _, m := range r.Methods {
-		if !IsMCMC(m) {
+		if !r.IsChain(m) {
 			continue
 		}
 		xy := r.pairs(base, m, idx)

@@ -9,19 +9,47 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gasplab/gasp/pkg/method"
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
-// Method names with a meaning for the analysis. Every other method whose
-// name starts with "mcmc-" is an MCMC method.
+// Method names with a meaning for the analysis: the paper's baselines.
+// Every method whose records are a chain's states (Data.Steps), built-in
+// or a user's, is compared with them.
 const (
 	GCD       = "gcd"
 	ASAp      = "asap"
 	Rejection = "rejection"
 )
 
-// IsMCMC reports whether method is an MCMC method ("mcmc-uniform", ...).
+// IsMCMC reports whether a method's name is a built-in MCMC method's
+// ("mcmc-uniform", ...).
+//
+// Deprecated: a method's kind is in its records, whatever its name: use
+// Data.Steps or Report.IsChain, which a user's chain satisfies too.
 func IsMCMC(method string) bool { return strings.HasPrefix(method, "mcmc-") }
+
+// Steps says how a method's runs leave records, read from the records
+// themselves, so that a user's method is told apart as the built-ins are:
+// a chain has records at k = 0 and at k ≥ 1 (MCMC), successive samples
+// start at k = 1 (ASAp), and the others have k = 0 only. A chain stored
+// at k = 0 alone is indistinguishable from one sample per run, and is
+// taken as that.
+func (d *Data) Steps(m string) method.Steps {
+	zero, later := false, false
+	for _, ms := range d.series {
+		for k := range ms[m] {
+			zero, later = zero || k == 0, later || k > 0
+		}
+	}
+	switch {
+	case zero && later:
+		return method.Chain
+	case later:
+		return method.Samples
+	}
+	return method.None
+}
 
 // Data is the records of an experiment grouped by task, method and k.
 type Data struct {
@@ -189,10 +217,17 @@ type Report struct {
 	Ratios  []Ratio
 	Mono    []Monotonicity
 	Accept  []Acceptance
+	// Steps says how each method's runs left records (Data.Steps): the
+	// chains are compared at their final k with GCD and ASAp.
+	Steps map[string]method.Steps
 	// Peer is the same store under the other protocol, for a side-by-side
 	// report (AnalyzeBoth); nil otherwise.
 	Peer *Report
 }
+
+// IsChain reports whether m's records are a chain's states at k =
+// 0…K (Data.Steps).
+func (r *Report) IsChain(m string) bool { return r.Steps[m] == method.Chain }
 
 // AnalyzeBoth analyzes d under opt.Protocol and, as its Peer, under the
 // other protocol.
@@ -245,7 +280,10 @@ func Analyze(d *Data, opt Options) (*Report, error) {
 	if opt.Protocol, err = ParseProtocol(string(opt.Protocol)); err != nil {
 		return nil, err
 	}
-	rep := &Report{Options: opt, Methods: d.Methods("")}
+	rep := &Report{Options: opt, Methods: d.Methods(""), Steps: map[string]method.Steps{}}
+	for _, m := range rep.Methods {
+		rep.Steps[m] = d.Steps(m)
+	}
 	type meanKey struct {
 		method string
 		k      int
@@ -414,7 +452,7 @@ func (r *Report) PaperRatio(method string) ([2]float64, bool) {
 func ratios(rep *Report) []Ratio {
 	var out []Ratio
 	for _, m := range rep.Methods {
-		if !IsMCMC(m) {
+		if !rep.IsChain(m) {
 			continue
 		}
 		r := Ratio{Method: m, K: rep.Options.K}
@@ -478,7 +516,7 @@ func monotonicity(rep *Report) []Monotonicity {
 	var out []Monotonicity
 	for _, t := range rep.Tasks {
 		for _, s := range t.Series {
-			if !IsMCMC(s.Method) && s.Method != ASAp {
+			if rep.Steps[s.Method] == method.None {
 				continue
 			}
 			var ks, kl []float64

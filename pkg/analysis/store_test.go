@@ -13,6 +13,7 @@ import (
 
 	"github.com/gasplab/gasp/pkg/exact"
 	"github.com/gasplab/gasp/pkg/mcmc"
+	"github.com/gasplab/gasp/pkg/method"
 	"github.com/gasplab/gasp/pkg/outdir"
 	"github.com/gasplab/gasp/pkg/runs"
 	"github.com/gasplab/gasp/pkg/sample"
@@ -250,5 +251,61 @@ func TestFilesDeterministic(t *testing.T) {
 	}
 	if _, err := os.Stat(keep); err != nil {
 		t.Error("a file that is not output was removed")
+	}
+}
+
+// A user's chain is analysed as the built-in ones are, whatever its name:
+// the store with mcmc-uniform renamed "floor" gives floor the same
+// ratios, monotonicity and figure series that mcmc-uniform had.
+func TestUserChainByRecords(t *testing.T) {
+	var builtin, user []runs.Record
+	for _, task := range loadStore(t).Tasks() {
+		builtin = append(builtin, loadStore(t).TaskRecords(task)...)
+	}
+	for _, r := range builtin {
+		if r.Method == "mcmc-uniform" {
+			r.Method = "floor"
+		}
+		user = append(user, r)
+	}
+	a, err := Analyze(Group(builtin), Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Analyze(Group(user), Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	find := func(rs []Ratio, m string) (Ratio, bool) {
+		for _, r := range rs {
+			if r.Method == m {
+				return r, true
+			}
+		}
+		return Ratio{}, false
+	}
+	ra, okA := find(a.Ratios, "mcmc-uniform")
+	rb, okB := find(b.Ratios, "floor")
+	ra.Method = "floor"
+	if !okA || !okB || ra != rb {
+		t.Errorf("ratios: built-in %+v (%v), user's %+v (%v)", ra, okA, rb, okB)
+	}
+	if !b.IsChain("floor") || b.Steps["asap"] != method.Samples || b.Steps["gcd"] != method.None {
+		t.Errorf("steps %v", b.Steps)
+	}
+	files, err := b.Files("toy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"kl_final.csv", "geomean.csv", "monotonicity.csv", "kl_mean.csv"} {
+		if !bytes.Contains(files[name], []byte("floor")) {
+			t.Errorf("%s does not list the user's chain:\n%s", name, files[name])
+		}
+	}
+	// The figures draw it: every chain against GCD and ASAp, and its KL by k.
+	for _, name := range []string{"scatter_gcd.svg", "scatter_asap.svg", "kl_mean.svg", "kl/toy_skew.svg"} {
+		if !bytes.Contains(files[name], []byte(">floor<")) {
+			t.Errorf("%s does not draw the user's chain", name)
+		}
 	}
 }

@@ -195,7 +195,7 @@ func (r *Report) meanCSV() []byte {
 	return csvBytes(rows)
 }
 
-// finalMethods returns GCD, ASAp and the MCMC methods present, in that order.
+// finalMethods returns GCD, ASAp and the chains present, in that order.
 func (r *Report) finalMethods() []string {
 	var out []string
 	for _, m := range []string{GCD, ASAp} {
@@ -206,7 +206,7 @@ func (r *Report) finalMethods() []string {
 		}
 	}
 	for _, m := range r.Methods {
-		if IsMCMC(m) {
+		if r.IsChain(m) {
 			out = append(out, m)
 		}
 	}

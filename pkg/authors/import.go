@@ -28,6 +28,10 @@ var styleMethods = map[string]string{
 	"rs": "rejection", "ars": "ars", "rsft": "rsft", "cars": "cars",
 }
 
+// chainStyles are the styles whose files hold an MH chain ("steps"); the
+// others are rejection-type samplers' attempts.
+var chainStyles = map[string]bool{"prefix": true, "priority": true, "restart": true}
+
 // MethodOf returns gasp's method name for one of the authors' styles
 // ("prefix" → "mcmc-uniform", "ars" → "ars", ...), and whether it knows it.
 func MethodOf(style string) (string, bool) {
@@ -301,7 +305,7 @@ func readTask(path, task string, eos []int, sum *Summary) []runs.Record {
 			}
 			sum.Files++
 			recs, run = append(recs, rs...), next
-			if strings.HasPrefix(styleMethods[style], "mcmc-") {
+			if chainStyles[style] {
 				starts[style] = append(starts[style], rs[0])
 			}
 		}

@@ -26,7 +26,7 @@ func readRun(path, task, style string, firstRun int, eos []int) ([]runs.Record, 
 		return nil, firstRun, err
 	}
 	method := styleMethods[style]
-	if strings.HasPrefix(method, "mcmc-") {
+	if chainStyles[style] {
 		var f struct {
 			Steps *[]mcmcStep `json:"steps"`
 		}

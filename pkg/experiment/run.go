@@ -289,7 +289,7 @@ func (r *runner) batch(ctx context.Context, t *Task, u unit) (n, valid int, err 
 			return 0, 0, err
 		}
 	}
-	recs, err := t.Draw(u.method, meth, b)
+	recs, err := t.Draw(ctx, u.method, meth, b)
 	if err == nil && b.Trie != nil {
 		err = SaveTrie(trie, b.Trie)
 	}

@@ -152,14 +152,14 @@ func (t *Task) Close() {
 }
 
 // Sample opens a task, draws batch b of method m under the name name, and
-// closes it: a notebook's one call.
+// closes it: a notebook's one call. Cancelling ctx stops the draw (Draw).
 func Sample(ctx context.Context, c TaskConfig, name string, m method.Method, b Batch) ([]runs.Record, error) {
 	t, err := OpenTask(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	defer t.Close()
-	return t.Draw(name, m, b)
+	return t.Draw(ctx, name, m, b)
 }
 
 // Batch says which runs Task.Draw draws together, and how.
@@ -184,8 +184,11 @@ type Batch struct {
 }
 
 // Draw draws batch b of method m, named name in the records and seeds,
-// and returns the runs' records, by run and then k.
-func (t *Task) Draw(name string, m method.Method, b Batch) ([]runs.Record, error) {
+// and returns the runs' records, by run and then k. Once ctx is done, the
+// method's next model call fails (lm.WithContext), so the draw stops
+// within one decoding step and returns ctx's error and no record: a batch
+// is kept whole or not at all.
+func (t *Task) Draw(ctx context.Context, name string, m method.Method, b Batch) ([]runs.Record, error) {
 	rands, seeds, err := b.rands(t.Name, name)
 	if err != nil {
 		return nil, err
@@ -199,8 +202,11 @@ func (t *Task) Draw(name string, m method.Method, b Batch) ([]runs.Record, error
 		cfg.Ended = func(_ int, r *sample.Record) { b.Ended(r) }
 	}
 	start := time.Now()
-	all, err := m.Draw(t.LM, cfg, t.Prompt, method.Options{K: b.K, Budget: b.Budget, Trie: b.Trie, Stats: b.Stats}, rands)
+	all, err := m.Draw(lm.WithContext(ctx, t.LM), cfg, t.Prompt, method.Options{K: b.K, Budget: b.Budget, Trie: b.Trie, Stats: b.Stats}, rands)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, err
 	}
 	elapsed := float64(time.Since(start).Microseconds()) / 1000

@@ -144,11 +144,11 @@ func TestTaskMisuse(t *testing.T) {
 	}
 	defer task.Close()
 	for _, b := range []Batch{{}, {Size: 2, Runs: []int{2}}, {Size: 2, Runs: []int{0, 0}}, {Size: 1, K: 2, At: []int{0, 3}}} {
-		if _, err := task.Draw("mcmc-uniform", method.MCMC{Proposal: mcmc.Uniform{}}, b); err == nil {
+		if _, err := task.Draw(context.Background(), "mcmc-uniform", method.MCMC{Proposal: mcmc.Uniform{}}, b); err == nil {
 			t.Errorf("Draw(%+v) accepted", b)
 		}
 	}
-	if _, err := task.Draw("asap", method.ASAp{}, Batch{Size: 1, K: 2, At: []int{0}}); err == nil {
+	if _, err := task.Draw(context.Background(), "asap", method.ASAp{}, Batch{Size: 1, K: 2, At: []int{0}}); err == nil {
 		t.Error("ASAp at k = 0 accepted")
 	}
 }

@@ -1,6 +1,7 @@
 package lm
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"time"
@@ -98,3 +99,50 @@ func (s timedSession) Truncate(row, length int) error {
 }
 
 func (s timedSession) since(t0 time.Time) { s.u.Time += time.Since(t0) }
+
+// WithContext returns m whose sessions fail with ctx's error once ctx is
+// done, so that any sampler — a built-in or a user's — stops at its next
+// model call, one decoding step, after a cancellation: samplers call the
+// model at every step and need no context of their own. A context that can
+// never be done leaves m as it is.
+func WithContext(ctx context.Context, m Model) Model {
+	if ctx.Done() == nil {
+		return m
+	}
+	return ctxModel{m, ctx}
+}
+
+type ctxModel struct {
+	Model
+	ctx context.Context
+}
+
+func (m ctxModel) NewSession(rows int) (Session, error) {
+	if err := m.ctx.Err(); err != nil {
+		return nil, err
+	}
+	s, err := m.Model.NewSession(rows)
+	if err != nil {
+		return nil, err
+	}
+	return ctxSession{s, m.ctx}, nil
+}
+
+type ctxSession struct {
+	Session
+	ctx context.Context
+}
+
+func (s ctxSession) Prefill(prompt []int) ([]float32, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s.Session.Prefill(prompt)
+}
+
+func (s ctxSession) Step(tokens, rows []int) ([][]float32, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s.Session.Step(tokens, rows)
+}

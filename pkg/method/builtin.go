@@ -25,6 +25,9 @@ type Rejection struct{}
 
 func (Rejection) Steps() Steps { return None }
 
+// Rejects is true: a run that spends its budget records its last attempt, not valid.
+func (Rejection) Rejects() bool { return true }
+
 func (Rejection) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error) {
 	return one(cfg.RejectionEach(m, prompt, max(o.Budget, 1), rands))
 }
@@ -99,6 +102,13 @@ type Exact struct{ Variant sample.Variant }
 
 func (Exact) Steps() Steps { return None }
 
+// Rejects is true: a run that spends its budget records its last attempt, not valid.
+func (Exact) Rejects() bool { return true }
+
+// Learns is true for the variants that learn in the trie, cars and ars:
+// rs and rsft ignore it (sample.RejectionSampler.Trie).
+func (e Exact) Learns() bool { return e.Variant == sample.ARS || e.Variant == sample.CARS }
+
 func (e Exact) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error) {
 	budget := o.Budget
 	if budget == 0 {
@@ -125,6 +135,12 @@ func (e Exact) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rand
 type SMC struct{ Options sample.SMCOptions }
 
 func (SMC) Steps() Steps { return None }
+
+// RowsPerRun is the number of particles: each is a row of the model.
+func (s SMC) RowsPerRun() int { return s.Options.Particles }
+
+// Units is the number of particles: each ends a completion.
+func (s SMC) Units(int) int { return s.Options.Particles }
 
 func (s SMC) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error) {
 	var ids []int

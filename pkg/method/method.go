@@ -61,7 +61,7 @@ func (s Steps) Range(K int) (lo, hi int) {
 // Options say how much a method draws.
 type Options struct {
 	K      int          // MCMC steps; ASAp samples
-	Budget int          // rejection, cars, ars, rsft: most attempts per run; 0: DefaultBudget
+	Budget int          // Rejecters: most attempts per run; 0: the method's default (1 for Rejection, ExactBudget for Exact)
 	Trie   *sample.Trie // cars, ars: the trie to learn in (nil: a new one)
 	// Stats, if not nil, receives MCMC chains' statistics.
 	Stats *mcmc.Stats
@@ -83,14 +83,33 @@ type Drawn struct {
 // of 10^5 steps already takes days on an 8B model.
 const MaxK = 100_000
 
+// A method declares its traits through small optional interfaces, as an
+// http.ResponseWriter declares Flusher: Rows, Units, Rejects and Learns
+// ask for them and give the plain answer for a method that has none. A
+// user's method implements only those that differ from the plain answer.
+type (
+	// RowCounter is implemented by methods that take more than one
+	// language-model row per run (SMC: one per particle).
+	RowCounter interface{ RowsPerRun() int }
+	// UnitCounter is implemented by methods whose run ends a number of
+	// completions other than its records (SMC: one per particle).
+	UnitCounter interface{ Units(K int) int }
+	// Rejecter is implemented by methods whose runs may end with no sample,
+	// having spent their budget of attempts (Options.Budget).
+	Rejecter interface{ Rejects() bool }
+	// Learner is implemented by methods whose runs learn in a trie
+	// (Options.Trie) that later batches may continue.
+	Learner interface{ Learns() bool }
+)
+
 // Rows returns the language-model rows a batch of runs runs of m takes:
-// one per run, and for SMC one per particle of every run. A batch's
-// memory is that of its rows (model.CheckMemory). It saturates at
-// math.MaxInt rather than overflow.
+// one per run unless m is a RowCounter. A batch's memory is that of its
+// rows (model.CheckMemory). It saturates at math.MaxInt rather than
+// overflow.
 func Rows(m Method, runs int) int {
 	per := 1
-	if s, ok := m.(SMC); ok {
-		per = max(s.Options.Particles, 1)
+	if c, ok := m.(RowCounter); ok {
+		per = max(c.RowsPerRun(), 1)
 	}
 	if runs > math.MaxInt/per {
 		return math.MaxInt
@@ -100,9 +119,10 @@ func Rows(m Method, runs int) int {
 
 // Units returns how many completions a run of m ends when it needs no
 // retries, K steps long: what a progress bar counts (sample.Config.Ended).
+// Unless m is a UnitCounter, that is a completion per record.
 func Units(m Method, K int) int {
-	if s, ok := m.(SMC); ok {
-		return s.Options.Particles
+	if c, ok := m.(UnitCounter); ok {
+		return c.Units(K)
 	}
 	switch m.Steps() {
 	case Chain:
@@ -113,21 +133,18 @@ func Units(m Method, K int) int {
 	return 1
 }
 
-// Rejects reports whether a run of m may end with no sample, having spent
-// its budget of attempts (rejection, cars, ars, rsft).
+// Rejects reports whether a run of m may end with no sample (m is a
+// Rejecter that says so).
 func Rejects(m Method) bool {
-	switch m.(type) {
-	case Rejection, Exact:
-		return true
-	}
-	return false
+	r, ok := m.(Rejecter)
+	return ok && r.Rejects()
 }
 
-// Learns reports whether the runs of m learn in a trie (Options.Trie) that
-// later batches may continue: cars and ars.
+// Learns reports whether the runs of m learn in a trie that later batches
+// may continue (m is a Learner that says so).
 func Learns(m Method) bool {
-	e, ok := m.(Exact)
-	return ok && e.Variant != sample.RSFT
+	l, ok := m.(Learner)
+	return ok && l.Learns()
 }
 
 // one returns the Drawn of runs that leave one record each, at k = 0, as

@@ -2,8 +2,10 @@ package method
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
+	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/mcmc"
 	"github.com/gasplab/gasp/pkg/sample"
 )
@@ -32,7 +34,7 @@ func TestShape(t *testing.T) {
 	// steps, units at K = 5, rejects, learns
 	want := map[string]string{
 		"gcd": "0 1 false false", "rejection": "0 1 true false", "asap": "2 5 false false",
-		"mcmc-uniform": "1 6 false false", "cars": "0 1 true true", "rsft": "0 1 true false", "smc-3": "0 3 false false",
+		"mcmc-uniform": "1 6 false false", "cars": "0 1 true true", "ars": "0 1 true true", "rsft": "0 1 true false", "smc-3": "0 3 false false",
 	}
 	for name, w := range want {
 		m, err := Parse(name)
@@ -51,3 +53,39 @@ func TestShape(t *testing.T) {
 		t.Errorf("Samples.Range(4) = %d, %d", lo, hi)
 	}
 }
+
+// Exact's rs learns nothing: only cars and ars continue a trie.
+func TestExactLearns(t *testing.T) {
+	for v, want := range map[sample.Variant]bool{sample.RS: false, sample.RSFT: false, sample.ARS: true, sample.CARS: true} {
+		if got := Learns(Exact{Variant: v}); got != want {
+			t.Errorf("Learns(Exact{%v}) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+// A user's method declares its traits by implementing the optional
+// interfaces; one that implements none gets the plain answers.
+func TestTraits(t *testing.T) {
+	plain := userMethod{}
+	if Rows(plain, 3) != 3 || Units(plain, 7) != 1 || Rejects(plain) || Learns(plain) {
+		t.Errorf("plain user method: rows %d, units %d, rejects %v, learns %v", Rows(plain, 3), Units(plain, 7), Rejects(plain), Learns(plain))
+	}
+	rich := richMethod{}
+	if Rows(rich, 3) != 6 || Units(rich, 7) != 14 || !Rejects(rich) || !Learns(rich) {
+		t.Errorf("rich user method: rows %d, units %d, rejects %v, learns %v", Rows(rich, 3), Units(rich, 7), Rejects(rich), Learns(rich))
+	}
+}
+
+type userMethod struct{}
+
+func (userMethod) Steps() Steps { return None }
+func (userMethod) Draw(lm.Model, sample.Config, []int, Options, []*rand.Rand) ([]Drawn, error) {
+	return nil, nil
+}
+
+type richMethod struct{ userMethod }
+
+func (richMethod) RowsPerRun() int { return 2 }
+func (richMethod) Units(K int) int { return 2 * K }
+func (richMethod) Rejects() bool   { return true }
+func (richMethod) Learns() bool    { return true }

@@ -70,7 +70,7 @@ func Parse(name string) (Method, error) {
 			return SMC{sample.SMCOptions{Particles: n, ESS: 0.5, AWRS: awrs}}, nil
 		}
 	}
-	return nil, fmt.Errorf("unknown method %q (want gcd, rejection, asap, mcmc-uniform, mcmc-priority, mcmc-restart, mcmc-priority-pp, mcmc-mix-P, cars, ars, rsft, smc, smc-N or smc-awrs-N)", name)
+	return nil, fmt.Errorf("unknown method %q (want %s, mcmc-mix-P, smc-N or smc-awrs-N)", name, strings.Join(Names(), ", "))
 }
 
 // Resolve returns the method a name stands for: user's, when it names
