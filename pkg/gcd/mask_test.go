@@ -32,28 +32,7 @@ func bruteMask(g *grammar.Grammar, v *Vocab, prefix []byte) (Bitset, error) {
 }
 
 func bruteMaskWith(m *earley.Machine, v *Vocab, prefix []byte) (Bitset, error) {
-	p := m.NewParser()
-	if !p.FeedBytes(prefix) {
-		return nil, fmt.Errorf("prefix %q not viable", prefix)
-	}
-	b := NewBitset(v.Size())
-	cp := p.Checkpoint()
-	for id := range v.Size() {
-		tok := v.Token(id)
-		switch {
-		case isEOS(v, id):
-			if p.Complete() {
-				b.Set(id)
-			}
-		case v.Special[id] || len(tok) == 0:
-		default:
-			if p.FeedBytes(tok) {
-				b.Set(id)
-			}
-			p.Rollback(cp)
-		}
-	}
-	return b, nil
+	return BruteMask(m, v, prefix)
 }
 
 func diffMasks(v *Vocab, got, want Bitset) string {
