@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # notebook-server.sh: opens the notebooks in a browser. Starts a local
 # Jupyter Notebook server with the GoNB kernel on 127.0.0.1, serving
-# notebooks/, and prints the address to open (with its token).
+# the repository, and prints the address of notebooks/ to open (with its
+# token).
 #
 #	bash scripts/notebook-server.sh
 #
@@ -31,10 +32,10 @@ token="${GASP_NOTEBOOK_TOKEN:-$(python3 -c 'import secrets; print(secrets.token_
 root_flag=()
 if [[ "$(id -u)" == 0 ]]; then root_flag=(--allow-root); fi # a container's or CI's root user
 
-echo "notebook-server: open http://127.0.0.1:$port/tree?token=$token"
+echo "notebook-server: open http://127.0.0.1:$port/tree/notebooks?token=$token"
 echo "notebook-server: kernel \"Go (gonb)\" from $JUPYTER_PATH/kernels/gonb; Ctrl-C stops the server"
 # exec: the server is this process, so that stopping it (Ctrl-C, or kill
 # from the browser test) stops its kernels too.
 exec jupyter-notebook --no-browser --ip=127.0.0.1 --port="$port" --port-retries=0 \
 	--NotebookApp.token="$token" --NotebookApp.open_browser=False \
-	--notebook-dir="$root/notebooks" "${root_flag[@]}"
+	--notebook-dir="$root" "${root_flag[@]}"

@@ -6,7 +6,9 @@
 # every cell (Cell ▸ Run All), waits for its figures and fails if a cell
 # shows an error; notebooks/07-explore.ipynb is also driven: its k slider
 # is moved and its outcome must change. A screenshot of each page goes to
-# analysis/notebooks/<notebook>.png.
+# analysis/notebooks/<notebook>.png. First, cmd/nbcheck/testdata/
+# fail-exit.ipynb (a cell that exits with status 3) must fail: a check
+# without teeth fails the run.
 #
 #	bash scripts/notebooks-browser.sh [NOTEBOOK.ipynb...]
 #	    (default: notebooks/00-quickstart.ipynb notebooks/07-explore.ipynb)
@@ -90,16 +92,39 @@ for i in $(seq 240); do
 done
 log "server up at $url"
 
-# 3. The notebooks.
+# check NOTEBOOK SHOT [ARGS...] runs notebook.mjs on a notebook (a path
+# relative to the repository, the server's root).
+check() {
+	local nb="$1" shot="$2"
+	shift 2
+	timeout $((per + 60)) node "$driver/notebook.mjs" --server "$url" --token "$token" --notebook "$nb" \
+		--shot "$shot" --chromium "$(command -v chromium)" --timeout "$per" "$@"
+}
+
+# 3. The check of the check: a notebook whose cell exits with status 3 must
+# fail in the browser, on that line.
+t0=$SECONDS
+if selfcheck="$(check cmd/nbcheck/testdata/fail-exit.ipynb "$root/.cache/notebooks/fail-exit.png" 2>&1)"; then
+	echo "$selfcheck" >&2
+	log "cmd/nbcheck/testdata/fail-exit.ipynb passed in the browser: the check has no teeth"
+	exit 1
+fi
+if ! grep -q "exit status 3" <<<"$selfcheck"; then
+	echo "$selfcheck" >&2
+	log "cmd/nbcheck/testdata/fail-exit.ipynb failed, but not on its \"exit status 3\" line"
+	exit 1
+fi
+log "cmd/nbcheck/testdata/fail-exit.ipynb: flagged as expected ($((SECONDS - t0)) s): $(grep -m1 'exit status' <<<"$selfcheck" | sed 's/^ *//')"
+
+# 4. The notebooks.
 mkdir -p analysis/notebooks
 failed=0
 for nb in "${notebooks[@]}"; do
 	name="$(basename "$nb" .ipynb)"
 	t0=$SECONDS
-	args=(--server "$url" --token "$token" --notebook "$name.ipynb" --shot "$root/analysis/notebooks/$name.png"
-		--chromium "$(command -v chromium)" --timeout "$per")
+	args=()
 	[[ "$name" == 07-explore ]] && args+=(--explore)
-	if timeout $((per + 60)) node "$driver/notebook.mjs" "${args[@]}"; then
+	if check "$nb" "$root/analysis/notebooks/$name.png" "${args[@]}"; then
 		log "$nb: ok in the browser ($((SECONDS - t0)) s)"
 	else
 		log "$nb: FAILED in the browser ($((SECONDS - t0)) s; server log: $server_log)"

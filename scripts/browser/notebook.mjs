@@ -4,10 +4,10 @@
 // screenshot of the page. Run by scripts/notebooks-browser.sh, which starts
 // the server and installs playwright-core (package.json here) and Chromium.
 //
-//	node notebook.mjs --server URL --token T --notebook NAME.ipynb --shot OUT.png
+//	node notebook.mjs --server URL --token T --notebook PATH.ipynb --shot OUT.png
 //	     [--chromium PATH] [--timeout SECONDS] [--explore]
 //
-// --explore is the check of notebooks/07-explore.ipynb: once its controls
+// PATH is relative to the server's root (the repository). --explore is the check of notebooks/07-explore.ipynb: once its controls
 // and first outcome are shown, it moves the "steps k" slider, waits for the
 // outcome to change to the new k, and clicks Done, which ends the cell.
 import { chromium } from 'playwright-core';
@@ -99,12 +99,12 @@ try {
 	await page.waitForFunction(finished, null, { polling: 500 });
 	const cells = await page.evaluate(() => Jupyter.notebook.get_cells().filter((c) => c.cell_type === 'code').length);
 	log(`all ${cells} code cells ran`);
-	// Every cell has run; figures are drawn as inline SVG.
+	const bad = await page.evaluate(problems, failLine.source);
+	if (bad.length > 0) fail(`cells failed:\n  ${bad.join('\n  ')}`);
+	// Every cell has run without error; figures are drawn as inline SVG.
 	const figures = await page.locator('.output_area svg').count();
 	if (figures === 0) fail('no figure (SVG) among the outputs');
 	log(`${figures} figure(s) shown`);
-	const bad = await page.evaluate(problems, failLine.source);
-	if (bad.length > 0) fail(`cells failed:\n  ${bad.join('\n  ')}`);
 	await screenshot(page);
 	if (consoleErrors.length > 0) log(`browser console errors (not failures): ${consoleErrors.slice(0, 5).join(' | ')}`);
 	log('ok');
