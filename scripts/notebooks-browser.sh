@@ -80,7 +80,8 @@ stop() {
 trap stop EXIT
 url="http://127.0.0.1:$port"
 for i in $(seq 240); do
-	if curl -fsS -o /dev/null "$url/api/status?token=$token" 2>/dev/null; then
+	if python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' \
+		"$url/api/status?token=$token" 2>/dev/null; then
 		break
 	fi
 	if ! kill -0 "$server" 2>/dev/null || [[ $i -eq 240 ]]; then
