@@ -2,20 +2,22 @@
 # notebooks-html.sh: renders the committed notebooks (with their outputs) to
 # HTML, as a reader's browser shows them, and, where Chromium is installed,
 # takes a headless screenshot of the top of each page into
-# analysis/notebooks/<notebook>.png: a check of what a reader sees (figures
-# drawn, tables rendered, fonts found) without opening a browser.
+# analysis/notebooks/static/<notebook>.png: a check of what a reader of the
+# stored outputs sees (figures drawn, tables rendered, fonts found). The
+# notebooks run live in a browser are scripts/notebooks-browser.sh's
+# (analysis/notebooks/<notebook>.png).
 #
 #	bash scripts/notebooks-html.sh [NOTEBOOK.ipynb...]   (default: notebooks/*.ipynb)
 #
 # The HTML goes to .cache/notebooks/html/. Fails if a notebook cannot be
-# rendered. Chromium: apt-get install chromium (not installed by the set-up:
-# CI renders the HTML but takes no screenshot).
+# rendered. Chromium: installed by scripts/notebooks-browser.sh (which
+# scripts/test.sh runs first); without it no screenshot is taken.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 html="$root/.cache/notebooks/html"
-shots="$root/analysis/notebooks"
+shots="$root/analysis/notebooks/static"
 mkdir -p "$html"
 if [[ $# -gt 0 ]]; then
 	notebooks=("$@")

@@ -18,6 +18,11 @@ cd "$root"
 source scripts/goenv.sh
 bin="$root/.cache/notebooks/bin"
 export PATH="$bin:$PATH"
+# The kernel spec of this checkout (scripts/notebooks-setup.sh), and the
+# mark that no browser is attached: notebooks with widgets (07-explore) then
+# show their defaults instead of waiting for a browser to answer.
+export JUPYTER_PATH="$root/.cache/notebooks/share/jupyter"
+export GASP_NOTEBOOK_HEADLESS=1
 timeout="${GASP_NOTEBOOK_TIMEOUT:-600}"
 if ! command -v jupyter >/dev/null || [[ ! -x "$bin/gonb" ]]; then
 	echo "notebooks-outputs: jupyter or gonb missing: run scripts/notebooks-setup.sh" >&2

@@ -93,10 +93,26 @@ step "notebooks"
 # Executes notebooks/*.ipynb headless with the GoNB kernel (installed by
 # scripts/notebooks-setup.sh, idempotent) and fails on any failed cell,
 # after checking that its checker flags deliberately failing notebooks, or
-# when a committed notebook's outputs are not what it now gives; then renders
-# each to HTML (scripts/notebooks-html.sh: screenshots where Chromium is).
+# when a committed notebook's outputs are not what it now gives; then opens
+# notebooks 00 and 07 through the notebook server in headless Chromium
+# (scripts/notebooks-browser.sh: installs chromium and playwright-core; runs
+# every cell, moves 07's slider, screenshots in analysis/notebooks/; exit
+# status 2 when it could not install them); then renders each notebook to
+# HTML (scripts/notebooks-html.sh, screenshots in analysis/notebooks/static/).
 if bash scripts/notebooks-setup.sh >/dev/null; then
 	bash scripts/notebooks-run.sh || failed+=("notebooks")
+	bash scripts/notebooks-browser.sh
+	case $? in
+	0) ;;
+	2)
+		if [[ "${CI:-}" == "true" ]]; then
+			failed+=("notebooks-browser")
+		else
+			echo "test.sh: warning: no Chromium or playwright-core; notebooks not opened in a browser" >&2
+		fi
+		;;
+	*) failed+=("notebooks-browser") ;;
+	esac
 	bash scripts/notebooks-html.sh >/dev/null || failed+=("notebooks-html")
 elif [[ "${CI:-}" == "true" ]]; then
 	failed+=("notebooks-setup")
