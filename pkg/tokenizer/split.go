@@ -217,6 +217,16 @@ func newRegexSplit(pat, behavior string, invert bool) (preStep, error) {
 			return scanner{digits: 1}, nil
 		}
 	}
+	find, err := regexFinder(pat)
+	if err != nil {
+		return nil, err
+	}
+	return newSplitter(find, behavior, invert)
+}
+
+// regexFinder returns the function that finds the matches of pat, in
+// Oniguruma's syntax, with Go's regexp and, for a final wsTail, a scanner.
+func regexFinder(pat string) (func(string, func(int, int)), error) {
 	prefix, tail := pat, strings.HasSuffix(pat, wsTail)
 	if tail {
 		prefix = pat[:len(pat)-len(wsTail)]
@@ -225,31 +235,24 @@ func newRegexSplit(pat, behavior string, invert bool) (preStep, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unsupported pre-tokenizer pattern %q: %w", pat, err)
 	}
-	var find func(string, func(int, int))
-	if !tail {
-		re, err := regexp.Compile(goPat)
-		if err != nil {
-			return nil, fmt.Errorf("unsupported pre-tokenizer pattern %q: %w", pat, err)
-		}
-		if re.MatchString("") {
-			return nil, fmt.Errorf("unsupported pre-tokenizer pattern %q: it matches the empty string", pat)
-		}
-		find = func(s string, yield func(a, b int)) {
-			for _, m := range re.FindAllStringIndex(s, -1) {
-				yield(m[0], m[1])
-			}
-		}
-	} else {
-		re, err := regexp.Compile(`^(?:` + goPat + `)`)
-		if err != nil {
-			return nil, fmt.Errorf("unsupported pre-tokenizer pattern %q: %w", pat, err)
-		}
-		if re.MatchString("") {
-			return nil, fmt.Errorf("unsupported pre-tokenizer pattern %q: it matches the empty string", pat)
-		}
-		find = func(s string, yield func(a, b int)) { findWithWSTail(re, s, yield) }
+	if tail {
+		goPat = `^(?:` + goPat + `)`
 	}
-	return newSplitter(find, behavior, invert)
+	re, err := regexp.Compile(goPat)
+	if err != nil {
+		return nil, fmt.Errorf("unsupported pre-tokenizer pattern %q: %w", pat, err)
+	}
+	if re.MatchString("") {
+		return nil, fmt.Errorf("unsupported pre-tokenizer pattern %q: it matches the empty string", pat)
+	}
+	if tail {
+		return func(s string, yield func(a, b int)) { findWithWSTail(re, s, yield) }, nil
+	}
+	return func(s string, yield func(a, b int)) {
+		for _, m := range re.FindAllStringIndex(s, -1) {
+			yield(m[0], m[1])
+		}
+	}, nil
 }
 
 // findWithWSTail finds the matches of "prefix|\s+(?!\S)|\s+", where re is
