@@ -69,10 +69,11 @@ func (v *Vocab) name(id int) []byte { return v.names[v.nameOff[id]:v.nameOff[id+
 // DefaultEOSNames returns the special tokens that ParseVocab takes as
 // end-of-sequence tokens when a tokenizer has them: Llama 3's
 // <|end_of_text|> and <|eot_id|>, GPT-2's <|endoftext|>, Llama 2's </s>,
-// Gemma's <eos> and ChatML's <|im_end|>.
+// Gemma's <eos>, ChatML's <|im_end|> (Qwen) and DeepSeek's
+// <｜end▁of▁sentence｜>.
 func DefaultEOSNames() []string { return slices.Clone(defaultEOSNames) }
 
-var defaultEOSNames = []string{"<|end_of_text|>", "<|eot_id|>", "<|endoftext|>", "</s>", "<eos>", "<|im_end|>"}
+var defaultEOSNames = []string{"<|end_of_text|>", "<|eot_id|>", "<|endoftext|>", "</s>", "<eos>", "<|im_end|>", "<｜end▁of▁sentence｜>"}
 
 // maxVocabFileBytes bounds a tokenizer.json (Llama 3's has 9 MB).
 const maxVocabFileBytes = tokenizer.MaxFileBytes
