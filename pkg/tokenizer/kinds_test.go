@@ -44,7 +44,7 @@ func TestSplitBehaviors(t *testing.T) {
 // spJSON returns a small SentencePiece-kind tokenizer.json in the shape of
 // Llama 2's: <unk>, <s>, </s>, the 256 byte-fallback tokens <0x00>..<0xFF>
 // (ids 3..258), then "▁", "a", "b", "▁a", "ab", "▁ab", "é".
-func spJSON(t *testing.T, edit func(m map[string]any)) []byte {
+func spJSON(t testing.TB, edit func(m map[string]any)) []byte {
 	t.Helper()
 	vocab := map[string]int{"<unk>": 0, "<s>": 1, "</s>": 2}
 	for b := range 256 {
