@@ -31,14 +31,18 @@ func runTokenize(args []string, stdout, stderr io.Writer) int {
 // runTokenizeIO is "gasp tokenize" reading its input from stdin.
 func runTokenizeIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cl := newCmdLine("gasp tokenize", "gasp tokenize [--tokenizer PATH] [--jsonl] [--special-as-text] [--bos]", `
-Encodes text to token ids with a Hugging Face tokenizer.json (Llama 3's byte-
-level BPE; see pkg/tokenizer), as Hugging Face tokenizers does.
+Encodes text to token ids with a Hugging Face tokenizer.json of a BPE model
+(byte-level: Llama 3, Qwen, DeepSeek-V3, GPT-2; SentencePiece: Llama 2,
+Mistral, Gemma; see pkg/tokenizer), as Hugging Face tokenizers does.
 
 Reads all of standard input as one text and prints its ids separated by
 spaces. With --jsonl, each input line is a JSON string and each output line
 the JSON array of its ids, so that one process encodes many strings. A text
 (or a line) may have at most 1 GiB, or 1/64 of the memory gasp may use if
-that is less: encoding takes up to about 64 bytes of memory per byte of text.
+that is less: encoding takes up to about 64 bytes of memory per byte of text
+(measured with Llama 3's tokenizer; a SentencePiece tokenizer without a
+pre-tokenizer, such as Llama 2's, merges all text between special tokens as
+one piece and may take more).
 
 The text of special tokens, such as <|eot_id|>, becomes the special token
 unless --special-as-text is given. --bos adds the special tokens of the

@@ -12,7 +12,7 @@
 // Use:
 //
 //	g, _, err := grammar.CompileFile("grammar/json.gbnf", grammar.Options{})
-//	vocab, err := gcd.LoadVocab("tokenizer.json") // Hugging Face byte-level BPE
+//	vocab, err := gcd.LoadVocab("tokenizer.json") // Hugging Face BPE: byte-level or SentencePiece
 //	trie := gcd.NewTrie(vocab)                    // once per vocabulary
 //	masker := gcd.NewMasker(earley.New(g), vocab, trie)
 //	st := masker.NewState()

@@ -30,7 +30,7 @@ type Model struct {
 	Dir       string
 	Config    llama.Config
 	Tokenizer *tokenizer.Tokenizer
-	Vocab     *gcd.Vocab // the tokenizer's tokens, EOS set from config.json
+	Vocab     *gcd.Vocab // the tokenizer's tokens, EOS from generation_config.json and config.json (gcd.ModelEOS)
 	Trie      *gcd.Trie  // the vocabulary's trie, shared by every grammar's masker
 }
 
@@ -56,11 +56,11 @@ func Open(ctx context.Context, ref string) (*Model, error) {
 	if vocab.Size() > cfg.VocabSize {
 		return nil, fmt.Errorf("model %s: tokenizer has %d tokens, model only %d", dir, vocab.Size(), cfg.VocabSize)
 	}
-	if len(cfg.EOSTokenIDs) > 0 {
-		vocab.EOS = append([]int(nil), cfg.EOSTokenIDs...)
+	if vocab.EOS, err = gcd.ModelEOS(dir, vocab); err != nil {
+		return nil, fmt.Errorf("model %s: %w", dir, err)
 	}
 	if len(vocab.EOS) == 0 {
-		return nil, fmt.Errorf("model %s: no end-of-sequence token: neither config.json nor tokenizer.json names one", dir)
+		return nil, fmt.Errorf("model %s: no end-of-sequence token: neither generation_config.json, config.json nor tokenizer.json names one", dir)
 	}
 	return &Model{Dir: dir, Config: cfg, Tokenizer: tok, Vocab: vocab, Trie: gcd.NewTrie(vocab)}, nil
 }

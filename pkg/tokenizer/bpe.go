@@ -45,6 +45,30 @@ func (t *Tokenizer) bpe(w string) []int32 {
 	for i := range ranks {
 		ranks[i] = t.bytePairs[int(w[i])<<8|int(w[i+1])]
 	}
+	return mergeShort(t, ids, ranks)
+}
+
+// mergeIDs is bpe for a piece given as its initial tokens (SentencePiece:
+// one per character, or its bytes' fallback tokens).
+func (t *Tokenizer) mergeIDs(ids []int32) []int32 {
+	if len(ids) < 2 {
+		return ids
+	}
+	if len(ids) > shortPiece {
+		return t.bpeLongIDs(ids)
+	}
+	var rankBuf [shortPiece]uint64
+	ranks := rankBuf[:len(ids)-1]
+	for i := range ranks {
+		ranks[i] = t.merge(ids[i], ids[i+1])
+	}
+	return mergeShort(t, ids, ranks)
+}
+
+// mergeShort merges the adjacent pair with the lowest rank, leftmost
+// first, until none has a merge; ranks[i] is the merge of ids[i] and
+// ids[i+1]. It returns a copy of the merged ids.
+func mergeShort(t *Tokenizer, ids []int32, ranks []uint64) []int32 {
 	for {
 		best, bestRank := -1, uint64(noMerge)
 		for i, r := range ranks {
@@ -93,10 +117,19 @@ func (a candidate) less(b candidate) bool {
 // stale are skipped when popped: a symbol's id changes whenever it grows,
 // so a candidate is current exactly when both ids still match.
 func (t *Tokenizer) bpeLong(w string) []int32 {
-	n := len(w)
+	ids := make([]int32, len(w))
+	for i := range len(w) {
+		ids[i] = t.byteIDs[w[i]]
+	}
+	return t.bpeLongIDs(ids)
+}
+
+// bpeLongIDs is bpeLong from the initial tokens of a piece.
+func (t *Tokenizer) bpeLongIDs(ids []int32) []int32 {
+	n := len(ids)
 	syms := make([]symbol, n)
-	for i := range n {
-		syms[i] = symbol{id: t.byteIDs[w[i]], prev: int32(i - 1), next: int32(i + 1)}
+	for i, id := range ids {
+		syms[i] = symbol{id: id, prev: int32(i - 1), next: int32(i + 1)}
 	}
 	syms[n-1].next = -1
 	var h candHeap
@@ -131,7 +164,7 @@ func (t *Tokenizer) bpeLong(w string) []int32 {
 		}
 		push(c.pos)
 	}
-	var ids []int32
+	ids = ids[:0]
 	for i := int32(0); i >= 0; i = syms[i].next {
 		ids = append(ids, syms[i].id)
 	}

@@ -13,6 +13,12 @@ type genOptions struct {
 	// JavaScript), U+FEFF (the reverse) and "'ſ" (a contraction under
 	// Unicode case folding; transformers.js rewrites (?i:'s) as '[sS]).
 	jsDiffers bool
+	// special is the special-token text to mix in, genSpecial (Llama 3's)
+	// when nil.
+	special []string
+	// soup adds random bytes decoded as UTF-8 with each invalid sequence
+	// replaced by U+FFFD.
+	soup bool
 }
 
 // Pieces of random strings. Every character here was assigned in Unicode
@@ -58,7 +64,11 @@ func randomString(r *rand.Rand, opts genOptions) string {
 	var b strings.Builder
 	n := 1 + r.IntN(12)
 	for range n {
-		switch r.IntN(17) {
+		k := r.IntN(17)
+		if opts.soup && r.IntN(12) == 0 {
+			k = 17
+		}
+		switch k {
 		case 0, 1: // ASCII word, any case, often after a space
 			if r.IntN(2) == 0 {
 				b.WriteByte(' ')
@@ -118,7 +128,11 @@ func randomString(r *rand.Rand, opts genOptions) string {
 				b.WriteString(pick(r, []string{"\n", "\r\n", "\n\n", "\r"}))
 			}
 		case 11: // special-token text
-			b.WriteString(pick(r, genSpecial))
+			if opts.special != nil {
+				b.WriteString(pick(r, opts.special))
+			} else {
+				b.WriteString(pick(r, genSpecial))
+			}
 		case 12: // control and format characters
 			b.WriteRune(pick(r, genControls))
 		case 13: // random characters from stable blocks
@@ -137,6 +151,16 @@ func randomString(r *rand.Rand, opts genOptions) string {
 			} else {
 				b.WriteString(pick(r, []string{"'", "''", "' ", "'s'", "\"'"}))
 			}
+		case 17: // byte soup, decoded lossy
+			soup := make([]byte, 1+r.IntN(16))
+			for i := range soup {
+				soup[i] = byte(r.IntN(256))
+			}
+			t := strings.ToValidUTF8(string(soup), "\uFFFD")
+			if !opts.jsDiffers {
+				t = strings.NewReplacer("\u0085", "", "\ufeff", "").Replace(t)
+			}
+			b.WriteString(t)
 		}
 	}
 	return b.String()

@@ -56,23 +56,38 @@ type modelJSON struct {
 	ContinuingSubwordPrefix *string  `json:"continuing_subword_prefix"`
 	EndOfWordSuffix         *string  `json:"end_of_word_suffix"`
 	IgnoreMerges            bool     `json:"ignore_merges"`
+	ByteFallback            bool     `json:"byte_fallback"`
+	UnkToken                *string  `json:"unk_token"`
+	FuseUnk                 bool     `json:"fuse_unk"`
 	Vocab                   rawJSON  `json:"vocab"`
 	Merges                  rawJSON  `json:"merges"`
 }
 
-// step is one pre-tokenizer, post-processor or decoder description: a type
-// and its fields (of the types that Parse supports).
+// step is one normalizer, pre-tokenizer, post-processor or decoder
+// description: a type and its fields (of the types that Parse supports).
 type step struct {
 	Type          string            `json:"type"`
 	Pretokenizers []json.RawMessage `json:"pretokenizers"`
 	Processors    []json.RawMessage `json:"processors"`
-	// Split.
+	Normalizers   []json.RawMessage `json:"normalizers"`
+	Decoders      []json.RawMessage `json:"decoders"`
+	// Split, Replace.
 	Pattern  *struct{ Regex, String *string } `json:"pattern"`
 	Behavior string                           `json:"behavior"`
 	Invert   bool                             `json:"invert"`
-	// ByteLevel.
-	AddPrefixSpace bool  `json:"add_prefix_space"`
+	Content  *string                          `json:"content"` // Replace; Strip (a one-character string)
+	// ByteLevel; Metaspace (older files).
+	AddPrefixSpace *bool `json:"add_prefix_space"`
 	UseRegex       *bool `json:"use_regex"`
+	// Metaspace.
+	Replacement   *string `json:"replacement"`
+	PrependScheme *string `json:"prepend_scheme"`
+	SplitPieces   *bool   `json:"split"`
+	// Prepend.
+	Prepend *string `json:"prepend"`
+	// Strip.
+	Start int `json:"start"`
+	Stop  int `json:"stop"`
 	// TemplateProcessing.
 	Single        []templatePiece                `json:"single"`
 	SpecialTokens map[string]struct{ IDs []int } `json:"special_tokens"`
@@ -83,57 +98,61 @@ type templatePiece struct {
 	Sequence     *struct{ ID string } `json:"Sequence"`
 }
 
-// Parse parses the contents of a Hugging Face tokenizer.json of a byte-level
-// BPE tokenizer with the Llama-3 pre-tokenizer. It supports:
+// Parse parses the contents of a Hugging Face tokenizer.json of a BPE
+// model of either Kind. It supports:
 //
 //   - model: type BPE with vocab, merges (as "a b" strings or ["a", "b"]
-//     pairs) and ignore_merges; the vocab must have a token for each of the
-//     256 bytes (so unk_token and byte_fallback never apply); no dropout,
+//     pairs), ignore_merges; byte-level: a token for each of the 256
+//     bytes; SentencePiece: byte_fallback, unk_token, fuse_unk; no dropout,
 //     continuing_subword_prefix or end_of_word_suffix;
-//   - normalizer: null;
-//   - pre_tokenizer: Sequence of Split (Regex Llama3Pattern, behavior
-//     Isolated, not inverted) and ByteLevel (use_regex false, no
-//     add_prefix_space);
+//   - normalizer: null, NFC, NFD, NFKC, NFKD, Lowercase, Replace (string
+//     pattern), Prepend, or a Sequence of these;
+//   - pre_tokenizer: null, Split (see below), ByteLevel (add_prefix_space,
+//     use_regex: GPT-2's pattern), Metaspace, or a Sequence of these. A
+//     Split's regex is translated to Go's regexp (\s as Unicode White_Space,
+//     as in Oniguruma, which Hugging Face uses); the one lookahead it may
+//     have is a final |\s+(?!\S)|\s+, which a scanner implements; all five
+//     behaviors and invert;
 //   - post_processor: null, ByteLevel, TemplateProcessing (its single
 //     template) or a Sequence of these;
-//   - decoder: ByteLevel;
+//   - decoder: ByteLevel; Metaspace; a Sequence of Replace, ByteFallback,
+//     Fuse and Strip (of spaces at the start);
 //   - added_tokens without lstrip, rstrip or single_word.
 //
 // For anything else it returns an error that names what is unsupported; for
 // malformed JSON, an error with its line and column. It never panics.
 func Parse(data []byte) (*Tokenizer, error) {
-	var file tokenizerJSON
-	if err := json.Unmarshal(data, &file); err != nil {
-		return nil, jsonError(data, err)
-	}
-	if isNull(json.RawMessage(file.Model)) {
-		return nil, errors.New("tokenizer.json has no model")
-	}
-	if !isNull(file.Normalizer) {
-		return nil, fmt.Errorf("unsupported normalizer %s: only null is supported", describe(file.Normalizer))
-	}
-	if err := checkPreTokenizer(data, file.PreTokenizer); err != nil {
+	f, err := readFile(data)
+	if err != nil {
 		return nil, err
 	}
-	if err := checkDecoder(data, file.Decoder); err != nil {
+	if err := checkModel(&f.model); err != nil {
 		return nil, err
 	}
-	var model modelJSON
-	if err := json.Unmarshal(file.Model, &model); err != nil {
-		return nil, fmt.Errorf("model: %w", jsonErrorIn(data, json.RawMessage(file.Model), err))
-	}
-	if err := checkModel(&model); err != nil {
+	v, err := f.vocabulary()
+	if err != nil {
 		return nil, err
 	}
-
-	t := &Tokenizer{ignoreMerges: model.IgnoreMerges, bos: -1, eos: -1, cache: newCache()}
-	if err := t.buildVocab(data, &model, file.AddedTokens); err != nil {
+	t := &Tokenizer{Vocabulary: v, ignoreMerges: f.model.IgnoreMerges, unk: -1, fuseUnk: f.model.FuseUnk, bos: -1, eos: -1, cache: newCache()}
+	if t.norm, err = parseNormalizer(data, f.file.Normalizer, 0); err != nil {
 		return nil, err
 	}
-	if err := t.buildMerges(data, &model); err != nil {
+	if t.pre, err = parsePreTokenizer(data, f.file.PreTokenizer, 0); err != nil {
 		return nil, err
 	}
-	if err := t.buildPostProcessor(data, file.PostProcessor); err != nil {
+	if f.kind == ByteLevel && !hasStep(f.file.PreTokenizer, "ByteLevel") {
+		return nil, fmt.Errorf("unsupported pre_tokenizer %s of a byte-level tokenizer: want a ByteLevel step", describe(f.file.PreTokenizer))
+	}
+	if err := t.parseDecoder(data, f.file.Decoder); err != nil {
+		return nil, err
+	}
+	if err := t.indexModel(&f.model, f.file.AddedTokens); err != nil {
+		return nil, err
+	}
+	if err := t.buildMerges(data, &f.model); err != nil {
+		return nil, err
+	}
+	if err := t.buildPostProcessor(data, f.file.PostProcessor); err != nil {
 		return nil, err
 	}
 	t.findBOSEOS()
@@ -167,68 +186,64 @@ func parseStep(data []byte, what string, raw json.RawMessage) (*step, error) {
 	return &s, nil
 }
 
-// requiredStep decodes raw, a part of data, as the step what, which must
-// not be null; want says what is supported.
-func requiredStep(data []byte, what string, raw json.RawMessage, want string) (*step, error) {
+// maxDepth bounds the nesting of Sequence steps.
+const maxDepth = 8
+
+// parseDecoder checks the decoder and reads the spaces that its Strip or
+// Metaspace step removes at the start of a decoded text.
+func (t *Tokenizer) parseDecoder(data []byte, raw json.RawMessage) error {
 	if isNull(raw) {
-		return nil, fmt.Errorf("unsupported %s null: want %s", what, want)
+		return errors.New("unsupported decoder null: want ByteLevel, Metaspace or a Sequence of Replace, ByteFallback, Fuse and Strip")
 	}
-	return parseStep(data, what, raw)
-}
-
-// checkPreTokenizer accepts exactly the Llama-3 pre-tokenizer:
-// Sequence[Split(Llama3Pattern, Isolated), ByteLevel(use_regex false)].
-func checkPreTokenizer(data []byte, raw json.RawMessage) error {
-	s, err := requiredStep(data, "pre_tokenizer", raw, "Sequence[Split, ByteLevel] (Llama 3)")
+	s, err := parseStep(data, "decoder", raw)
 	if err != nil {
 		return err
 	}
-	if s.Type != "Sequence" || len(s.Pretokenizers) != 2 {
-		return fmt.Errorf("unsupported pre_tokenizer %s: want Sequence[Split, ByteLevel] (Llama 3)", describe(raw))
+	if t.kind == ByteLevel {
+		if s.Type != "ByteLevel" {
+			return fmt.Errorf("unsupported decoder %s of a byte-level tokenizer: want ByteLevel", describe(raw))
+		}
+		return nil
 	}
-	split, err := parseStep(data, "pre_tokenizer.pretokenizers[0]", s.Pretokenizers[0])
-	if err != nil {
-		return err
+	steps := []*step{s}
+	if s.Type == "Sequence" {
+		steps = steps[:0]
+		for i, r := range s.Decoders {
+			d, err := parseStep(data, fmt.Sprintf("decoder.decoders[%d]", i), r)
+			if err != nil {
+				return err
+			}
+			steps = append(steps, d)
+		}
 	}
-	bl, err := parseStep(data, "pre_tokenizer.pretokenizers[1]", s.Pretokenizers[1])
-	if err != nil {
-		return err
-	}
-	if split.Type != "Split" || bl.Type != "ByteLevel" {
-		return fmt.Errorf("unsupported pre_tokenizer Sequence[%q, %q]: want Sequence[Split, ByteLevel] (Llama 3)", split.Type, bl.Type)
-	}
-	switch {
-	case split.Pattern == nil || split.Pattern.Regex == nil:
-		return errors.New("unsupported pre-tokenizer pattern: Split without a Regex pattern")
-	case *split.Pattern.Regex != Llama3Pattern:
-		return fmt.Errorf("unsupported pre-tokenizer pattern %q: only the Llama-3 pattern is implemented", *split.Pattern.Regex)
-	case split.Behavior != "Isolated":
-		return fmt.Errorf("unsupported pre-tokenizer Split behavior %q: want \"Isolated\"", split.Behavior)
-	case split.Invert:
-		return errors.New("unsupported pre-tokenizer Split with invert true")
-	case bl.UseRegex == nil || *bl.UseRegex:
-		return errors.New("unsupported pre-tokenizer ByteLevel with use_regex true (GPT-2 pattern): want false")
-	case bl.AddPrefixSpace:
-		return errors.New("unsupported pre-tokenizer ByteLevel with add_prefix_space true")
-	}
-	return nil
-}
-
-func checkDecoder(data []byte, raw json.RawMessage) error {
-	s, err := requiredStep(data, "decoder", raw, "ByteLevel")
-	if err != nil {
-		return err
-	}
-	if s.Type != "ByteLevel" {
-		return fmt.Errorf("unsupported decoder %s: want ByteLevel", describe(raw))
+	fused := false
+	for i, d := range steps {
+		switch d.Type {
+		case "Replace":
+			if d.Pattern == nil || d.Pattern.String == nil || d.Content == nil {
+				return fmt.Errorf("unsupported decoder step %d: Replace without a string pattern", i)
+			}
+		case "ByteFallback":
+		case "Fuse":
+			fused = true
+		case "Strip":
+			if d.Content == nil || *d.Content != " " || d.Stop != 0 || !fused {
+				return fmt.Errorf("unsupported decoder step %d: Strip other than of leading spaces after Fuse", i)
+			}
+			t.stripStart = d.Start
+		case "Metaspace":
+			if d.metaspacePrepends() {
+				t.stripStart = 1
+			}
+		default:
+			return fmt.Errorf("unsupported decoder %q: want ByteLevel, Metaspace, Replace, ByteFallback, Fuse or Strip", d.Type)
+		}
 	}
 	return nil
 }
 
 func checkModel(m *modelJSON) error {
 	switch {
-	case m.Type != "BPE" && m.Type != "":
-		return fmt.Errorf("unsupported model.type %q: want \"BPE\"", m.Type)
 	case m.Dropout != nil && *m.Dropout != 0:
 		return fmt.Errorf("unsupported model.dropout %g: want null", *m.Dropout)
 	case m.ContinuingSubwordPrefix != nil && *m.ContinuingSubwordPrefix != "":
@@ -243,35 +258,77 @@ func checkModel(m *modelJSON) error {
 	return nil
 }
 
-// buildVocab fills the token tables from the model's vocab and the added
+// indexModel builds the lookup tables of the model tokens and the added
 // tokens.
-func (t *Tokenizer) buildVocab(data []byte, m *modelJSON, added []addedTokenJSON) error {
-	entries, size, err := readVocab(data, m)
-	if err != nil {
-		return err
-	}
-	if size, err = checkAdded(added, size); err != nil {
-		return err
-	}
-	t.tokens = make([][]byte, size)
-	t.names = make([]string, size)
-	t.kind = make([]uint8, size)
-	t.vocab = make(map[string]int32, len(entries))
-	for _, e := range entries {
-		if err := t.addModelToken(e.name, e.id); err != nil {
-			return fmt.Errorf("model.vocab: %w", err)
+func (t *Tokenizer) indexModel(m *modelJSON, added []addedTokenJSON) error {
+	n := 0
+	for _, f := range t.flags {
+		if f&kindModel != 0 {
+			n++
 		}
 	}
-	for b := range 256 {
-		id, ok := t.vocab[string([]byte{byte(b)})]
-		if !ok {
-			return fmt.Errorf("model.vocab has no token %q for byte 0x%02x: not a byte-level vocabulary", string(byteToRune[b]), b)
+	t.byName = make(map[string]int32, n)
+	if t.kind == ByteLevel {
+		t.byBytes = make(map[string]int32, n)
+	}
+	for id, f := range t.flags {
+		if f&kindModel == 0 {
+			continue
 		}
-		t.byteIDs[b] = id
+		name := t.names[id]
+		if _, dup := t.byName[name]; dup {
+			return fmt.Errorf("model.vocab: token %q appears twice", name)
+		}
+		t.byName[name] = int32(id)
+		if t.byBytes != nil {
+			if _, ok := appendByteLevelDecode(nil, name); ok {
+				if _, dup := t.byBytes[string(t.tokens[id])]; dup {
+					return fmt.Errorf("model.vocab: token %q appears twice", name)
+				}
+				t.byBytes[string(t.tokens[id])] = int32(id)
+			}
+		}
+	}
+	if err := t.findByteTokens(m); err != nil {
+		return err
 	}
 	t.addedIDs = make(map[string]int, len(added))
 	for _, a := range added {
-		t.addAddedToken(a)
+		t.addedIDs[a.Content] = *a.ID
+		if a.Normalized && !a.Special {
+			t.addedNorm.add(a.Content, *a.ID, a.Special)
+		} else {
+			t.addedRaw.add(a.Content, *a.ID, a.Special)
+		}
+	}
+	return nil
+}
+
+// findByteTokens fills byteIDs: a byte-level model's token of each byte,
+// all of which it must have, or a SentencePiece model's byte-fallback
+// tokens (-1 for a byte without one); and the unknown token.
+func (t *Tokenizer) findByteTokens(m *modelJSON) error {
+	for b := range 256 {
+		t.byteIDs[b] = -1
+		if t.kind == ByteLevel {
+			id, ok := t.byBytes[string([]byte{byte(b)})]
+			if !ok {
+				return fmt.Errorf("model.vocab has no token %q for byte 0x%02x: not a byte-level vocabulary", string(byteToRune[b]), b)
+			}
+			t.byteIDs[b] = id
+		} else if m.ByteFallback {
+			if id, ok := t.byName[ByteFallbackName(byte(b))]; ok {
+				t.byteIDs[b] = id
+			}
+		}
+	}
+	t.byteFallback = m.ByteFallback
+	if m.UnkToken != nil && t.kind == SentencePiece {
+		id, ok := t.byName[*m.UnkToken]
+		if !ok {
+			return fmt.Errorf("model.unk_token %q is not in model.vocab", *m.UnkToken)
+		}
+		t.unk = id
 	}
 	return nil
 }
@@ -293,9 +350,6 @@ func readVocab(data []byte, m *modelJSON) (entries []vocabEntry, size int, err e
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("model.vocab: %w", err)
-	}
-	if len(entries) == 0 {
-		return nil, 0, errors.New("model.vocab is empty")
 	}
 	return entries, size, nil
 }
@@ -319,72 +373,6 @@ func checkAdded(added []addedTokenJSON, size int) (int, error) {
 	return size, nil
 }
 
-// addModelToken records the model token name (as tokenizer.json writes it)
-// with the given id.
-func (t *Tokenizer) addModelToken(name string, id int) error {
-	if t.kind[id] != 0 {
-		return fmt.Errorf("tokens %q and %q have the same id %d", t.names[id], name, id)
-	}
-	t.kind[id] = kindModel
-	t.names[id] = name
-	b, err := ByteLevelDecode(name)
-	if err != nil {
-		// HF's ByteLevel decoder gives such a token's text as it is;
-		// encoding never produces it, merges may name it.
-		t.tokens[id] = []byte(name)
-		if t.oddNames == nil {
-			t.oddNames = make(map[string]int32)
-		}
-		if _, dup := t.oddNames[name]; dup {
-			return fmt.Errorf("token %q appears twice", name)
-		}
-		t.oddNames[name] = int32(id)
-		return nil
-	}
-	if _, dup := t.vocab[string(b)]; dup {
-		return fmt.Errorf("token %q appears twice", name)
-	}
-	t.tokens[id] = b
-	t.vocab[string(b)] = int32(id)
-	return nil
-}
-
-// addAddedToken records an added token, checked by checkAdded.
-func (t *Tokenizer) addAddedToken(a addedTokenJSON) {
-	id := *a.ID
-	k := uint8(kindAdded)
-	if a.Special {
-		k |= kindSpecial
-	}
-	t.kind[id] = t.kind[id]&kindModel | k
-	t.names[id] = a.Content
-	// As HF's ByteLevel decoder: the bytes the content stands for in the
-	// byte-level alphabet if it is written in it, else the content.
-	if b, err := ByteLevelDecode(a.Content); err == nil {
-		t.tokens[id] = b
-	} else {
-		t.tokens[id] = []byte(a.Content)
-	}
-	t.addedIDs[a.Content] = id
-	if a.Normalized && !a.Special {
-		t.addedNorm.add(a.Content, id, a.Special)
-	} else {
-		t.addedRaw.add(a.Content, id, a.Special)
-	}
-}
-
-// modelID returns the id of the model token that tokenizer.json writes as
-// name, using buf as scratch.
-func (t *Tokenizer) modelID(name string, buf []byte) (int32, []byte, bool) {
-	buf, ok := appendByteLevelDecode(buf[:0], name)
-	if !ok {
-		id, ok := t.oddNames[name]
-		return id, buf, ok
-	}
-	id, ok := t.vocab[string(buf)]
-	return id, buf, ok
-}
-
 // buildMerges reads the merges, in either form, into t.merges.
 func (t *Tokenizer) buildMerges(data []byte, m *modelJSON) error {
 	t.merges = make(map[uint64]uint64, 1<<18)
@@ -395,21 +383,23 @@ func (t *Tokenizer) buildMerges(data []byte, m *modelJSON) error {
 	rank := 0
 	var buf []byte
 	err := newJSONReader(data, m.Merges).merges(func(a, b string) error {
-		var idA, idB, idAB int32
-		var ok bool
-		if idA, buf, ok = t.modelID(a, buf); !ok {
+		idA, ok := t.byName[a]
+		if !ok {
 			return fmt.Errorf("merge %d: token %q is not in the vocab", rank, a)
 		}
-		if idB, buf, ok = t.modelID(b, buf); !ok {
+		idB, ok := t.byName[b]
+		if !ok {
 			return fmt.Errorf("merge %d: token %q is not in the vocab", rank, b)
 		}
-		if idAB, buf, ok = t.modelID(a+b, buf); !ok {
-			return fmt.Errorf("merge %d: merged token %q is not in the vocab", rank, a+b)
+		buf = append(append(buf[:0], a...), b...)
+		idAB, ok := t.byName[string(buf)]
+		if !ok {
+			return fmt.Errorf("merge %d: merged token %q is not in the vocab", rank, buf)
 		}
 		// A later duplicate overrides an earlier one, as in HF.
 		v := uint64(rank)<<32 | uint64(idAB)
 		t.merges[pairKey(idA, idB)] = v
-		if len(t.tokens[idA]) == 1 && len(t.tokens[idB]) == 1 && t.byteIDs[t.tokens[idA][0]] == idA && t.byteIDs[t.tokens[idB][0]] == idB {
+		if t.kind == ByteLevel && len(t.tokens[idA]) == 1 && len(t.tokens[idB]) == 1 && t.byteIDs[t.tokens[idA][0]] == idA && t.byteIDs[t.tokens[idB][0]] == idB {
 			t.bytePairs[int(t.tokens[idA][0])<<8|int(t.tokens[idB][0])] = v
 		}
 		rank++

@@ -149,26 +149,36 @@ func TestParseErrors(t *testing.T) {
 		edit func(m map[string]any)
 		want string
 	}{
-		{"normalizer", func(m map[string]any) { m["normalizer"] = map[string]any{"type": "NFC"} }, `unsupported normalizer "NFC"`},
-		{"pattern", func(m map[string]any) {
-			m["pre_tokenizer"].(map[string]any)["pretokenizers"].([]any)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `\s+`}
+		{"normalizer", func(m map[string]any) { m["normalizer"] = map[string]any{"type": "BertNormalizer"} }, `unsupported normalizer "BertNormalizer"`},
+		{"replace regex", func(m map[string]any) {
+			m["normalizer"] = map[string]any{"type": "Replace", "pattern": map[string]any{"Regex": " +"}, "content": " "}
+		}, `unsupported normalizer Replace`},
+		{"lookahead", func(m map[string]any) {
+			m["pre_tokenizer"].(map[string]any)["pretokenizers"].([]any)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `a(?=b)|\s+`}
+		}, "lookaround other than a final"},
+		{"empty match", func(m map[string]any) {
+			m["pre_tokenizer"].(map[string]any)["pretokenizers"].([]any)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `\s*`}
+		}, "matches the empty string"},
+		{"bad regex", func(m map[string]any) {
+			m["pre_tokenizer"].(map[string]any)["pretokenizers"].([]any)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `(a`}
 		}, "unsupported pre-tokenizer pattern"},
-		{"string pattern", func(m map[string]any) {
-			m["pre_tokenizer"].(map[string]any)["pretokenizers"].([]any)[0].(map[string]any)["pattern"] = map[string]any{"String": " "}
-		}, "unsupported pre-tokenizer pattern"},
-		{"gpt2", func(m map[string]any) {
-			m["pre_tokenizer"] = map[string]any{"type": "ByteLevel", "add_prefix_space": false, "use_regex": true}
-		}, `unsupported pre_tokenizer "ByteLevel"`},
-		{"use_regex", func(m map[string]any) {
-			m["pre_tokenizer"].(map[string]any)["pretokenizers"].([]any)[1].(map[string]any)["use_regex"] = true
-		}, "use_regex true"},
+		{"backreference", func(m map[string]any) {
+			m["pre_tokenizer"].(map[string]any)["pretokenizers"].([]any)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `(a)\1`}
+		}, `escape \1`},
+		{"whitespace", func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "Whitespace"}
+		}, `unsupported pre_tokenizer "Whitespace"`},
 		{"behavior", func(m map[string]any) {
-			m["pre_tokenizer"].(map[string]any)["pretokenizers"].([]any)[0].(map[string]any)["behavior"] = "Removed"
-		}, `behavior "Removed"`},
+			m["pre_tokenizer"].(map[string]any)["pretokenizers"].([]any)[0].(map[string]any)["behavior"] = "Weird"
+		}, `behavior "Weird"`},
+		{"sp decoder", func(m map[string]any) {
+			m["decoder"] = map[string]any{"type": "Sequence", "decoders": []any{map[string]any{"type": "ByteFallback"}}}
+		}, `both byte-level`},
 		{"no pre_tokenizer", func(m map[string]any) { m["pre_tokenizer"] = nil }, "unsupported pre_tokenizer null"},
 		{"decoder", func(m map[string]any) { m["decoder"] = map[string]any{"type": "WordPiece"} }, `unsupported decoder "WordPiece"`},
 		{"post_processor", func(m map[string]any) { m["post_processor"] = map[string]any{"type": "BertProcessing"} }, `unsupported post_processor "BertProcessing"`},
 		{"model type", func(m map[string]any) { model(m)["type"] = "WordPiece" }, `unsupported model.type "WordPiece"`},
+		{"neither kind", func(m map[string]any) { m["pre_tokenizer"] = nil; m["decoder"] = map[string]any{"type": "WordPiece"} }, `not a byte-level BPE tokenizer`},
 		{"dropout", func(m map[string]any) { model(m)["dropout"] = 0.1 }, "unsupported model.dropout"},
 		{"suffix", func(m map[string]any) { model(m)["end_of_word_suffix"] = "</w>" }, "unsupported model.end_of_word_suffix"},
 		{"lstrip", func(m map[string]any) {

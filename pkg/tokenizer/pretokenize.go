@@ -93,7 +93,11 @@ func splitLlama3(s string, yield func(piece string) bool) {
 // llama3Match returns the end of the match of Llama3Pattern at s[i:], i <
 // len(s): the alternatives are tried in order and the first that matches
 // wins (leftmost-first, as in a backtracking engine), each quantifier greedy.
-func llama3Match(s string, i int) int {
+func llama3Match(s string, i int) int { return scanMatch(s, i, 3) }
+
+// scanMatch returns the end of the match at s[i:] of Llama3Pattern (digits
+// 3) or QwenPattern (digits 1), which differ only in \p{N}{1,3} and \p{N}.
+func scanMatch(s string, i, digits int) int {
 	c, n := charAt(s, i)
 
 	// (?i:'s|'t|'re|'ve|'m|'ll|'d). Under Unicode case folding 's' also
@@ -122,9 +126,9 @@ func llama3Match(s string, i int) int {
 		// [^\r\n\p{L}\p{N}]?\p{L}+ without the optional character.
 		return letters(s, i+n)
 	case c == clNumber:
-		// \p{N}{1,3}.
+		// \p{N}{1,digits}.
 		j := i + n
-		for k := 1; k < 3 && j < len(s); k++ {
+		for k := 1; k < digits && j < len(s); k++ {
 			c2, n2 := charAt(s, j)
 			if c2 != clNumber {
 				break

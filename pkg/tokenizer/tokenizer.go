@@ -1,28 +1,29 @@
 package tokenizer
 
-import "fmt"
-
-// Kinds of token ids (Tokenizer.kind); 0 is an id that no token has.
-const (
-	kindModel   = 1 << iota // in model.vocab
-	kindAdded               // in added_tokens
-	kindSpecial             // an added token marked special
+import (
+	"fmt"
+	"strings"
 )
 
 // A Tokenizer encodes text to token ids and decodes ids to text as Hugging
 // Face tokenizers does with the tokenizer.json it was parsed from. It is
-// safe for concurrent use.
+// safe for concurrent use. Its Vocabulary gives every token's bytes.
 type Tokenizer struct {
-	tokens [][]byte // by id: the bytes the token stands for (decoded)
-	names  []string // by id: the token as tokenizer.json writes it ("Ġthe", "<|eot_id|>")
-	kind   []uint8  // by id: kindModel, kindAdded, kindSpecial bits
+	*Vocabulary
 
-	vocab        map[string]int32  // model token bytes → id
-	oddNames     map[string]int32  // model tokens not written in the byte-level alphabet → id
-	byteIDs      [256]int32        // id of the model token of each single byte
+	byName       map[string]int32  // model token name → id
+	byBytes      map[string]int32  // ByteLevel: model token bytes → id (names in the byte-level alphabet)
+	byteIDs      [256]int32        // ByteLevel: the token of each byte; SentencePiece: its byte-fallback token, or -1
+	byteFallback bool              // SentencePiece: a character not in the vocab becomes its bytes' tokens
+	unk          int32             // SentencePiece: the unknown token, or -1
+	fuseUnk      bool              // consecutive unknown characters make one unknown token
 	merges       map[uint64]uint64 // pairKey(left, right) → rank<<32 | merged id
-	bytePairs    []uint64          // merges of two single-byte tokens, by b1<<8 | b2, or noMerge: the first lookups of every BPE, kept in a small dense table
+	bytePairs    []uint64          // ByteLevel: merges of two single-byte tokens, by b1<<8 | b2, or noMerge: the first lookups of every BPE, kept in a small dense table
 	ignoreMerges bool
+
+	norm       normalizer // nil: none
+	pre        []preStep  // the pre-tokenizer's steps, in order
+	stripStart int        // leading spaces the decoder removes (SentencePiece's Strip)
 
 	addedIDs  map[string]int // added token content → id
 	addedRaw  trie           // added tokens matched on the raw text
@@ -79,20 +80,29 @@ func (t *Tokenizer) AppendEncode(dst []int, text string, opts EncodeOptions) []i
 	if opts.AddSpecial {
 		dst = append(dst, t.prefix...)
 	}
-	// Added tokens are split off first, those matched on the raw text, then
-	// those on the normalized text (with no normalizer, the same text), as
-	// in Hugging Face's AddedVocabulary.
+	// Added tokens are split off first, those matched on the raw text; the
+	// rest is normalized, then those matched on the normalized text are
+	// split off, as in Hugging Face's AddedVocabulary.
+	start := 0
 	t.addedRaw.split(text, opts.SpecialAsText, func(s string, id int) {
+		first := start == 0
+		start += len(s)
 		if id >= 0 {
 			dst = append(dst, id)
 			return
 		}
+		if t.norm != nil {
+			s = t.norm(s)
+		}
+		nstart := 0
 		t.addedNorm.split(s, opts.SpecialAsText, func(s string, id int) {
+			f := first && nstart == 0
+			nstart += len(s)
 			if id >= 0 {
 				dst = append(dst, id)
 				return
 			}
-			dst = t.appendText(dst, s)
+			dst = t.appendText(dst, s, f)
 		})
 	})
 	if opts.AddSpecial {
@@ -101,24 +111,46 @@ func (t *Tokenizer) AppendEncode(dst []int, text string, opts EncodeOptions) []i
 	return dst
 }
 
-// appendText appends the ids of s, a stretch of text without added tokens:
-// pre-tokenization, then BPE of each piece.
-func (t *Tokenizer) appendText(dst []int, s string) []int {
-	for i := 0; i < len(s); {
-		j := llama3Match(s, i)
-		dst = t.appendPiece(dst, s[i:j])
-		i = j
+// appendText appends the ids of s, a normalized stretch of text without
+// added tokens: pre-tokenization, then BPE of each piece. first says that
+// s starts the text.
+func (t *Tokenizer) appendText(dst []int, s string, first bool) []int {
+	if len(t.pre) == 1 {
+		if sc, ok := t.pre[0].(scanner); ok { // Llama 3, Qwen: no closures
+			for i := 0; i < len(s); {
+				j := scanMatch(s, i, sc.digits)
+				dst = t.appendPiece(dst, s[i:j])
+				i = j
+			}
+			return dst
+		}
 	}
+	t.preTokenize(s, first, 0, func(piece string) { dst = t.appendPiece(dst, piece) })
 	return dst
+}
+
+// preTokenize calls yield with the pieces that steps k, k+1, ... of the
+// pre-tokenizer cut s into.
+func (t *Tokenizer) preTokenize(s string, first bool, k int, yield func(string)) {
+	if k == len(t.pre) {
+		if s != "" {
+			yield(s)
+		}
+		return
+	}
+	t.pre[k].split(s, first, func(piece string, first bool) { t.preTokenize(piece, first, k+1, yield) })
 }
 
 // appendPiece appends the ids of one pre-token.
 func (t *Tokenizer) appendPiece(dst []int, w string) []int {
+	if t.kind == SentencePiece {
+		return t.appendPieceSP(dst, w)
+	}
 	if len(w) == 1 {
 		return append(dst, int(t.byteIDs[w[0]]))
 	}
 	if t.ignoreMerges {
-		if id, ok := t.vocab[w]; ok {
+		if id, ok := t.byBytes[w]; ok {
 			return append(dst, int(id))
 		}
 	}
@@ -157,39 +189,22 @@ func (t *Tokenizer) Decode(ids []int) (string, error) {
 // slice. It fails on an id that no token has, having appended the bytes of
 // the ids before it.
 func (t *Tokenizer) AppendDecode(dst []byte, ids []int, opts DecodeOptions) ([]byte, error) {
+	start := len(dst)
 	for i, id := range ids {
-		if id < 0 || id >= len(t.kind) || t.kind[id] == 0 {
+		if id < 0 || id >= len(t.flags) || t.flags[id] == 0 {
 			return dst, fmt.Errorf("ids[%d]: no token has id %d", i, id)
 		}
-		if opts.SkipSpecial && t.kind[id]&kindSpecial != 0 {
+		if opts.SkipSpecial && t.flags[id]&kindSpecial != 0 {
 			continue
 		}
 		dst = append(dst, t.tokens[id]...)
 	}
+	// The decoder's Strip (SentencePiece): the spaces that the normalizer
+	// or Metaspace put in front of the text.
+	for n := 0; n < t.stripStart && start < len(dst) && dst[start] == ' '; n++ {
+		dst = append(dst[:start], dst[start+1:]...)
+	}
 	return dst, nil
-}
-
-// VocabSize returns the number of token ids, the largest id + 1 (128256 for
-// Llama 3).
-func (t *Tokenizer) VocabSize() int { return len(t.kind) }
-
-// Token returns the bytes that token id stands for (for a special token,
-// its text), nil if no token has that id. The caller must not modify them.
-func (t *Tokenizer) Token(id int) []byte {
-	if id < 0 || id >= len(t.tokens) {
-		return nil
-	}
-	return t.tokens[id]
-}
-
-// Name returns the token as tokenizer.json writes it, in the byte-level
-// alphabet for model tokens ("Ġthe" for " the"), "" if no token has that
-// id.
-func (t *Tokenizer) Name(id int) string {
-	if id < 0 || id >= len(t.names) {
-		return ""
-	}
-	return t.names[id]
 }
 
 // ID returns the id of the token whose text is text: an added token's
@@ -199,38 +214,16 @@ func (t *Tokenizer) ID(text string) (int, bool) {
 	if id, ok := t.addedIDs[text]; ok {
 		return id, true
 	}
-	if id, ok := t.vocab[text]; ok {
+	if t.kind == SentencePiece {
+		if id, ok := t.byName[strings.ReplaceAll(text, " ", "\u2581")]; ok {
+			return int(id), true
+		}
+		return 0, false
+	}
+	if id, ok := t.byBytes[text]; ok {
 		return int(id), true
 	}
 	return 0, false
-}
-
-// IsSpecial reports whether id is a special token (an added token marked
-// special in tokenizer.json).
-func (t *Tokenizer) IsSpecial(id int) bool {
-	return id >= 0 && id < len(t.kind) && t.kind[id]&kindSpecial != 0
-}
-
-// Added reports whether id is an added token (an entry of added_tokens,
-// special or not), whose Name is its content as written.
-func (t *Tokenizer) Added(id int) bool {
-	return id >= 0 && id < len(t.kind) && t.kind[id]&kindAdded != 0
-}
-
-// Valid reports whether some token has id.
-func (t *Tokenizer) Valid(id int) bool {
-	return id >= 0 && id < len(t.kind) && t.kind[id] != 0
-}
-
-// SpecialIDs returns the ids of the special tokens in increasing order.
-func (t *Tokenizer) SpecialIDs() []int {
-	var ids []int
-	for id, k := range t.kind {
-		if k&kindSpecial != 0 {
-			ids = append(ids, id)
-		}
-	}
-	return ids
 }
 
 // BOS returns the beginning-of-sequence token: the first special token that
@@ -249,7 +242,7 @@ func (t *Tokenizer) EOS() (int, bool) { return t.eos, t.eos >= 0 }
 func (t *Tokenizer) findBOSEOS() {
 	byName := func(names ...string) int {
 		for _, n := range names {
-			if id, ok := t.addedIDs[n]; ok && t.kind[id]&kindSpecial != 0 {
+			if id, ok := t.addedIDs[n]; ok && t.flags[id]&kindSpecial != 0 {
 				return id
 			}
 		}

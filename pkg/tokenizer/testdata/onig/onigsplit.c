@@ -4,14 +4,15 @@
 #include <oniguruma.h>
 /* onigsplit: splits strings with Oniguruma, the regex engine of Hugging Face
    tokenizers (its onig crate bundles Oniguruma 6.9.8), and the Llama-3
-   pre-tokenizer pattern, compiled as the onig crate's Regex::new does (Ruby
-   syntax, no options).
+   pre-tokenizer pattern or the pattern given as its argument, compiled as
+   the onig crate's Regex::new does (Ruby syntax, no options).
 
    Reads NUL-terminated strings from stdin; for each prints its matches as
    BEGIN:END byte offsets, space separated, one line per string.
-   Build: cc -O2 -o onigsplit onigsplit.c -lonig (Debian: libonig-dev). */
-int main(void) {
-  static const char *pat = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+   Build: cc -O2 -o onigsplit onigsplit.c -lonig (Debian: libonig-dev).
+   Usage: onigsplit [PATTERN] < strings */
+int main(int argc, char **argv) {
+  const char *pat = argc > 1 ? argv[1] : "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
   OnigEncoding use[] = { ONIG_ENCODING_UTF8 };
   onig_initialize(use, 1);
   regex_t *reg; OnigErrorInfo einfo;
