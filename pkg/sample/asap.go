@@ -183,7 +183,7 @@ func (s *asap) draw(r *asapRun, d *Dist, _ gcd.Bitset) asapStep {
 }
 
 // drawLinear is draw in linear space, with each child's linear c̃ where it
-// agrees with the exact one to 1e-9, so that the draws are those ASAp drew
+// agrees with the exact one to 1e-6, so that the draws are those ASAp drew
 // before it kept c̃ in log space, and exp(log c̃) where it does not (the
 // linear one cancels: mass − deficit leaves 1e-16 to a prefix whose every
 // continuation is dead). It reports false where the weights' sum is below
@@ -296,12 +296,12 @@ func (r *asapRun) update() {
 	}
 }
 
-// closeLog reports whether c and exp(logc) agree to 1e-9, relative.
+// closeLog reports whether c and exp(logc) agree to 1e-6, relative.
 func closeLog(c, logc float64) bool {
 	if c <= 0 || math.IsInf(logc, -1) {
 		return c <= 0 && math.IsInf(logc, -1)
 	}
-	return math.Abs(math.Log(c)-logc) <= 1e-9
+	return math.Abs(math.Log(c)-logc) <= 1e-6
 }
 
 // child returns u's child by x's token, made if new (dead when at the cap).
