@@ -463,3 +463,50 @@ func TestMisuseTinyTemperatureExperiment(t *testing.T) {
 		}
 	}
 }
+
+// F01, what readers see: the records of an experiment carry its sampling
+// settings, so that a store that holds records of two (as two runs of
+// other temperatures on one store without its lock left it) is refused by
+// every reader that combines records, naming the file and line of the
+// first record that differs: analyze, a resumed run, merge. A store
+// written before records carried settings is read as before
+// (TestCommittedAnalysis).
+func TestMisuseMixedSettingsStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an experiment")
+	}
+	_, tiny := repoPaths(t)
+	dir := t.TempDir()
+	writeSandboxFile(t, filepath.Join(dir, "tasks", "T", "ab", "grammar.ebnf"), []byte("root ::= \"a\" | \"b\"\n"))
+	writeSandboxFile(t, filepath.Join(dir, "tasks", "T", "ab", "prompt.txt"), []byte("a or b?\n"))
+	cfg, _ := json.Marshal(map[string]any{
+		"name": "mixed", "protocol": "quick", "task_root": filepath.Join(dir, "tasks"), "tasks": []string{"T/ab"},
+		"methods": []string{"gcd"}, "k": 1, "runs": 3, "batch": 1, "model": tiny, "template": "chat",
+		"temperature": 1, "top_p": 1.0, "top_k": 0, "max_new_tokens": 4, "seed": 1, "lenient": true,
+	})
+	exp := filepath.Join(dir, "exp.json")
+	writeSandboxFile(t, exp, cfg)
+	store := filepath.Join(dir, "store")
+	if code, _, errOut := gaspNoPanic("experiment", "run", exp, "--store", store); code != 0 {
+		t.Fatalf("experiment run: exit %d: %s", code, errOut)
+	}
+	file := filepath.Join(store, "T%2Fab", "gcd.jsonl")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[2], " temperature=1 ") {
+		t.Fatalf("%s: want 3 records carrying temperature=1, got:\n%s", file, b)
+	}
+	// Run 2 as a run at temperature 0.5 wrote it.
+	lines[2] = strings.Replace(lines[2], " temperature=1 ", " temperature=0.5 ", 1)
+	writeSandboxFile(t, file, []byte(strings.Join(lines, "")))
+	before := snapshot(t, dir)
+	want := file + ":3: a record of task \"T/ab\", method \"gcd\" drawn with other settings than "
+	diff := "(temperature was 1, now 0.5)"
+	wantRefusal(t, 1, want+filepath.Join(store, "experiment.json")+" "+diff, "analyze", "mixed", "--store", store, "--out", filepath.Join(dir, "out"))
+	wantRefusal(t, 1, want+filepath.Join(store, "experiment.json")+" "+diff, "experiment", "merge", "--into", filepath.Join(dir, "merged"), store)
+	wantRefusal(t, 1, want+exp+" "+diff, "experiment", "run", exp, "--store", store)
+	unchanged(t, dir, before)
+}

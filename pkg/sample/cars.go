@@ -251,15 +251,14 @@ func (s *carsLoop) drawAdaptive(r *carsRun, d *Dist) carsStep {
 	}
 	w := d.w[:0]
 	sum := 0.0
-	for _, x := range lw {
-		w = append(w, math.Exp(x-top))
-		sum += w[len(w)-1]
+	if top > math.Inf(-1) {
+		for _, x := range lw {
+			w = append(w, math.Exp(x-top))
+			sum += w[len(w)-1]
+		}
 	}
 	d.w = w
-	logSum := top + math.Log(sum)
-	if math.IsInf(top, -1) {
-		logSum = top
-	}
+	logSum := top + math.Log(sum) // −Inf when every weight is 0
 	if !(r.rand.Float64() < math.Exp(logSum-r.entry)) {
 		return carsStep{thinned: true, rest: s.learnt(r, d, -1)}
 	}
