@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gasplab/gasp/pkg/analysis"
+	"github.com/gasplab/gasp/pkg/experiment"
 )
 
 func runAnalyzeTrue(args []string, stdout, stderr io.Writer) int {
@@ -51,11 +52,11 @@ analysis/quick-true), byte for byte the same for the same stores and flags.`, st
 			*p = filepath.Join(root, filepath.FromSlash(def))
 		}
 	}
-	data, err := analysis.LoadDirs(strings.Split(*store, ",")...)
+	data, err := analysis.LoadDirsWith(experiment.StoreOptions, strings.Split(*store, ",")...)
 	if err != nil {
 		return cl.fail(fmt.Errorf("--store: %w", err))
 	}
-	exact, err := analysis.LoadDirs(strings.Split(*exactStore, ",")...)
+	exact, err := analysis.LoadDirsWith(experiment.StoreOptions, strings.Split(*exactStore, ",")...)
 	if err != nil {
 		return cl.fail(fmt.Errorf("--exact: %w", err))
 	}

@@ -198,7 +198,7 @@ func (c *demoCmd) checkStored(st *runs.Store, name string) error {
 		}
 		if r.Settings != c.settings {
 			return fmt.Errorf("--resume: %s: %s run %d was drawn with other settings (%s): one store would hold two distributions",
-				c.out, name, r.Run, settingsDiff(r.Settings, c.settings))
+				c.out, name, r.Run, runs.SettingsDiff(r.Settings, c.settings))
 		}
 	}
 	return nil

@@ -210,7 +210,7 @@ only part of its records.`, stdout, stderr)
 	}
 	opt := analysis.Options{Resamples: *resamples, Seed: *seed, K: *k, Protocol: proto}
 	if *reference != "" {
-		if opt.Reference, err = analysis.LoadDirs(strings.Split(*reference, ",")...); err != nil {
+		if opt.Reference, err = analysis.LoadDirsWith(experiment.StoreOptions, strings.Split(*reference, ",")...); err != nil {
 			return cl.fail(fmt.Errorf("--reference: %w", err))
 		}
 	}
@@ -251,7 +251,11 @@ func experimentDirs(name string, store, out *string) error {
 // (nil if it has none) and analyzes it under opt.Protocol and the other
 // protocol; it returns the configuration and the store's warnings too.
 func analyzeStore(store string, opt analysis.Options) (*analysis.Report, *experiment.Config, []runs.Warning, error) {
-	st, err := analysis.OpenStore(store)
+	sopt, err := experiment.StoreOptions(store)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st, err := analysis.OpenStoreWith(store, sopt)
 	if err != nil {
 		return nil, nil, nil, err
 	}

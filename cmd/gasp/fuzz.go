@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gasplab/gasp/pkg/experiment"
 	"github.com/gasplab/gasp/pkg/fuzz"
 	"github.com/gasplab/gasp/pkg/grammar"
 	"github.com/gasplab/gasp/pkg/infile"
@@ -141,7 +142,11 @@ warning; none is an error.`, stdout, stderr)
 // storeSeeds returns the first n valid samples of (task, method) at step
 // k of the run store, with a warning to warn when there are fewer.
 func storeSeeds(store, task, method string, k, n int, warn io.Writer) ([][]byte, error) {
-	st, err := runs.OpenReadOnly(store)
+	opt, err := experiment.StoreOptions(store)
+	if err != nil {
+		return nil, err
+	}
+	st, err := runs.OpenWith(store, opt)
 	if err != nil {
 		return nil, err
 	}

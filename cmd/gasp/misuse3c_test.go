@@ -83,8 +83,11 @@ func TestMisuseWriteThroughSymlink(t *testing.T) {
 // F09: at a small temperature the probabilities of the allowed tokens
 // underflow in linear space, though P restricted to the grammar is well
 // defined at any temperature > 0: every run must complete. Variants: other
-// temperatures, down to 1e-300, and the methods that draw from P_GCD (an
-// MCMC chain, SMC).
+// temperatures, down to 1e-300, and every method: those that draw from
+// P_GCD (an MCMC chain, SMC), ASAp, CARS and AWRS, whose tries and
+// weights are in log space. Rejection sampling from P, RSFT and ARS (which
+// learns no masks) are exact too, so that where P(L) ≈ e^-2943 they accept
+// nothing: their attempts are rejected, never dead ends.
 func TestMisuseTinyTemperature(t *testing.T) {
 	if testing.Short() {
 		t.Skip("samples from the embedded model")
@@ -93,8 +96,14 @@ func TestMisuseTinyTemperature(t *testing.T) {
 	dir := t.TempDir()
 	gr := filepath.Join(dir, "ab.gbnf")
 	writeSandboxFile(t, gr, []byte("root ::= \"a\" | \"b\"\n"))
-	for _, c := range []struct{ method, temp string }{
-		{"gcd", "0.008"}, {"gcd", "1e-3"}, {"gcd", "1e-300"}, {"mcmc-uniform", "1e-30"}, {"smc-2", "1e-100"},
+	for _, c := range []struct {
+		method, temp string
+		valid        bool // every record a complete sentence; else none a dead end
+	}{
+		{"gcd", "0.008", true}, {"gcd", "1e-3", true}, {"gcd", "1e-300", true}, {"mcmc-uniform", "1e-30", true}, {"smc-2", "1e-100", true},
+		{"asap", "0.005", true}, {"asap", "1e-300", true}, {"cars", "0.005", true}, {"cars", "1e-300", true},
+		{"smc-awrs-2", "0.005", true}, {"smc-awrs-2", "1e-300", true},
+		{"rejection", "0.005", false}, {"rsft", "0.005", false}, {"ars", "0.005", false},
 	} {
 		out := filepath.Join(dir, c.method+c.temp+".jsonl")
 		args := []string{"sample", "--model", tiny, "--grammar", gr, "--prompt", "hi", "--n", "4", "--max-new-tokens", "4", "--k", "2",
@@ -109,8 +118,11 @@ func TestMisuseTinyTemperature(t *testing.T) {
 		}
 		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 		for i, l := range lines {
-			if !strings.Contains(l, `"status":"complete"`) || !strings.Contains(l, `"valid":true`) {
+			if c.valid && (!strings.Contains(l, `"status":"complete"`) || !strings.Contains(l, `"valid":true`)) {
 				t.Errorf("--method %s --temperature %s: %s:%d is not a complete sample: %s", c.method, c.temp, out, i+1, l)
+			}
+			if strings.Contains(l, `"status":"dead end"`) {
+				t.Errorf("--method %s --temperature %s: %s:%d is a dead end: %s", c.method, c.temp, out, i+1, l)
 			}
 		}
 	}
@@ -225,7 +237,7 @@ func TestMisuseTrieOfAnotherGrammar(t *testing.T) {
 }
 
 // F45: a corrupt trie is reported at the offset of the byte at fault: the
-// root's flags byte (the campaign's case), a child's probability (a
+// root's flags byte (the campaign's case), a child's log alive mass (a
 // variant). The file is left as it was.
 func TestMisuseCorruptTrie(t *testing.T) {
 	if testing.Short() {
@@ -247,15 +259,19 @@ func TestMisuseCorruptTrie(t *testing.T) {
 	// The magic line, the settings' length (a uvarint) and the settings.
 	n, w := binary.Uvarint(good[12:])
 	root := 12 + w + int(n)
+	// The root's flags and log alive mass, its child count, its first
+	// child's token: then the child's flags.
+	_, wn := binary.Uvarint(good[root+9:])
+	_, wt := binary.Uvarint(good[root+9+wn:])
+	child := root + 9 + wn + wt
 	for _, c := range []struct {
 		at   int
 		b    byte
 		want string
 	}{
 		{root, good[root] ^ 0x80, fmt.Sprintf("unknown node flags at offset %d", root)},
-		// The root's child count, its first child's token, then the
-		// child's flags and the top byte of its probability.
-		{root + 17 + 2 + 8, 0x7f, fmt.Sprintf("probability outside [0, 1] at offset %d", root+17+2+1)},
+		// The top byte of the child's log alive mass.
+		{child + 8, 0x7f, fmt.Sprintf("log-probability above 0, NaN, or finite for an invalid prefix at offset %d", child+1)},
 	} {
 		b := bytes.Clone(good)
 		b[c.at] = c.b
@@ -446,4 +462,51 @@ func TestMisuseTinyTemperatureExperiment(t *testing.T) {
 			}
 		}
 	}
+}
+
+// F01, what readers see: the records of an experiment carry its sampling
+// settings, so that a store that holds records of two (as two runs of
+// other temperatures on one store without its lock left it) is refused by
+// every reader that combines records, naming the file and line of the
+// first record that differs: analyze, a resumed run, merge. A store
+// written before records carried settings is read as before
+// (TestCommittedAnalysis).
+func TestMisuseMixedSettingsStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an experiment")
+	}
+	_, tiny := repoPaths(t)
+	dir := t.TempDir()
+	writeSandboxFile(t, filepath.Join(dir, "tasks", "T", "ab", "grammar.ebnf"), []byte("root ::= \"a\" | \"b\"\n"))
+	writeSandboxFile(t, filepath.Join(dir, "tasks", "T", "ab", "prompt.txt"), []byte("a or b?\n"))
+	cfg, _ := json.Marshal(map[string]any{
+		"name": "mixed", "protocol": "quick", "task_root": filepath.Join(dir, "tasks"), "tasks": []string{"T/ab"},
+		"methods": []string{"gcd"}, "k": 1, "runs": 3, "batch": 1, "model": tiny, "template": "chat",
+		"temperature": 1, "top_p": 1.0, "top_k": 0, "max_new_tokens": 4, "seed": 1, "lenient": true,
+	})
+	exp := filepath.Join(dir, "exp.json")
+	writeSandboxFile(t, exp, cfg)
+	store := filepath.Join(dir, "store")
+	if code, _, errOut := gaspNoPanic("experiment", "run", exp, "--store", store); code != 0 {
+		t.Fatalf("experiment run: exit %d: %s", code, errOut)
+	}
+	file := filepath.Join(store, "T%2Fab", "gcd.jsonl")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[2], " temperature=1 ") {
+		t.Fatalf("%s: want 3 records carrying temperature=1, got:\n%s", file, b)
+	}
+	// Run 2 as a run at temperature 0.5 wrote it.
+	lines[2] = strings.Replace(lines[2], " temperature=1 ", " temperature=0.5 ", 1)
+	writeSandboxFile(t, file, []byte(strings.Join(lines, "")))
+	before := snapshot(t, dir)
+	want := file + ":3: a record of task \"T/ab\", method \"gcd\" drawn with other settings than "
+	diff := "(temperature was 1, now 0.5)"
+	wantRefusal(t, 1, want+filepath.Join(store, "experiment.json")+" "+diff, "analyze", "mixed", "--store", store, "--out", filepath.Join(dir, "out"))
+	wantRefusal(t, 1, want+filepath.Join(store, "experiment.json")+" "+diff, "experiment", "merge", "--into", filepath.Join(dir, "merged"), store)
+	wantRefusal(t, 1, want+exp+" "+diff, "experiment", "run", exp, "--store", store)
+	unchanged(t, dir, before)
 }

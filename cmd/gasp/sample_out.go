@@ -85,29 +85,6 @@ func trieSettings(settings string) string {
 	return strings.Join(out, " ")
 }
 
-// settingsDiff names the first setting in which a and b differ.
-func settingsDiff(old, now string) string {
-	kv := func(s string) map[string]string {
-		m := map[string]string{}
-		for _, f := range strings.Fields(s) {
-			k, v, _ := strings.Cut(f, "=")
-			m[k] = v
-		}
-		return m
-	}
-	o, n := kv(old), kv(now)
-	for _, f := range strings.Fields(now) {
-		k, _, _ := strings.Cut(f, "=")
-		if o[k] != n[k] {
-			if o[k] == "" {
-				return fmt.Sprintf("%s was not recorded, now %s", k, n[k])
-			}
-			return fmt.Sprintf("%s was %s, now %s", k, o[k], n[k])
-		}
-	}
-	return fmt.Sprintf("settings %q, now %q", old, now)
-}
-
 // openSampleOut opens the --out file of "gasp sample" and returns the runs
 // it holds. It refuses a path that is not a regular file, a non-empty file
 // without --resume, and, with --resume, a file that is not a run-store
@@ -163,7 +140,7 @@ func resumable(st *runs.Store, path, task, method string, seed uint64, settings 
 		}
 		if r.Settings != settings {
 			return nil, fmt.Errorf("--resume: %s: run %d was drawn with other settings (%s): one file would hold two distributions",
-				path, r.Run, settingsDiff(r.Settings, settings))
+				path, r.Run, runs.SettingsDiff(r.Settings, settings))
 		}
 	}
 	return done, nil

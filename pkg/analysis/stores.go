@@ -12,14 +12,27 @@ import (
 // LoadDirs reads every record of the run stores in dirs, opened read-only,
 // as one Data: mcmc/quick, or several stores together (mcmc/quick and
 // mcmc/quick-smc). A store without records is an error, and so is a store
-// named twice.
+// named twice, and one whose records were drawn with two settings
+// (runs.Record.Settings).
 func LoadDirs(dirs ...string) (*Data, error) {
+	return LoadDirsWith(func(string) (runs.Options, error) { return runs.Options{}, nil }, dirs...)
+}
+
+// LoadDirsWith is LoadDirs with each store opened with the options opts
+// gives (read-only in any case): its settings (experiment.StoreOptions),
+// so that a record drawn with other settings than its store's
+// experiment.json is refused, naming its file and line.
+func LoadDirsWith(opts func(dir string) (runs.Options, error), dirs ...string) (*Data, error) {
 	if err := distinctStores(dirs); err != nil {
 		return nil, err
 	}
 	var all []runs.Record
 	for _, dir := range dirs {
-		st, err := OpenStore(dir)
+		opt, err := opts(dir)
+		if err != nil {
+			return nil, err
+		}
+		st, err := OpenStoreWith(dir, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -43,8 +56,12 @@ func LoadDirs(dirs ...string) (*Data, error) {
 // writer holds (runs.Busy: an experiment run, even between its appends, a
 // demo or a merge) is an error: its analysis would report the records
 // written so far as if they were the experiment's.
-func OpenStore(dir string) (*runs.Store, error) {
-	st, err := runs.OpenReadOnly(dir)
+func OpenStore(dir string) (*runs.Store, error) { return OpenStoreWith(dir, runs.Options{}) }
+
+// OpenStoreWith is OpenStore with options: its settings (see LoadDirsWith).
+func OpenStoreWith(dir string, opt runs.Options) (*runs.Store, error) {
+	opt.ReadOnly = true
+	st, err := runs.OpenWith(dir, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -28,8 +28,10 @@ type Lang struct {
 	// GCDInvalid is the probability that a GCD run is capped or dead-ends.
 	GCDInvalid float64
 	// Mass is Σ P(x) over the sentences: rejection sampling's acceptance
-	// probability.
-	Mass float64
+	// probability. It and P underflow to 0 at a small temperature; LogMass
+	// is log Mass, finite there.
+	Mass    float64
+	LogMass float64
 	// Prefixes is the number of prefixes visited by the enumeration.
 	Prefixes int
 
@@ -56,20 +58,37 @@ func Enumerate(m lm.Model, prompt []int, cfg sample.Config, limit int) (*Lang, e
 	if len(l.Sentences) == 0 {
 		return nil, errors.New("exact: the language within the cap is empty")
 	}
-	gcdMass := 0.0
-	for _, x := range l.Sentences {
-		p := math.Exp(x.LogProb())
-		l.P = append(l.P, p)
-		l.Mass += p
-		q := math.Exp(x.LogQProb())
-		l.GCD = append(l.GCD, q)
-		gcdMass += q
+	// P^G and GCD's distribution are normalised in log space: at a small
+	// temperature P(x) and P(L) may underflow though P^G is well defined.
+	logP, logQ := make([]float64, len(l.Sentences)), make([]float64, len(l.Sentences))
+	for i, x := range l.Sentences {
+		logP[i], logQ[i] = x.LogProb(), x.LogQProb()
+		l.P = append(l.P, math.Exp(logP[i]))
+		l.Mass += l.P[i]
 	}
-	for i := range l.GCD {
-		l.GCD[i] /= gcdMass
-		l.Target = append(l.Target, l.P[i]/l.Mass)
+	l.LogMass = logSumExp(logP)
+	logGCD := logSumExp(logQ)
+	for i := range l.Sentences {
+		l.Target = append(l.Target, math.Exp(logP[i]-l.LogMass))
+		l.GCD = append(l.GCD, math.Exp(logQ[i]-logGCD))
 	}
 	return l, nil
+}
+
+// logSumExp returns log Σ exp(x[i]).
+func logSumExp(x []float64) float64 {
+	top := math.Inf(-1)
+	for _, v := range x {
+		top = max(top, v)
+	}
+	if math.IsInf(top, -1) {
+		return top
+	}
+	s := 0.0
+	for _, v := range x {
+		s += math.Exp(v - top)
+	}
+	return top + math.Log(s)
 }
 
 type enum struct {

@@ -65,7 +65,12 @@
 // says), never shrink. A run checks and writes experiment.json under the
 // store's lock, so that of two runs of other settings on one new store
 // the second is refused; Merge checks its shards and destination the same
-// way (see store.go). Stored reads a store's experiment.json, strictly. Options.TaskTime bounds the time each (task,
+// way (see store.go). Every record carries the run's sampling settings
+// (Config.RecordSettings, runs.Record.Settings), and the run, Merge and
+// readers that open a store with StoreOptions refuse a record of other
+// settings than its store's experiment.json, naming its file and line, so
+// that records of two configurations in one store are never combined.
+// Stored reads a store's experiment.json, strictly. Options.TaskTime bounds the time each (task,
 // method) may take, stored batches included (checked between batches), for methods whose cost
 // varies by orders of magnitude between tasks (cars); method.Parse and
 // Task.Draw are the methods' single definition, which "gasp sample" uses

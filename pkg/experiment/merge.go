@@ -46,7 +46,15 @@ func Merge(dst string, srcs []string) (MergeSummary, error) {
 	if err != nil {
 		return sum, err
 	}
-	out, err := runs.Open(dst)
+	want, _, err := mergeConfig(dst, srcs)
+	if err != nil {
+		return sum, err
+	}
+	var opt runs.Options
+	if want != nil {
+		opt = want.storeOptions()
+	}
+	out, err := runs.OpenWith(dst, opt)
 	if err != nil {
 		return sum, err
 	}
@@ -88,7 +96,11 @@ type sourced struct {
 func readShards(srcs []string) (map[runs.Key][]sourced, error) {
 	recs := map[runs.Key][]sourced{}
 	for _, src := range srcs {
-		st, err := runs.OpenReadOnly(src)
+		opt, err := StoreOptions(src)
+		if err != nil {
+			return nil, fmt.Errorf("experiment: merge: %w", err)
+		}
+		st, err := runs.OpenWith(src, opt)
 		if err != nil {
 			return nil, fmt.Errorf("experiment: merge: %w", err)
 		}
@@ -144,9 +156,14 @@ func mergeSeries(dst *runs.Store, key runs.Key, recs []sourced) (appended, exist
 	return appended, existing, nil
 }
 
-// sameRecord reports whether a and b are equal but for elapsed_ms.
+// sameRecord reports whether a and b are equal but for elapsed_ms, and
+// for the settings a record written before records carried them lacks
+// (the stores' settings are checked where they are read).
 func sameRecord(a, b runs.Record) bool {
 	a.ElapsedMS, b.ElapsedMS = 0, 0
+	if a.Settings == "" || b.Settings == "" {
+		a.Settings, b.Settings = "", ""
+	}
 	ja, err1 := a.MarshalJSON()
 	jb, err2 := b.MarshalJSON()
 	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)

@@ -1,11 +1,13 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -300,7 +302,7 @@ func (r *runner) batch(ctx context.Context, t *Task, u unit) (n, valid int, err 
 	if r.opt.Limit > 0 {
 		limit = r.opt.Limit - r.sum.Records
 	}
-	added, err := appendRecords(ctx, r.dir, recs, limit, r.opt.LockWait)
+	added, err := appendRecords(ctx, r.dir, r.cfg.storeOptions(), recs, limit, r.opt.LockWait)
 	r.sum.Records += added
 	if err != nil {
 		return 0, 0, err
@@ -325,7 +327,9 @@ func (c *Config) scanStore(dir string, tasks []TaskFiles, units []unit) (map[[2]
 	if _, err := checkStore(dir, c); err != nil {
 		return nil, nil, err
 	}
-	ro, err := runs.OpenReadOnly(dir)
+	opt := c.storeOptions()
+	opt.ReadOnly = true
+	ro, err := runs.OpenWith(dir, opt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -405,8 +409,8 @@ func ProposalRecord(s *mcmc.Step) *runs.Proposal {
 // appendRecords appends the records not yet stored, taking the store's
 // lock for the time it takes (waiting up to wait for another writer), and
 // stops after limit records when limit ≥ 0. It returns how many it appended.
-func appendRecords(ctx context.Context, dir string, recs []runs.Record, limit int, wait time.Duration) (int, error) {
-	st, err := openStore(ctx, dir, wait)
+func appendRecords(ctx context.Context, dir string, opt runs.Options, recs []runs.Record, limit int, wait time.Duration) (int, error) {
+	st, err := openStore(ctx, dir, opt, wait)
 	if err != nil {
 		return 0, err
 	}
@@ -446,6 +450,49 @@ func settingsDiff(a, b *Config) string {
 	}
 	slices.Sort(diffs)
 	return strings.Join(diffs, ", ")
+}
+
+// RecordSettings describes c's sampling settings as the records of its
+// store carry them (runs.Record.Settings): the keys of experiment.json that
+// the store's settings check compares (the model, template, temperature,
+// top-p, top-k, max-new-tokens, seed, lenient and task root), sorted, as
+// key=value pairs, separated by spaces (a space in a value is %20). The
+// grid (tasks, methods, runs, k), which may grow, is not in it; a record
+// names its task, method, run and k itself.
+func (c *Config) RecordSettings() string {
+	b, _ := json.Marshal(c.settings())
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // a seed keeps its digits
+	var m map[string]any
+	dec.Decode(&m)
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, k+"="+strings.ReplaceAll(fmt.Sprint(m[k]), " ", "%20"))
+	}
+	return strings.Join(out, " ")
+}
+
+// storeOptions are the options of c's store: its records' settings.
+func (c *Config) storeOptions() runs.Options {
+	from := c.File
+	if from == "" {
+		from = "the experiment's configuration"
+	}
+	return runs.Options{Settings: c.RecordSettings(), SettingsFrom: from}
+}
+
+// StoreOptions returns the options that open the store dir for reading
+// with the settings of its experiment.json (runs.Options.Settings), so that
+// a record drawn with others is refused, naming its file and line; those
+// of a store without experiment.json hold only that its records agree.
+func StoreOptions(dir string) (runs.Options, error) {
+	c, err := Stored(dir)
+	if err != nil || c == nil {
+		return runs.Options{ReadOnly: true}, err
+	}
+	opt := c.storeOptions()
+	opt.ReadOnly = true
+	return opt, nil
 }
 
 // settings returns c's sampling settings by JSON key.

@@ -131,7 +131,7 @@ func checkStore(dir string, cfg *Config) (*Config, error) {
 // for the run to close when it ends: the run takes the lock only to
 // append, and a reader must see it between appends too.
 func (r *runner) writeSettings(ctx context.Context) (io.Closer, error) {
-	st, err := openStore(ctx, r.dir, r.opt.LockWait)
+	st, err := openStore(ctx, r.dir, r.cfg.storeOptions(), r.opt.LockWait)
 	if err != nil {
 		return nil, err
 	}
@@ -161,12 +161,12 @@ func (r *runner) writeSettings(ctx context.Context) (io.Closer, error) {
 	return writing, nil
 }
 
-// openStore opens the store dir for appending, waiting up to wait while
-// another writer holds its lock.
-func openStore(ctx context.Context, dir string, wait time.Duration) (*runs.Store, error) {
+// openStore opens the store dir for appending, as opt says, waiting up to
+// wait while another writer holds its lock.
+func openStore(ctx context.Context, dir string, opt runs.Options, wait time.Duration) (*runs.Store, error) {
 	deadline := time.Now().Add(wait)
 	for {
-		st, err := runs.Open(dir)
+		st, err := runs.OpenWith(dir, opt)
 		if err == nil || !errors.Is(err, runs.ErrLocked) || time.Now().After(deadline) {
 			return st, err
 		}

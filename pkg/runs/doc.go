@@ -62,6 +62,15 @@
 // run whose seed differs from the one stored for it, so that a resume with
 // a changed configuration fails loudly instead of mixing two experiments.
 //
+// A store holds one configuration: a record carries the sampling settings
+// it was drawn with (Record.Settings). A store opened with its settings
+// (Options.Settings: pkg/experiment gives those of the store's
+// experiment.json) writes them into the records it appends, and every
+// reader of it refuses a record of other settings with a *SettingsError
+// naming the record's file and line; without them, the records that carry
+// settings must agree with the first one read. Records without settings,
+// written before records carried them, are read as they are.
+//
 // OpenFile keeps one (task, method) in a single file of the caller's choice
 // instead ("gasp sample --out F.jsonl"), with the same guarantees; it
 // locks F.jsonl itself (flock; F.jsonl.lock where there is no flock), and

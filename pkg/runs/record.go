@@ -63,7 +63,12 @@ type Record struct {
 	// Proposal is, for an MCMC record at k ≥ 1 of an experiment that keeps
 	// proposals, the proposal y of step k (accepted or not); nil otherwise.
 	Proposal *Proposal `json:"proposal,omitempty"`
-	Settings string    `json:"settings,omitempty"` // the writer's sampling settings, if it records them ("gasp sample")
+	// Settings describe the sampling settings the record was drawn with
+	// (those of an experiment, experiment.Config.RecordSettings, or of
+	// "gasp sample"), so that records of two configurations cannot be told
+	// apart no more: a store holds one (see Options.Settings). Empty in
+	// records written before records carried them.
+	Settings string `json:"settings,omitempty"`
 }
 
 // Proposal is the proposal y of one MH step: the completion, its

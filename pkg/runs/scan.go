@@ -26,8 +26,9 @@ type scanResult struct {
 // an error; any other bad line, the last included, is a *CorruptError. A record without prompt_ids gets those of the record
 // before it (they share the slice); in a schema ≥ 2 record with no record
 // before it, that is corruption. limit > 0 stops reading at that byte offset (a writable
-// store's known good length). A missing file is empty.
-func scan(path, task, method string, limit int64, fn func(Record) error) (scanResult, error) {
+// store's known good length). A missing file is empty. A record of other
+// settings than the store's (settings) is a *SettingsError.
+func scan(path, task, method string, limit int64, settings *settingsRule, fn func(Record) error) (scanResult, error) {
 	var res scanResult
 	f, err := infile.Open(path, infile.Any) // a store's files are streamed, whatever their size
 	if errors.Is(err, fs.ErrNotExist) {
@@ -84,6 +85,9 @@ func scan(path, task, method string, limit int64, fn func(Record) error) (scanRe
 		}
 		if err := chk.add(&r, lineNum); err != nil {
 			return res, &CorruptError{File: path, Line: lineNum, Err: err}
+		}
+		if err := settings.check(&r, path, lineNum); err != nil {
+			return res, err
 		}
 		if fn != nil {
 			if err := fn(r); err != nil {

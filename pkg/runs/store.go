@@ -35,6 +35,17 @@ type Options struct {
 	// Warn, if not nil, is called once for each torn last line found
 	// (Warnings lists them as well).
 	Warn func(Warning)
+	// Settings are the sampling settings of the store's records (an
+	// experiment's, experiment.Config.RecordSettings), and SettingsFrom
+	// where they come from, for messages (its experiment.json). Append
+	// writes them into a record that carries none, and refuses a record
+	// of other settings; reading refuses a record of other settings with
+	// a *SettingsError that names its file and line. A record without
+	// settings, written before records carried them, is read as it is.
+	// Empty Settings check nothing against a given value, but the records
+	// that carry settings must still agree with the first one read or
+	// appended: a store holds one configuration.
+	Settings, SettingsFrom string
 }
 
 // Key names one series of a store: the records of one method on one task.
@@ -73,6 +84,7 @@ type Store struct {
 	warned   map[Warning]bool
 	unsynced int
 	closed   bool
+	settings *settingsRule
 }
 
 // Open opens the experiment directory dir for appending, creating it if
@@ -85,7 +97,7 @@ func OpenReadOnly(dir string) (*Store, error) { return OpenWith(dir, Options{Rea
 
 // OpenWith opens the experiment directory dir as opt says.
 func OpenWith(dir string, opt Options) (*Store, error) {
-	s := &Store{dir: dir, opt: opt, series: map[Key]*series{}, warned: map[Warning]bool{}}
+	s := &Store{dir: dir, opt: opt, series: map[Key]*series{}, warned: map[Warning]bool{}, settings: newSettingsRule(opt)}
 	if opt.ReadOnly {
 		fi, err := os.Stat(dir)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -139,7 +151,7 @@ func (s *Store) takeLock(lockPath, what string) error {
 // exists: not a directory, a device (/dev/null) or a symbolic link.
 func OpenFile(path string, opt Options) (*Store, error) {
 	dir := filepath.Dir(path)
-	s := &Store{dir: dir, file: path, opt: opt, series: map[Key]*series{}, warned: map[Warning]bool{}}
+	s := &Store{dir: dir, file: path, opt: opt, series: map[Key]*series{}, warned: map[Warning]bool{}, settings: newSettingsRule(opt)}
 	if opt.ReadOnly {
 		fi, err := os.Stat(path)
 		if err != nil {
@@ -222,7 +234,7 @@ func (s *Store) get(task, method string) (*series, error) {
 		}
 	}
 	done, seeds := map[Sample]bool{}, map[int]uint64{}
-	res, err := scan(sr.path, task, method, 0, func(r Record) error {
+	res, err := scan(sr.path, task, method, 0, s.settings, func(r Record) error {
 		done[Sample{r.K, r.Run}] = true
 		seeds[r.Run] = r.Seed
 		return nil
@@ -263,15 +275,19 @@ func truncate(path string, size int64) error {
 // a single write, and syncs as Options.SyncEvery says. It sets r.Schema to
 // Schema when 0. A record of schema ≥ 2 leaves out prompt_ids when they
 // equal the previous record's in the file, so a series stores its prompt
-// once. It refuses a sample (k, run) already stored, and a run whose seed
-// differs from the seed stored for it: resuming with another configuration
-// would mix two experiments.
+// once. It refuses a sample (k, run) already stored, a run whose seed
+// differs from the seed stored for it, and a record of other settings
+// than the store's (Options.Settings; a record without any gets them):
+// resuming with another configuration would mix two experiments.
 func (s *Store) Append(r Record) error {
 	if s.opt.ReadOnly {
 		return ErrReadOnly
 	}
 	if r.Schema == 0 {
 		r.Schema = Schema
+	}
+	if r.Settings == "" {
+		r.Settings = s.opt.Settings
 	}
 	if err := r.check(); err != nil {
 		return fmt.Errorf("runs: invalid record (task %q, method %q, k %d, run %d): %w", r.Task, r.Method, r.K, r.Run, err)
@@ -298,6 +314,9 @@ func (s *Store) Append(r Record) error {
 	}
 	if seed, ok := sr.seeds[r.Run]; ok && seed != r.Seed {
 		return fmt.Errorf("runs: run %d of task %q, method %q has seed %d in the store, not %d", r.Run, r.Task, r.Method, seed, r.Seed)
+	}
+	if err := s.settings.check(&r, sr.path, 0); err != nil {
+		return err
 	}
 	if sr.f == nil {
 		if err := s.create(sr); err != nil {
@@ -438,7 +457,7 @@ func (s *Store) each(task, method string, fn func(Record) error) error {
 	if err != nil || limit == 0 && !s.opt.ReadOnly {
 		return err
 	}
-	res, err := scan(sr.path, task, method, limit, fn)
+	res, err := scan(sr.path, task, method, limit, s.settings, fn)
 	s.mu.Lock()
 	s.warn(res.torn)
 	s.mu.Unlock()

@@ -57,10 +57,12 @@ func (v Variant) adaptive() bool { return v == ARS || v == CARS }
 // carsStep is one drawn token of an attempt.
 type carsStep struct {
 	drawn
-	thinned bool    // the attempt was rejected before drawing (knowledge gained meanwhile)
-	dead    bool    // nothing can be drawn: the language is empty
-	masked  float64 // P of the tokens the grammar excludes at the prefix
-	entry   float64 // 1 − dead of the chosen child when it was chosen
+	thinned bool // the attempt was rejected before drawing (knowledge gained meanwhile)
+	dead    bool // nothing can be drawn: the language is empty
+	// rest is log Σ P(t|u)·alive(u·t) over the tokens the trie counts at
+	// the prefix u (for CARS the allowed ones), the drawn token left out.
+	rest  float64
+	entry float64 // log alive of the chosen child when it was chosen
 }
 
 // carsRun is one row: a run of attempts until k samples are accepted. Its
@@ -69,8 +71,9 @@ type carsRun struct {
 	lane
 	tries, rejected int
 	path            []*trieNode // path[d]: the node after d tokens
-	masked          []float64   // masked[d]: grammar-excluded mass after d tokens
-	entry           float64     // 1 − dead of the current node when it was entered
+	rest            []float64   // rest[d]: carsStep.rest of the draw at path[d]
+	entry           float64     // log alive of the current node when it was entered
+	lw              []float64   // scratch: log P(t|u)·alive(u·t) for every token
 	out             []*Record
 }
 
@@ -106,6 +109,15 @@ type RejectionSampler struct {
 // row has since found no sentence. The probability of a sentence x is then
 // P(x)/(1 − dead(root) at the start), ∝ P(x). Knowledge from an attempt is
 // added to the trie when it ends.
+//
+// The trie holds alive = 1 − dead in log space, and the draws weigh tokens
+// in log space, so that a small temperature, where P(L) and every allowed
+// token's P may be below the smallest float64, still gives exact samples:
+// an attempt's end sets alive(u) at each prefix on its path to the sum of
+// P(t|u)·alive(u·t) over the tokens it did not draw there, computed from
+// the distribution it drew from, and the drawn token's term. A sum computed
+// while other rows learnt about u's other children is an upper bound of
+// alive(u); the least bound is kept, and the next draw at u tightens it.
 //
 // Record.Evals counts the row's evaluations since its previous accepted
 // sample (all attempts) and Record.Rejections the attempts rejected in
@@ -149,8 +161,8 @@ func (s *carsLoop) begin(r *carsRun) {
 	r.tries++
 	r.retry(s.b)
 	r.path = append(r.path[:0], s.trie.root)
-	r.masked = r.masked[:0]
-	r.entry = 1 - s.trie.root.dead
+	r.rest = r.rest[:0]
+	r.entry = s.trie.root.logAlive
 }
 
 func (s *carsLoop) run(rands []*rand.Rand) ([][]*Record, error) {
@@ -190,48 +202,100 @@ func (s *carsLoop) step(r *carsRun, x *carsStep) (*carsRun, bool, error) {
 
 // draw draws r's next token from d; it reads the trie, never writes it.
 func (s *carsLoop) draw(r *carsRun, d *Dist, _ gcd.Bitset) carsStep {
+	if s.rs.Variant.adaptive() {
+		return s.drawAdaptive(r, d)
+	}
+	var i int
+	if s.rs.Variant == RSFT && len(r.rec.Tokens) == 0 {
+		// From P masked by the grammar (in log space where it underflows).
+		if len(d.IDs) == 0 {
+			return carsStep{dead: true}
+		}
+		i = d.IDs[Pick(d.allowedP, d.pickSum, r.rand)]
+	} else {
+		sum := 0.0
+		for _, x := range d.Prob {
+			sum += x
+		}
+		if !(sum > 0) {
+			return carsStep{dead: true}
+		}
+		i = Pick(d.Prob, sum, r.rand)
+	}
+	return carsStep{drawn: drawn{tok: i, logP: d.LogP[i], logQ: d.LogP[i], h: d.Entropy, rawH: d.RawEntropy}}
+}
+
+// drawAdaptive is draw for ARS and CARS: t ∝ P(t|u)·alive(u·t), in log
+// space, after thinning by alive(u)/entry.
+func (s *carsLoop) drawAdaptive(r *carsRun, d *Dist) carsStep {
 	u := r.path[len(r.path)-1]
-	depth := len(r.rec.Tokens)
-	step := carsStep{masked: max(0, 1-d.Mass)}
-	w := append(d.w[:0], d.Prob...)
-	if (s.rs.Variant == RSFT && depth == 0) || (s.rs.Variant == CARS && u.known) {
-		clear(w)
+	constrained := s.rs.Variant == CARS
+	lw := append(r.lw[:0], d.LogP...)
+	r.lw = lw
+	if constrained && u.known { // the allowed tokens only
+		for i := range lw {
+			lw[i] = math.Inf(-1)
+		}
 		for _, id := range d.IDs {
-			w[id] = d.Prob[id]
+			lw[id] = d.LogP[id]
 		}
 	}
-	if s.rs.Variant.adaptive() {
-		for t, kid := range u.kids {
-			if kid.dead > 0 && t < len(w) {
-				w[t] *= 1 - kid.dead
-			}
+	for t, kid := range u.kids {
+		if t < len(lw) {
+			lw[t] += kid.logAlive
+		}
+	}
+	top := math.Inf(-1)
+	for _, x := range lw {
+		top = max(top, x)
+	}
+	w := d.w[:0]
+	sum := 0.0
+	if top > math.Inf(-1) {
+		for _, x := range lw {
+			w = append(w, math.Exp(x-top))
+			sum += w[len(w)-1]
 		}
 	}
 	d.w = w
-	sum := 0.0
-	for _, x := range w {
-		sum += x
-	}
-	if s.rs.Variant.adaptive() && !(r.rand.Float64()*r.entry < sum) {
-		step.thinned = true
-		return step
-	}
-	if !(sum > 0) { // RSFT: no token is allowed at the root
-		step.dead = true
-		return step
+	logSum := top + math.Log(sum) // −Inf when every weight is 0
+	if !(r.rand.Float64() < math.Exp(logSum-r.entry)) {
+		return carsStep{thinned: true, rest: s.learnt(r, d, -1)}
 	}
 	i := Pick(w, sum, r.rand)
-	step.drawn = drawn{tok: i, logP: d.LogP[i], logQ: d.LogP[i], h: d.Entropy, rawH: d.RawEntropy}
-	step.entry = 1
+	step := carsStep{drawn: drawn{tok: i, logP: d.LogP[i], logQ: d.LogP[i], h: d.Entropy, rawH: d.RawEntropy}, rest: s.learnt(r, d, i)}
 	if kid := u.kids[i]; kid != nil {
-		step.entry = 1 - kid.dead
+		step.entry = kid.logAlive
 	}
 	return step
 }
 
+// learnt returns log Σ P(t|u)·alive(u·t) over the tokens other than skip
+// that the trie counts at u: for CARS the allowed ones, for ARS all. r.lw
+// holds the terms of the tokens draw weighed.
+func (s *carsLoop) learnt(r *carsRun, d *Dist, skip int) float64 {
+	if s.rs.Variant != CARS {
+		return logSumExcept(r.lw, skip)
+	}
+	x := d.w[:0]
+	at := -1
+	for k, id := range d.IDs {
+		if id == skip {
+			at = k
+		}
+		v := d.LogP[id]
+		if kid := r.path[len(r.path)-1].kids[id]; kid != nil {
+			v += kid.logAlive
+		}
+		x = append(x, v)
+	}
+	d.w = x
+	return logSumExcept(x, at)
+}
+
 // advance applies step x to r's attempt and reports whether it ended.
 func (s *carsLoop) advance(r *carsRun, x *carsStep) bool {
-	r.masked = append(r.masked, x.masked)
+	r.rest = append(r.rest, x.rest)
 	switch {
 	case x.dead:
 		r.rec.Status = DeadEnd
@@ -250,14 +314,14 @@ func (s *carsLoop) advance(r *carsRun, x *carsStep) bool {
 		return true
 	case Rejected:
 		if s.rs.Variant == ARS {
-			s.trie.kill(u, x.tok, x.logP)
+			s.trie.kill(u, x.tok)
 		}
 		return true
 	case Capped:
-		s.trie.kill(u, x.tok, x.logP)
+		s.trie.kill(u, x.tok)
 		return true
 	}
-	r.path = append(r.path, s.trie.child(u, x.tok, x.logP))
+	r.path = append(r.path, s.trie.child(u, x.tok))
 	r.entry = x.entry
 	return false
 }
@@ -267,7 +331,7 @@ func (s *carsLoop) advance(r *carsRun, x *carsStep) bool {
 func (s *carsLoop) finish(r *carsRun) bool {
 	s.c.report(&s.st, r.row, r.rec)
 	if s.rs.Variant.adaptive() {
-		s.trie.learn(r.path, r.masked, s.rs.Variant == CARS)
+		s.trie.learn(r.path, r.rest, r.rec, s.rs.Variant == CARS)
 	}
 	budgetOut := s.rs.Budget > 0 && r.tries >= s.rs.Budget
 	hopeless := r.rec.Status == DeadEnd || (s.rs.Variant.adaptive() && s.trie.empty())
@@ -284,51 +348,34 @@ func (s *carsLoop) finish(r *carsRun) bool {
 
 // trieNode is a prefix visited by an adaptive rejection sampler.
 type trieNode struct {
-	p      float64 // P(t | parent) of the token t that leads here
-	dead   float64 // the fraction of P's mass below this prefix known to be invalid
-	fixed  bool    // the prefix itself is invalid (left the grammar, or at the cap): dead = 1
-	known  bool    // CARS: masked holds the grammar-excluded mass after the prefix
-	masked float64
-	kidsum float64 // Σ over the children v of P(v's token)·dead(v)
-	kids   map[int]*trieNode
+	// logAlive is log(1 − dead), dead being the fraction of P's mass
+	// below this prefix known to be invalid: an upper bound of log Σ
+	// P(t|u)·alive(u·t) over the tokens the trie counts at u.
+	logAlive float64
+	fixed    bool // the prefix itself is invalid (left the grammar, or at the cap): alive = 0
+	known    bool // CARS: the grammar's mask after the prefix was learnt (excluded tokens weigh 0)
+	kids     map[int]*trieNode
 }
 
-// child returns u's child by tok, made with P(tok|u) = exp(logP) if new.
-func (t *Trie) child(u *trieNode, tok int, logP float64) *trieNode {
+// child returns u's child by tok, made if new.
+func (t *Trie) child(u *trieNode, tok int) *trieNode {
 	if kid := u.kids[tok]; kid != nil {
 		return kid
 	}
 	if u.kids == nil {
 		u.kids = make(map[int]*trieNode)
 	}
-	kid := &trieNode{p: math.Exp(logP)}
+	kid := &trieNode{}
 	u.kids[tok] = kid
 	t.nodes++
 	return kid
 }
 
-// update recomputes dead from the node's children and mask.
-func (u *trieNode) update() {
-	if u.fixed {
-		u.dead = 1
-		return
-	}
-	d := u.kidsum
-	if u.known {
-		d += u.masked
-	}
-	u.dead = min(1, max(0, d))
-}
-
-// kill marks u's child by tok as an invalid prefix. u's dead changes when
+// kill marks u's child by tok as an invalid prefix. u's alive changes when
 // the attempt is learnt.
-func (t *Trie) kill(u *trieNode, tok int, logP float64) {
-	kid := t.child(u, tok, logP)
-	if !kid.fixed {
-		kid.fixed = true
-		u.kidsum += kid.p * (1 - kid.dead)
-		kid.dead = 1
-	}
+func (t *Trie) kill(u *trieNode, tok int) {
+	kid := t.child(u, tok)
+	kid.fixed, kid.logAlive = true, math.Inf(-1)
 }
 
 // Trie is what ARS and CARS learn about a prompt under a grammar, a model
@@ -350,34 +397,38 @@ func NewTrie() *Trie { return &Trie{root: &trieNode{}, nodes: 1} }
 
 // Dead returns the mass of P known to lie outside the language: the
 // acceptance probability of the next attempt is P(L)/(1 − Dead()).
-func (t *Trie) Dead() float64 { return t.root.dead }
+func (t *Trie) Dead() float64 { return max(0, -math.Expm1(t.root.logAlive)) }
 
-// emptyTol is how close to 1 Dead must come for the trie to hold that the
-// language within the cap is empty: Dead sums P over children, and the
-// sums round, so that an empty language can leave it a few ulps below 1
-// (where ARS and CARS without a budget would otherwise try for ever).
-const emptyTol = 1e-12
+// LogAlive returns log(1 − Dead()), which does not round to −Inf where
+// P(L) is below the smallest float64 (at a small temperature).
+func (t *Trie) LogAlive() float64 { return t.root.logAlive }
 
-// empty reports whether the trie holds that no sentence fits within the cap.
-func (t *Trie) empty() bool { return t.root.dead >= 1-emptyTol }
+// empty reports whether the trie holds that no sentence fits within the
+// cap. Alive is a sum of terms, never a difference, so that it is 0
+// exactly when every term is.
+func (t *Trie) empty() bool { return math.IsInf(t.root.logAlive, -1) }
 
 // Nodes returns the number of prefixes in the trie.
 func (t *Trie) Nodes() int { return t.nodes }
 
 // learn records an ended attempt's path: with the grammar's masks when
-// constrained, then dead bottom-up.
-func (t *Trie) learn(path []*trieNode, masked []float64, constrained bool) {
-	for i, u := range path {
-		if constrained && i < len(masked) && !u.known {
-			u.known, u.masked = true, masked[i]
-		}
-	}
+// constrained, then alive bottom-up, each prefix's from the sum of the
+// terms its draw left out (rest) and the drawn token's: its child's alive,
+// 1 for a complete sentence's last token, 0 for a token that left the
+// grammar or reached the cap.
+func (t *Trie) learn(path []*trieNode, rest []float64, rec *Record, constrained bool) {
 	for i := len(path) - 1; i >= 0; i-- {
 		u := path[i]
-		old := u.dead
-		u.update()
-		if i > 0 {
-			path[i-1].kidsum += u.p * (u.dead - old)
+		if constrained {
+			u.known = true
 		}
+		x := rest[i]
+		switch {
+		case i+1 < len(path):
+			x = logAdd(x, rec.LogP[i]+path[i+1].logAlive)
+		case i < len(rec.Tokens) && rec.Status == Complete:
+			x = logAdd(x, rec.LogP[i])
+		}
+		u.logAlive = min(u.logAlive, x)
 	}
 }

@@ -80,6 +80,21 @@
 // MaxNew], normalised. GCD's output, once capped runs are discarded, is
 // P_GCD conditioned on the same event.
 //
+// # Small temperatures
+//
+// At a small temperature (0.005 on a real model) every allowed token's P
+// may underflow in linear space, and P(L) with it, though P restricted to
+// the grammar, and P^G, are well defined. The samplers therefore work in
+// log space where it matters: Dist keeps every allowed token with log P >
+// −Inf and computes P_GCD in log space where the allowed mass is below
+// linearFloor; ASAp's c̃ and the trie of ARS and CARS are kept as
+// log-masses, recomputed at each visit as a sum of terms (never a
+// difference, which cancels); their draws weigh tokens in log space; and
+// AWRS draws without replacement by Gumbel keys. Where the linear
+// arithmetic is exact enough (ordinary temperatures), GCD, rejection
+// sampling, RSFT, ASAp, MCMC and SMC without AWRS draw the same bits as
+// before these changes.
+//
 // A prefix after which no allowed token has positive probability (possible
 // with top-k or top-p, or when no token spells what the grammar needs) ends
 // the completion as a DeadEnd, likewise invalid: every grammatical

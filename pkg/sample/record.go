@@ -130,14 +130,14 @@ func (r *Record) add(tok int, logP, logQ, h, rawH float64) {
 type Dist struct {
 	LogP       []float64 // log P(t) for every token id
 	Prob       []float64 // P(t) for every token id; 0 where it underflows (see linearFloor)
-	IDs        []int     // the allowed tokens with P(t) > 0 (log P(t) > −Inf where Prob underflows), increasing
+	IDs        []int     // the allowed tokens with log P(t) > −Inf (Prob may underflow to 0), increasing
 	LogQ       []float64 // log P_GCD(IDs[i])
 	Mass       float64   // P of the allowed tokens, the normaliser of P_GCD
 	LogMass    float64   // log Mass, finite where Mass underflows to 0
 	Entropy    float64   // of P_GCD; 0 when at most one token is allowed
 	RawEntropy float64   // of P
 
-	allowedP []float64 // P(IDs[i]), or P_GCD(IDs[i]) where Mass underflows
+	allowedP []float64 // P(IDs[i]) (0 where it underflows), or P_GCD(IDs[i]) where Mass underflows
 	pickSum  float64   // the sum of allowedP
 	w        []float64 // scratch for samplers' weights
 }
@@ -158,12 +158,15 @@ func (d *Dist) Fill(tf lm.Transform, logits []float32, allowed gcd.Bitset) {
 	d.IDs = allowed.AppendIDs(d.IDs[:0])
 	d.LogQ, d.allowedP = d.LogQ[:0], d.allowedP[:0]
 	d.Mass = 0
-	n := 0
+	n, positive := 0, 0
 	for _, id := range d.IDs {
-		if id < len(d.Prob) && d.Prob[id] > 0 {
+		if id < len(d.LogP) && d.LogP[id] > math.Inf(-1) {
 			d.IDs[n] = id
 			n++
-			d.Mass += d.Prob[id]
+			if d.Prob[id] > 0 {
+				positive++
+				d.Mass += d.Prob[id]
+			}
 			d.allowedP = append(d.allowedP, d.Prob[id])
 		}
 	}
@@ -174,16 +177,17 @@ func (d *Dist) Fill(tf lm.Transform, logits []float32, allowed gcd.Bitset) {
 	d.IDs = d.IDs[:n]
 	d.LogMass, d.pickSum = math.Log(d.Mass), d.Mass
 	d.Entropy = 0
-	if n == 1 {
-		// Exactly, not up to rounding: Priority gives such positions weight 0.
-		d.LogQ = append(d.LogQ, 0)
-		return
-	}
 	logZ := math.Log(d.Mass)
 	for _, id := range d.IDs {
 		q := d.LogP[id] - logZ
+		if positive == 1 && d.Prob[id] > 0 {
+			// Exactly, not up to rounding: Priority gives such positions weight 0.
+			q = 0
+		}
 		d.LogQ = append(d.LogQ, q)
-		d.Entropy -= d.Prob[id] / d.Mass * q
+		if positive > 1 {
+			d.Entropy -= d.Prob[id] / d.Mass * q
+		}
 	}
 	d.Entropy = max(0, d.Entropy)
 }

@@ -297,39 +297,78 @@ func smcDraw(d *Dist, allowed gcd.Bitset, awrs bool, rng *rand.Rand) smcStep {
 // allowed, and returns the first round's token with weight (1 − R)/(n+1):
 // R is the mass rejected in the first round and n the rejections of both,
 // an unbiased estimate of the allowed mass (Lipkin et al. 2025).
+//
+// It works in log space, where every allowed token's P may underflow (at
+// a small temperature): a round's draws without replacement are the
+// tokens in decreasing order of log P(t) + G(t), G(t) independent Gumbel
+// variables drawn afresh for each round, and 1 − R is the sum, in log
+// space, of P over the tokens the first round left.
 func awrsDraw(d *Dist, allowed gcd.Bitset, rng *rand.Rand) smcStep {
-	w := append(d.w[:0], d.Prob...)
-	d.w = w
-	total := 0.0
-	for _, x := range w {
-		total += x
+	keys := d.w[:0]
+	for _, lp := range d.LogP {
+		keys = append(keys, lp+gumbel(rng))
 	}
-	rest, r1, rejected, tok := total, 0.0, 0, -1
+	d.w = keys
 	ok := func(i int) bool { return i>>6 < len(allowed) && allowed.Has(i) }
-	for round := 0; round < 2; round++ {
-		for rest > 0 {
-			i := Pick(w, rest, rng)
-			if i < 0 {
-				break
-			}
-			if ok(i) {
-				if tok < 0 {
-					tok = i
-				}
-				break
-			}
-			rejected++
-			if tok < 0 {
-				r1 += w[i]
-			}
-			rest -= w[i]
-			w[i] = 0
-		}
-	}
+	tok, n1 := firstAllowed(keys, ok)
 	if tok < 0 {
 		return smcStep{drawn: drawn{none: true}}
 	}
+	left := logSumLeft(d.LogP, keys)
+	for i, k := range keys {
+		if k > math.Inf(-1) {
+			keys[i] = d.LogP[i] + gumbel(rng)
+		}
+	}
+	_, n2 := firstAllowed(keys, ok)
 	logQ := d.LogP[tok] - d.LogMass
 	return smcStep{drawn{tok: tok, logP: d.LogP[tok], logQ: logQ, h: d.Entropy, rawH: d.RawEntropy},
-		math.Log(max(0, total-r1)) - math.Log(float64(rejected+1))}
+		left - math.Log(float64(n1+n2+1))}
+}
+
+// gumbel returns a standard Gumbel variable, −log(−log U), U uniform on
+// (0, 1).
+func gumbel(rng *rand.Rand) float64 {
+	u := rng.Float64()
+	for u == 0 {
+		u = rng.Float64()
+	}
+	return -math.Log(-math.Log(u))
+}
+
+// firstAllowed goes through the tokens in decreasing order of their keys
+// (−Inf: removed) until one is allowed, and returns it (−1 if none is)
+// with the number of tokens rejected before it, whose keys it sets to −Inf.
+func firstAllowed(keys []float64, ok func(int) bool) (tok, rejected int) {
+	for {
+		i, top := -1, math.Inf(-1)
+		for j, k := range keys {
+			if k > top {
+				i, top = j, k
+			}
+		}
+		if i < 0 || ok(i) {
+			return i, rejected
+		}
+		rejected++
+		keys[i] = math.Inf(-1)
+	}
+}
+
+// logSumLeft returns log Σ exp(logP[t]) over the tokens t whose key is
+// not −Inf.
+func logSumLeft(logP, keys []float64) float64 {
+	top := math.Inf(-1)
+	for i, k := range keys {
+		if k > math.Inf(-1) {
+			top = max(top, logP[i])
+		}
+	}
+	s := 0.0
+	for i, k := range keys {
+		if k > math.Inf(-1) {
+			s += math.Exp(logP[i] - top)
+		}
+	}
+	return top + math.Log(s)
 }
