@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/gasplab/gasp/pkg/hf"
@@ -190,7 +189,8 @@ func (raw *rawConfig) supported() error {
 		}
 		return fmt.Errorf("llama: config: model_type %q is not supported (supported: %s)", raw.ModelType, strings.Join(known, ", "))
 	}
-	if len(raw.Architectures) > 0 && !slices.Equal(raw.Architectures, []string{cfg.architecture()}) {
+	if len(raw.Architectures) > 0 && (len(raw.Architectures) != 1 || !strings.EqualFold(raw.Architectures[0], cfg.architecture())) {
+		// EqualFold: early Llama conversions spell it "LLaMAForCausalLM".
 		return fmt.Errorf("llama: config: architectures %q: want [%q] for model_type %q", raw.Architectures, cfg.architecture(), cfg.family())
 	}
 	switch {

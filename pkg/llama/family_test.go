@@ -132,6 +132,10 @@ func TestParseFamilyErrors(t *testing.T) {
 			t.Errorf("%s %v: error %v, want one containing %q", tc.base["model_type"], tc.set, err, tc.want)
 		}
 	}
+	if _, err := ParseConfig([]byte(`{"architectures": ["LLaMAForCausalLM"], "hidden_size": 64, "num_hidden_layers": 1,
+		"num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 10}`)); err != nil {
+		t.Errorf("an early Llama conversion's architectures spelling: %v", err)
+	}
 	if err := (Config{ModelType: "gemma"}).Validate(); err == nil || !strings.Contains(err.Error(), `model_type "gemma"`) {
 		t.Errorf("Validate of model_type gemma: %v", err)
 	}
