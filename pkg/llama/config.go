@@ -19,7 +19,7 @@ const ConfigFile = "config.json"
 // Face config.json: Llama (LlamaConfig), Qwen2/Qwen2.5 (Qwen2Config) or Qwen3 (Qwen3Config). The JSON names
 // are those of transformers' configuration classes.
 type Config struct {
-	ModelType             string       // model_type: "llama" ("" means llama), "qwen2" or "qwen3"; see Families
+	ModelType             string       // model_type: "llama" ("" means llama), "qwen2" or "qwen3" (FamilyLlama, ...)
 	HiddenSize            int          // hidden_size
 	NumHiddenLayers       int          // num_hidden_layers
 	NumAttentionHeads     int          // num_attention_heads
@@ -52,20 +52,20 @@ type RopeScaling struct {
 	OriginalMaxPositionEmbeddings int     // original_max_position_embeddings
 }
 
-// The model families this package runs, by config.json's model_type. They share Llama's decoder (Families
-// says how they differ).
+// The model families this package runs, by config.json's model_type. They share Llama's decoder; Qwen2
+// adds biases to the q, k and v projections (not to o), and Qwen3 an RMSNorm over head_dim on each query
+// and key head (q_norm, k_norm), before the rotary embedding.
 const (
 	FamilyLlama = "llama"
 	FamilyQwen2 = "qwen2"
 	FamilyQwen3 = "qwen3"
 )
 
-// Families lists the supported model_type values and, for each, its architectures entry (the transformers
-// class) and what its decoder adds to Llama's.
-var Families = []struct{ ModelType, Architecture, Adds string }{
-	{FamilyLlama, "LlamaForCausalLM", "nothing"},
-	{FamilyQwen2, "Qwen2ForCausalLM", "biases on the q, k and v projections (not on o)"},
-	{FamilyQwen3, "Qwen3ForCausalLM", "an RMSNorm over head_dim on each query and key head (q_norm, k_norm), before the rotary embedding"},
+// families lists the supported model_type values and each one's architectures entry (transformers' class).
+var families = [...]struct{ modelType, architecture string }{
+	{FamilyLlama, "LlamaForCausalLM"},
+	{FamilyQwen2, "Qwen2ForCausalLM"},
+	{FamilyQwen3, "Qwen3ForCausalLM"},
 }
 
 // family returns the model type, "" read as llama.
@@ -78,9 +78,9 @@ func (c Config) family() string {
 
 // architecture returns the transformers class of the model's family.
 func (c Config) architecture() string {
-	for _, f := range Families {
-		if f.ModelType == c.family() {
-			return f.Architecture
+	for _, f := range families {
+		if f.modelType == c.family() {
+			return f.architecture
 		}
 	}
 	return ""
@@ -184,8 +184,8 @@ func (raw *rawConfig) supported() error {
 	cfg := Config{ModelType: raw.ModelType}
 	if cfg.architecture() == "" {
 		var known []string
-		for _, f := range Families {
-			known = append(known, fmt.Sprintf("%q", f.ModelType))
+		for _, f := range families {
+			known = append(known, fmt.Sprintf("%q", f.modelType))
 		}
 		return fmt.Errorf("llama: config: model_type %q is not supported (supported: %s)", raw.ModelType, strings.Join(known, ", "))
 	}

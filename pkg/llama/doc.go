@@ -6,7 +6,7 @@
 // grouped-query attention with rotary position embeddings in the "rotate_half" convention (with the
 // Llama-3.1 "llama3" frequency scaling, or "linear"), RMSNorm and a SwiGLU MLP, each with a residual
 // connection; a final RMSNorm and the output projection, which may be tied to the embedding. The Qwen
-// families are this decoder with one addition each (Families; config.json's model_type says which):
+// families are this decoder with one addition each (Config.ModelType; config.json's model_type says which):
 // Qwen2 adds biases to the q, k and v projections (self_attn.{q,k,v}_proj.bias), and Qwen3 normalizes each
 // query and key head over head_dim with an RMSNorm of its own weights (self_attn.q_norm.weight,
 // k_norm.weight) before the rotary embedding; Qwen3's head_dim need not be hidden_size/heads. Config reads
