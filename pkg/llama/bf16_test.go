@@ -8,20 +8,27 @@ import (
 	"github.com/gomlx/compute/dtypes"
 )
 
-// TestBFloat16MatchesReference runs the "bf16" reference checkpoint with bfloat16 weights and caches
-// (Options.DType "bf16") and compares its logits with the exact float64 reference of the same bf16 weights.
+// TestBFloat16MatchesReference runs the reference checkpoints of bf16Cases (Llama, Qwen2, Qwen3) with
+// bfloat16 weights and caches (Options.DType "bf16") and compares their logits with the
+// exact float64 reference of the same bf16 weights.
 //
 // The tolerance is argued from bfloat16's precision, not picked: a bfloat16 model rounds the input of every
 // matrix product, the keys, values and attention probabilities to 8 significant bits (relative error up to
 // 2^-8), and these errors propagate to the logits. testdata/make_reference.py emulates exactly those
 // roundings in float64 (logits_bf16.npy); the emulation's largest deviation from the exact logits, d, is the
-// size of bfloat16's error on this model and these ids (0.028, for logits up to 3.9). gasp's computation
+// size of bfloat16's error on this model and these ids (0.028 for "bf16", logits up to 3.9; 0.091 for
+// "qwen2", whose tied embeddings make logits up to 16; 0.024 for "qwen3"). gasp's computation
 // rounds at the same points but accumulates in float32, so its rounding errors are of the same size and
 // need not coincide with the emulation's: its deviation from the exact logits may be up to d for the
 // emulated errors plus as much again for errors that realize differently, hence 2d. The argmax must agree
 // wherever the exact top two logits are further apart than that.
 func TestBFloat16MatchesReference(t *testing.T) {
-	const name = "bf16"
+	for _, name := range bf16Cases {
+		t.Run(name, func(t *testing.T) { testBFloat16Reference(t, name) })
+	}
+}
+
+func testBFloat16Reference(t *testing.T, name string) {
 	exact, shape := readNpy(t, filepath.Join("testdata", name, "logits.npy"))
 	emu, _ := readNpy(t, filepath.Join("testdata", name, "logits_bf16.npy"))
 	d := 0.0

@@ -15,9 +15,11 @@ import (
 // ConfigFile is the name of the model configuration in a model directory.
 const ConfigFile = "config.json"
 
-// Config is the architecture of a Llama-3.x model, read from a Hugging Face config.json (LlamaConfig).
-// The JSON names are those of transformers' LlamaConfig.
+// Config is the architecture of a model of one of the families this package runs, read from a Hugging
+// Face config.json: Llama (LlamaConfig), Qwen2/Qwen2.5 (Qwen2Config) or Qwen3 (Qwen3Config). The JSON names
+// are those of transformers' configuration classes.
 type Config struct {
+	ModelType             string       // model_type: "llama" ("" means llama), "qwen2" or "qwen3" (FamilyLlama, ...)
 	HiddenSize            int          // hidden_size
 	NumHiddenLayers       int          // num_hidden_layers
 	NumAttentionHeads     int          // num_attention_heads
@@ -50,6 +52,46 @@ type RopeScaling struct {
 	OriginalMaxPositionEmbeddings int     // original_max_position_embeddings
 }
 
+// The model families this package runs, by config.json's model_type. They share Llama's decoder; Qwen2
+// adds biases to the q, k and v projections (not to o), and Qwen3 an RMSNorm over head_dim on each query
+// and key head (q_norm, k_norm), before the rotary embedding.
+const (
+	FamilyLlama = "llama"
+	FamilyQwen2 = "qwen2"
+	FamilyQwen3 = "qwen3"
+)
+
+// families lists the supported model_type values and each one's architectures entry (transformers' class).
+var families = [...]struct{ modelType, architecture string }{
+	{FamilyLlama, "LlamaForCausalLM"},
+	{FamilyQwen2, "Qwen2ForCausalLM"},
+	{FamilyQwen3, "Qwen3ForCausalLM"},
+}
+
+// family returns the model type, "" read as llama.
+func (c Config) family() string {
+	if c.ModelType == "" {
+		return FamilyLlama
+	}
+	return c.ModelType
+}
+
+// architecture returns the transformers class of the model's family.
+func (c Config) architecture() string {
+	for _, f := range families {
+		if f.modelType == c.family() {
+			return f.architecture
+		}
+	}
+	return ""
+}
+
+// QKVBias reports whether the q, k and v projections have biases (Qwen2).
+func (c Config) QKVBias() bool { return c.family() == FamilyQwen2 }
+
+// QKNorm reports whether each query and key head is RMS-normalized before the rotary embedding (Qwen3).
+func (c Config) QKNorm() bool { return c.family() == FamilyQwen3 }
+
 // LoadConfig reads and validates dir/config.json.
 func LoadConfig(dir string) (Config, error) {
 	var raw rawConfig
@@ -66,6 +108,7 @@ func LoadConfig(dir string) (Config, error) {
 // rawConfig mirrors config.json. Pointers tell absent (or null) fields from zero values.
 type rawConfig struct {
 	ModelType             string          `json:"model_type"`
+	Architectures         []string        `json:"architectures"`
 	HiddenSize            *int            `json:"hidden_size"`
 	NumHiddenLayers       *int            `json:"num_hidden_layers"`
 	NumAttentionHeads     *int            `json:"num_attention_heads"`
@@ -84,8 +127,13 @@ type rawConfig struct {
 	TorchDType            string          `json:"torch_dtype"`
 	DType                 string          `json:"dtype"`
 	HiddenAct             string          `json:"hidden_act"`
-	AttentionBias         bool            `json:"attention_bias"`
+	AttentionBias         *bool           `json:"attention_bias"`
 	MLPBias               bool            `json:"mlp_bias"`
+	UseSlidingWindow      bool            `json:"use_sliding_window"`
+	LayerTypes            []string        `json:"layer_types"`
+	PartialRotaryFactor   *float64        `json:"partial_rotary_factor"`
+	NumExperts            int             `json:"num_experts"`
+	NumLocalExperts       int             `json:"num_local_experts"`
 }
 
 type rawRopeScaling struct {
@@ -130,17 +178,52 @@ func (raw *rawConfig) config() (Config, error) {
 	return cfg, nil
 }
 
-// supported fails on a model type, activation or bias this package does not implement.
+// supported fails on a model type, architecture, activation, bias or other feature this package does not
+// implement, naming the config.json field.
 func (raw *rawConfig) supported() error {
+	cfg := Config{ModelType: raw.ModelType}
+	if cfg.architecture() == "" {
+		var known []string
+		for _, f := range families {
+			known = append(known, fmt.Sprintf("%q", f.modelType))
+		}
+		return fmt.Errorf("llama: config: model_type %q is not supported (supported: %s)", raw.ModelType, strings.Join(known, ", "))
+	}
+	if len(raw.Architectures) > 0 && (len(raw.Architectures) != 1 || !strings.EqualFold(raw.Architectures[0], cfg.architecture())) {
+		// EqualFold: early Llama conversions spell it "LLaMAForCausalLM".
+		return fmt.Errorf("llama: config: architectures %q: want [%q] for model_type %q", raw.Architectures, cfg.architecture(), cfg.family())
+	}
 	switch {
-	case raw.ModelType != "" && raw.ModelType != "llama":
-		return fmt.Errorf("llama: config: model_type %q is not supported (want \"llama\")", raw.ModelType)
 	case raw.HiddenAct != "" && raw.HiddenAct != "silu":
 		return fmt.Errorf("llama: config: hidden_act %q is not supported (want \"silu\")", raw.HiddenAct)
-	case raw.AttentionBias:
-		return errors.New("llama: config: attention_bias = true is not supported")
 	case raw.MLPBias:
 		return errors.New("llama: config: mlp_bias = true is not supported")
+	case raw.UseSlidingWindow:
+		return errors.New("llama: config: use_sliding_window = true is not supported (sliding-window attention is not implemented)")
+	case raw.PartialRotaryFactor != nil && *raw.PartialRotaryFactor != 1:
+		return fmt.Errorf("llama: config: partial_rotary_factor %g is not supported (only 1: rotary embedding over all of head_dim)", *raw.PartialRotaryFactor)
+	case raw.NumExperts > 0 || raw.NumLocalExperts > 0:
+		return errors.New("llama: config: num_experts / num_local_experts: mixture-of-experts models are not supported")
+	}
+	for i, t := range raw.LayerTypes {
+		if t != "full_attention" {
+			return fmt.Errorf("llama: config: layer_types[%d] = %q is not supported (only \"full_attention\")", i, t)
+		}
+	}
+	return raw.supportedBias(cfg)
+}
+
+// supportedBias checks attention_bias against the family: Qwen2 always has q, k and v biases (its
+// configuration has no such field; true is accepted), and the others have none.
+func (raw *rawConfig) supportedBias(cfg Config) error {
+	if raw.AttentionBias == nil {
+		return nil
+	}
+	if cfg.QKVBias() && !*raw.AttentionBias {
+		return fmt.Errorf("llama: config: attention_bias = false contradicts model_type %q, whose q, k and v projections always have biases", cfg.family())
+	}
+	if !cfg.QKVBias() && *raw.AttentionBias {
+		return fmt.Errorf("llama: config: attention_bias = true is not supported for model_type %q", cfg.family())
 	}
 	return nil
 }
@@ -156,6 +239,7 @@ func (raw *rawConfig) required() (Config, error) {
 		return *p
 	}
 	cfg := Config{
+		ModelType:             raw.ModelType,
 		HiddenSize:            req("hidden_size", raw.HiddenSize),
 		NumHiddenLayers:       req("num_hidden_layers", raw.NumHiddenLayers),
 		NumAttentionHeads:     req("num_attention_heads", raw.NumAttentionHeads),
@@ -166,6 +250,15 @@ func (raw *rawConfig) required() (Config, error) {
 		MaxPositionEmbeddings: 2048,
 		BOSTokenID:            -1,
 		TorchDType:            raw.TorchDType,
+	}
+	if cfg.family() != FamilyLlama {
+		// transformers' Qwen defaults (32 KV heads; Qwen3's head_dim 128) are those of one model; a file
+		// without them is more likely broken than meant so.
+		cfg.MaxPositionEmbeddings = 32768
+		req("num_key_value_heads", raw.NumKeyValueHeads)
+		if cfg.family() == FamilyQwen3 {
+			req("head_dim", raw.HeadDim)
+		}
 	}
 	if len(missing) > 0 {
 		return Config{}, fmt.Errorf("llama: config: missing %s", strings.Join(missing, ", "))
@@ -279,7 +372,8 @@ func parseRope(msg json.RawMessage, name string) (*RopeScaling, *float64, error)
 	return s, rs.RopeTheta, nil
 }
 
-// MarshalJSON writes the configuration as a Hugging Face config.json (LlamaForCausalLM).
+// MarshalJSON writes the configuration as a Hugging Face config.json of its family (LlamaForCausalLM,
+// Qwen2ForCausalLM or Qwen3ForCausalLM).
 func (c Config) MarshalJSON() ([]byte, error) {
 	type ropeScaling struct {
 		RopeType                      string  `json:"rope_type"`
@@ -307,9 +401,11 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		BOSTokenID            *int         `json:"bos_token_id"`
 		EOSTokenID            any          `json:"eos_token_id"`
 		TorchDType            string       `json:"torch_dtype,omitempty"`
+		AttentionBias         *bool        `json:"attention_bias,omitempty"`
+		UseSlidingWindow      *bool        `json:"use_sliding_window,omitempty"`
 	}{
-		Architectures:         []string{"LlamaForCausalLM"},
-		ModelType:             "llama",
+		Architectures:         []string{c.architecture()},
+		ModelType:             c.family(),
 		HiddenSize:            c.HiddenSize,
 		NumHiddenLayers:       c.NumHiddenLayers,
 		NumAttentionHeads:     c.NumAttentionHeads,
@@ -323,6 +419,13 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		VocabSize:             c.VocabSize,
 		MaxPositionEmbeddings: c.MaxPositionEmbeddings,
 		TorchDType:            c.TorchDType,
+	}
+	if c.family() != FamilyLlama {
+		no, bias := false, c.QKVBias()
+		out.UseSlidingWindow = &no
+		if !bias { // Qwen2's configuration has no attention_bias: its biases are always there
+			out.AttentionBias = &bias
+		}
 	}
 	if s := c.RopeScaling; s != nil {
 		out.RopeScaling = &ropeScaling{s.RopeType, s.Factor, s.LowFreqFactor, s.HighFreqFactor, s.OriginalMaxPositionEmbeddings}
@@ -357,6 +460,9 @@ func isNull(m json.RawMessage) bool {
 
 // Validate reports the first inconsistency of the configuration.
 func (c Config) Validate() error {
+	if c.architecture() == "" {
+		return fmt.Errorf("llama: config: model_type %q is not supported", c.ModelType)
+	}
 	pos := []struct {
 		name string
 		v    int
@@ -468,10 +574,12 @@ func (c Config) InvFreq() []float64 {
 	return f
 }
 
-// weightSpec is one weight tensor of the model: its Hugging Face name and shape.
+// weightSpec is one weight tensor of the model: its Hugging Face name and shape, and for a layer's weights
+// the layer and the slot (a w* constant) it fills; layer is -1 for the others.
 type weightSpec struct {
-	name  string
-	shape []int
+	name        string
+	shape       []int
+	layer, slot int
 }
 
 func (w weightSpec) size() int {
@@ -482,7 +590,8 @@ func (w weightSpec) size() int {
 	return n
 }
 
-// Per-layer weights, in the order of weightSpecs.
+// Per-layer weights: the slots of a layer's weights. Every family has wInputNorm through wDown; the
+// others are Qwen2's biases and Qwen3's per-head norms.
 const (
 	wInputNorm = iota
 	wQ
@@ -493,39 +602,65 @@ const (
 	wGate
 	wUp
 	wDown
+	wQBias // Qwen2
+	wKBias
+	wVBias
+	wQNorm // Qwen3
+	wKNorm
 	numLayerWeights
 )
 
-// weightSpecs lists the model's weights in a fixed order: the embedding, numLayerWeights per layer (in the
-// order of the w* constants), the final norm, and lm_head unless the embeddings are tied.
-// Linear weights are [out, in], as in Hugging Face checkpoints.
+// weightSpecs lists the model's weights in a fixed order: the embedding, each layer's weights (layerSpecs),
+// the final norm, and lm_head unless the embeddings are tied. Linear weights are [out, in], as in Hugging
+// Face checkpoints.
 func (c Config) weightSpecs() []weightSpec {
-	H, I, V := c.HiddenSize, c.IntermediateSize, c.VocabSize
-	q, kv := c.NumAttentionHeads*c.HeadDim, c.NumKeyValueHeads*c.HeadDim
-	specs := []weightSpec{{embedName, []int{V, H}}}
-	for i := range c.NumHiddenLayers {
-		p := fmt.Sprintf("model.layers.%d.", i)
-		specs = append(specs,
-			weightSpec{p + "input_layernorm.weight", []int{H}},
-			weightSpec{p + "self_attn.q_proj.weight", []int{q, H}},
-			weightSpec{p + "self_attn.k_proj.weight", []int{kv, H}},
-			weightSpec{p + "self_attn.v_proj.weight", []int{kv, H}},
-			weightSpec{p + "self_attn.o_proj.weight", []int{H, q}},
-			weightSpec{p + "post_attention_layernorm.weight", []int{H}},
-			weightSpec{p + "mlp.gate_proj.weight", []int{I, H}},
-			weightSpec{p + "mlp.up_proj.weight", []int{I, H}},
-			weightSpec{p + "mlp.down_proj.weight", []int{H, I}},
-		)
+	H, V := c.HiddenSize, c.VocabSize
+	specs := []weightSpec{{embedName, []int{V, H}, -1, 0}}
+	for l := range c.NumHiddenLayers {
+		specs = append(specs, c.layerSpecs(l)...)
 	}
-	specs = append(specs, weightSpec{"model.norm.weight", []int{H}})
+	specs = append(specs, weightSpec{normName, []int{H}, -1, 0})
 	if !c.TieWordEmbeddings {
-		specs = append(specs, weightSpec{"lm_head.weight", []int{V, H}})
+		specs = append(specs, weightSpec{"lm_head.weight", []int{V, H}, -1, 0})
 	}
 	return specs
 }
 
-// embedName is the checkpoint name of the token embedding.
-const embedName = "model.embed_tokens.weight"
+// layerSpecs lists layer l's weights, in the order of their slots.
+func (c Config) layerSpecs(l int) []weightSpec {
+	H, I, hd := c.HiddenSize, c.IntermediateSize, c.HeadDim
+	q, kv := c.NumAttentionHeads*hd, c.NumKeyValueHeads*hd
+	p := fmt.Sprintf("model.layers.%d.", l)
+	specs := []weightSpec{
+		{p + "input_layernorm.weight", []int{H}, l, wInputNorm},
+		{p + "self_attn.q_proj.weight", []int{q, H}, l, wQ},
+		{p + "self_attn.k_proj.weight", []int{kv, H}, l, wK},
+		{p + "self_attn.v_proj.weight", []int{kv, H}, l, wV},
+		{p + "self_attn.o_proj.weight", []int{H, q}, l, wO},
+		{p + "post_attention_layernorm.weight", []int{H}, l, wPostNorm},
+		{p + "mlp.gate_proj.weight", []int{I, H}, l, wGate},
+		{p + "mlp.up_proj.weight", []int{I, H}, l, wUp},
+		{p + "mlp.down_proj.weight", []int{H, I}, l, wDown},
+	}
+	if c.QKVBias() {
+		specs = append(specs,
+			weightSpec{p + "self_attn.q_proj.bias", []int{q}, l, wQBias},
+			weightSpec{p + "self_attn.k_proj.bias", []int{kv}, l, wKBias},
+			weightSpec{p + "self_attn.v_proj.bias", []int{kv}, l, wVBias})
+	}
+	if c.QKNorm() {
+		specs = append(specs,
+			weightSpec{p + "self_attn.q_norm.weight", []int{hd}, l, wQNorm},
+			weightSpec{p + "self_attn.k_norm.weight", []int{hd}, l, wKNorm})
+	}
+	return specs
+}
+
+// embedName and normName are the checkpoint names of the token embedding and the final norm.
+const (
+	embedName = "model.embed_tokens.weight"
+	normName  = "model.norm.weight"
+)
 
 // linear reports whether the weight is a Linear weight: every matrix but the embedding. Hugging Face stores
 // them as [out, in].
@@ -543,9 +678,9 @@ func (c Config) deviceSpecs(transposed bool) []weightSpec {
 		}
 	}
 	if c.TieWordEmbeddings {
-		head := weightSpec{"lm_head.weight (tied)", []int{c.VocabSize, c.HiddenSize}}
+		head := weightSpec{"lm_head.weight (tied)", []int{c.VocabSize, c.HiddenSize}, -1, 0}
 		if transposed {
-			head = weightSpec{"lm_head.weight (tied, transposed)", []int{c.HiddenSize, c.VocabSize}}
+			head = weightSpec{"lm_head.weight (tied, transposed)", []int{c.HiddenSize, c.VocabSize}, -1, 0}
 		}
 		specs = append(specs, head)
 	}

@@ -36,6 +36,7 @@ func TestParseLlama31Config(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{
+		ModelType:  FamilyLlama,
 		HiddenSize: 4096, NumHiddenLayers: 32, NumAttentionHeads: 32, NumKeyValueHeads: 8, HeadDim: 128,
 		IntermediateSize: 14336, RMSNormEps: 1e-5, RopeTheta: 500000,
 		RopeScaling:           &RopeScaling{RopeType: "llama3", Factor: 8, LowFreqFactor: 1, HighFreqFactor: 4, OriginalMaxPositionEmbeddings: 8192},

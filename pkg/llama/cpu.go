@@ -46,6 +46,8 @@ type cpuLayer struct {
 	o                 []float32 // [heads·hd, H]
 	gateUp            []float32 // [H, 2·I]
 	down              []float32 // [I, H]
+	qkvBias           []float32 // [(heads+2·kvHeads)·hd]: Qwen2's q, k and v biases side by side; nil for the others
+	qNorm, kNorm      []float32 // [hd]: Qwen3's per-head norms; nil for the others
 }
 
 // cpuPrefix is a prompt's keys and values in a one-row cache, and the logits that follow it. Sessions copy
@@ -74,24 +76,17 @@ func newCPUModel(cfg Config, maxSeq int, invFreq []float64, get func(weightSpec)
 		specs = specs[1:]
 		return data
 	}
-	H, I, V, hd := cfg.HiddenSize, cfg.IntermediateSize, cfg.VocabSize, cfg.HeadDim
+	H, V := cfg.HiddenSize, cfg.VocabSize
 	c := &cpuModel{cfg: cfg, invFreq: invFreq, embed: next(), threads: runtime.GOMAXPROCS(0)}
-	for range cfg.NumHiddenLayers {
-		attnNorm := next()
-		q, k, v, o := next(), next(), next(), next()
-		mlpNorm := next()
-		gate, up, down := next(), next(), next()
+	for l := range cfg.NumHiddenLayers {
+		var w [numLayerWeights][]float32
+		for _, s := range cfg.layerSpecs(l) {
+			w[s.slot] = next()
+		}
 		if err != nil {
 			return nil, err
 		}
-		c.layers = append(c.layers, cpuLayer{
-			attnNorm: attnNorm,
-			mlpNorm:  mlpNorm,
-			qkv:      sideBySide(H, q, k, v),
-			o:        transpose(o, H, cfg.NumAttentionHeads*hd),
-			gateUp:   sideBySide(H, gate, up),
-			down:     transpose(down, H, I),
-		})
+		c.layers = append(c.layers, newCPULayer(cfg, &w))
 	}
 	c.norm = next()
 	head := c.embed
@@ -102,12 +97,31 @@ func newCPUModel(cfg Config, maxSeq int, invFreq []float64, get func(weightSpec)
 		return nil, err
 	}
 	c.head = transpose(head, V, H)
-	half := hd / 2
+	half := cfg.HeadDim / 2
 	c.cos, c.sin = make([]float32, maxSeq*half), make([]float32, maxSeq*half)
 	for pos := range maxSeq {
 		rotaryAngles(invFreq, pos, c.cos[pos*half:(pos+1)*half], c.sin[pos*half:(pos+1)*half])
 	}
 	return c, nil
+}
+
+// newCPULayer fuses and transposes a layer's weights, indexed by slot (nil where the family has none).
+func newCPULayer(cfg Config, w *[numLayerWeights][]float32) cpuLayer {
+	H, I := cfg.HiddenSize, cfg.IntermediateSize
+	ly := cpuLayer{
+		attnNorm: w[wInputNorm],
+		mlpNorm:  w[wPostNorm],
+		qkv:      sideBySide(H, w[wQ], w[wK], w[wV]),
+		o:        transpose(w[wO], H, cfg.NumAttentionHeads*cfg.HeadDim),
+		gateUp:   sideBySide(H, w[wGate], w[wUp]),
+		down:     transpose(w[wDown], H, I),
+		qNorm:    w[wQNorm],
+		kNorm:    w[wKNorm],
+	}
+	if w[wQBias] != nil {
+		ly.qkvBias = slices.Concat(w[wQBias], w[wKBias], w[wVBias])
+	}
+	return ly
 }
 
 // sideBySide returns the matrix [in, Σ out_i] whose columns are those of the transposes of mats, each
@@ -213,7 +227,14 @@ func (c *cpuModel) pass(sc *cpuScratch, ids []int, rows []*cpuRow, pos []int, ke
 		}
 		c.matMul(sc.qkv, sc.h, ly.qkv, n, H, qw, false)
 		for j := range n {
-			c.rotateAndStore(l, sc.qkv[j*qw:(j+1)*qw], rows[j], pos[j])
+			x := sc.qkv[j*qw : (j+1)*qw]
+			for i, b := range ly.qkvBias {
+				x[i] += b
+			}
+			if ly.qNorm != nil {
+				c.normHeads(x, ly.qNorm, ly.kNorm)
+			}
+			c.rotateAndStore(l, x, rows[j], pos[j])
 		}
 		first := 0 // the tokens [first, n) go through the rest of the layer
 		if l == len(c.layers)-1 {
@@ -235,6 +256,20 @@ func (c *cpuModel) pass(sc *cpuScratch, ids []int, rows []*cpuRow, pos []int, ke
 			kernels.SiLUMul(sc.act[j*I:(j+1)*I], g[:I], g[I:])
 		}
 		c.matMul(x, sc.act, ly.down, m, I, H, true)
+	}
+}
+
+// normHeads RMS-normalizes each query head of a token's qkv [(heads+2·kvH)·hd] in place with weights qNorm
+// [hd], and each key head with kNorm (Qwen3).
+func (c *cpuModel) normHeads(qkv, qNorm, kNorm []float32) {
+	hd, heads, kvH := c.cfg.HeadDim, c.cfg.NumAttentionHeads, c.cfg.NumKeyValueHeads
+	eps := float32(c.cfg.RMSNormEps)
+	for h := range heads + kvH {
+		w := qNorm
+		if h >= heads {
+			w = kNorm
+		}
+		kernels.RMSNorm(qkv[h*hd:(h+1)*hd], qkv[h*hd:(h+1)*hd], w, eps)
 	}
 }
 

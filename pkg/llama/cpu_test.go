@@ -38,12 +38,18 @@ func runEngineTests(t *testing.T, backend string) {
 	}
 }
 
-// TestCPUMatchesGoMLX decodes the same rows on the embedded model with both engines, with truncations and
-// rows left out of steps, and requires the same logits to float32 rounding.
+// TestCPUMatchesGoMLX decodes the same rows on the reference models of each family with both engines, with
+// truncations and rows left out of steps, and requires the same logits to float32 rounding.
 func TestCPUMatchesGoMLX(t *testing.T) {
+	for _, name := range []string{"tiny", "qwen2", "qwen3"} {
+		t.Run(name, func(t *testing.T) { testCPUMatchesGoMLX(t, name) })
+	}
+}
+
+func testCPUMatchesGoMLX(t *testing.T, name string) {
 	var logits [2][][]float32
 	for e, backend := range []string{"go", CPUBackend} {
-		m := loadTestModel(t, "tiny", Options{MaxSeq: 200, Backend: backend})
+		m := loadTestModel(t, name, Options{MaxSeq: 200, Backend: backend, DType: "f32"})
 		s := newSession(t, m, 3)
 		V := m.Config().VocabSize
 		prompt := randomIDs(70, V, 11)

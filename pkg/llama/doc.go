@@ -1,13 +1,21 @@
-// Package llama runs Llama-3.x language models (Hugging Face LlamaForCausalLM checkpoints) with GoMLX or with
-// its own CPU engine, with weights and key/value caches in float32 or bfloat16 and a batched decoder over the
-// caches.
+// Package llama runs Llama-3.x, Qwen2/Qwen2.5 and Qwen3 language models (Hugging Face LlamaForCausalLM,
+// Qwen2ForCausalLM and Qwen3ForCausalLM checkpoints) with GoMLX or with its own CPU engine, with weights and
+// key/value caches in float32 or bfloat16 and a batched decoder over the caches.
 //
 // The architecture is that of transformers' LlamaForCausalLM: token embedding; per layer RMSNorm,
 // grouped-query attention with rotary position embeddings in the "rotate_half" convention (with the
 // Llama-3.1 "llama3" frequency scaling, or "linear"), RMSNorm and a SwiGLU MLP, each with a residual
-// connection; a final RMSNorm and the output projection, which may be tied to the embedding. Config reads
-// config.json; weights are read from safetensors through package hf, with their Hugging Face names, and
-// every tensor's shape is checked against the configuration.
+// connection; a final RMSNorm and the output projection, which may be tied to the embedding. The Qwen
+// families are this decoder with one addition each (Config.ModelType; config.json's model_type says which):
+// Qwen2 adds biases to the q, k and v projections (self_attn.{q,k,v}_proj.bias), and Qwen3 normalizes each
+// query and key head over head_dim with an RMSNorm of its own weights (self_attn.q_norm.weight,
+// k_norm.weight) before the rotary embedding; Qwen3's head_dim need not be hidden_size/heads. Config reads
+// config.json and refuses what the code does not implement, naming the field: another model_type or
+// architectures entry, sliding-window attention (use_sliding_window, layer_types), rope_scaling types other
+// than llama3, linear and default (Qwen2.5's long-context "yarn" among them), partial rotary embeddings,
+// attention or MLP biases the family does not have, and mixture-of-experts fields. Weights are read from
+// safetensors through package hf, with their Hugging Face names, and every tensor's shape is checked
+// against the configuration.
 //
 // # Use
 //
@@ -23,7 +31,8 @@
 // a row's length: the cached keys and values of the kept prefix are reused and later steps overwrite the
 // rest. This is what Metropolis–Hastings resampling of a suffix needs. Model.Forward computes the logits of
 // a whole sequence without any cache; the tests check the cached decoder against it and both against an
-// independent numpy implementation (testdata/make_reference.py).
+// independent numpy implementation of each family (testdata/make_reference.py), on random checkpoints
+// (RandomWeights and WriteCheckpoint make them in Go).
 //
 // # Dtypes
 //
@@ -109,7 +118,8 @@
 // slot, exps); rewriting the graphs had taken batch 64 from 3,100 to only 4,500 tokens/s a core. The engine differs from the graphs in what it skips, not in
 // what it computes:
 //
-//   - q, k and v are one product with their matrices side by side, as are the MLP's gate and up;
+//   - q, k and v are one product with their matrices side by side (Qwen2's biases side by side too, added
+//     after it; Qwen3's head norms run in place before the rotation), as are the MLP's gate and up;
 //   - each row has its own cache (K transposed, [kvH][hd][cap], so that a query's scores are sums of cache
 //     rows; V [kvH][cap][hd]), grown in the length buckets of capFor, and a step attends over that row's
 //     own positions only, so rows of different lengths cost what they hold, and rows left out of a step

@@ -44,7 +44,8 @@ import (
 // Where). Instead, ScatterMin with -inf followed by ScatterMax with the new values sets the slots to exactly
 // the new values; both scatters reuse the donated cache buffer, so a write costs O(B·kvHeads·HeadDim).
 
-// weightNodes are the weight parameters of a graph.
+// weightNodes are the weight parameters of a graph. A layer's slots that its family lacks (Qwen2's biases,
+// Qwen3's q/k norms) are nil.
 type weightNodes struct {
 	embed  *Node
 	layers [][numLayerWeights]*Node
@@ -55,16 +56,19 @@ type weightNodes struct {
 // weightParams declares the weights as the graph's first parameters, in the order of Config.deviceSpecs.
 func (m *Model) weightParams(g *Graph) weightNodes {
 	specs := m.cfg.deviceSpecs(m.transposed)
-	p := make([]*Node, len(specs))
+	w := weightNodes{layers: make([][numLayerWeights]*Node, m.cfg.NumHiddenLayers)}
 	for i, s := range specs {
-		p[i] = Parameter(g, s.name, shapes.Make(m.weightDType(s), s.shape...))
+		p := Parameter(g, s.name, shapes.Make(m.weightDType(s), s.shape...))
+		switch {
+		case s.layer >= 0:
+			w.layers[s.layer][s.slot] = p
+		case i == 0:
+			w.embed = p
+		case s.name == normName:
+			w.norm = p
+		}
+		w.head = p // the last: lm_head, or the tied embedding's copy
 	}
-	w := weightNodes{embed: p[0], layers: make([][numLayerWeights]*Node, m.cfg.NumHiddenLayers)}
-	for l := range w.layers {
-		copy(w.layers[l][:], p[1+l*numLayerWeights:])
-	}
-	w.norm = p[1+m.cfg.NumHiddenLayers*numLayerWeights]
-	w.head = p[len(p)-1] // lm_head, or the tied embedding's copy
 	return w
 }
 
@@ -139,16 +143,34 @@ func (m *Model) mlp(x *Node, w *[numLayerWeights]*Node) *Node {
 }
 
 // qkv projects the normalized hidden states h [N, H] to rotated queries [N, heads, hd], pre-scaled by
-// 1/sqrt(hd), rotated keys and values [N, kvHeads, hd].
+// 1/sqrt(hd), rotated keys and values [N, kvHeads, hd]; with the family's biases (Qwen2) added to the
+// projections, and its norms (Qwen3) applied to each query and key head before the rotation.
 func (m *Model) qkv(h *Node, w *[numLayerWeights]*Node, cos, sin *Node) (q, k, v *Node) {
 	c := m.cfg
 	N := h.Shape().Dimensions[0]
-	q = Reshape(m.linear(h, w[wQ]), N, c.NumAttentionHeads, c.HeadDim)
-	k = Reshape(m.linear(h, w[wK]), N, c.NumKeyValueHeads, c.HeadDim)
-	v = Reshape(m.linear(h, w[wV]), N, c.NumKeyValueHeads, c.HeadDim)
+	proj := func(wi, bi, heads int) *Node {
+		x := m.linear(h, w[wi])
+		if b := w[bi]; b != nil {
+			x = Add(x, InsertAxes(b, 0))
+		}
+		return Reshape(x, N, heads, c.HeadDim)
+	}
+	q = proj(wQ, wQBias, c.NumAttentionHeads)
+	k = proj(wK, wKBias, c.NumKeyValueHeads)
+	v = proj(wV, wVBias, c.NumKeyValueHeads)
+	if w[wQNorm] != nil {
+		q = headNorm(q, w[wQNorm], c.RMSNormEps)
+		k = headNorm(k, w[wKNorm], c.RMSNormEps)
+	}
 	q = MulScalar(rope(q, cos, sin), 1/math.Sqrt(float64(c.HeadDim)))
 	k = rope(k, cos, sin)
 	return q, k, v
+}
+
+// headNorm RMS-normalizes each head of x [N, heads, hd] and scales it by w [hd] (Qwen3's q_norm, k_norm).
+func headNorm(x, w *Node, eps float64) *Node {
+	d := x.Shape().Dimensions
+	return Reshape(rmsNorm(Reshape(x, d[0]*d[1], d[2]), w, eps), d...)
 }
 
 // writeCache writes updates [..., kvH, hd] into cache at the (row, slot) pairs of idx [..., 2]. slotAxis is

@@ -16,11 +16,16 @@ import (
 )
 
 // The reference checkpoints and logits in testdata/ are made by testdata/make_reference.py, a numpy
-// implementation of Hugging Face's LlamaForCausalLM forward pass.
+// implementation of Hugging Face's LlamaForCausalLM, Qwen2ForCausalLM and Qwen3ForCausalLM forward passes.
 // "bf16" holds bfloat16 weights and a config.json in the transformers 5 form (rope_parameters, dtype):
-// loaded in float32 (the default on the pure-Go backend), its logits meet the same tolerance.
+// loaded in float32 (the default on the pure-Go backend), its logits meet the same tolerance. "qwen2"
+// (q, k, v biases, tied embeddings) and "qwen3" (q and k norms, head_dim ≠ hidden_size/heads) hold
+// bfloat16 weights too, as the hub's Qwen checkpoints do, with config.json files shaped like theirs.
 
-var referenceCases = []string{"tiny", "tied", "bf16"}
+var referenceCases = []string{"tiny", "tied", "bf16", "qwen2", "qwen3"}
+
+// bf16Cases are the reference cases with bfloat16 weights and a bf16 emulation (logits_bf16.npy).
+var bf16Cases = []string{"bf16", "qwen2", "qwen3"}
 
 // loadTestModel loads testdata/name once per test binary and options.
 var (

@@ -4,7 +4,7 @@ import "github.com/gomlx/compute/dtypes"
 
 // Memory is the device memory a model and one session of decoding take, in bytes (see EstimateMemory).
 type Memory struct {
-	Weights     int64 // the weights as the device holds them (norms in float32, a tied head's transposed copy)
+	Weights     int64 // the weights as the device holds them (norms and biases in float32, a tied head's transposed copy)
 	Caches      int64 // a session's K and V caches at their full length
 	Temporaries int64 // what a decode step holds besides: new caches, logits, activations
 }
@@ -15,7 +15,7 @@ func (m Memory) Peak() int64 { return m.Weights + m.Caches + m.Temporaries }
 // EstimateMemory returns the device memory of a model of configuration c with weights and caches of dtype
 // dt, and one session of batch rows of seq positions, with
 //
-//	Weights     = e·(matrix elements, a tied head twice) + 4·(norm elements)
+//	Weights     = e·(matrix elements, a tied head twice) + 4·(norm and bias elements)
 //	Caches      = 2·L·B·kvH·hd·(S+1)·e
 //	Temporaries = Caches + 4·B·V + 4·B·(2·I + (heads + 2·kvH)·hd + 2·H + 2·heads·(S+1))
 //

@@ -87,8 +87,9 @@ func ResolveDType(opts, backend string, ckpt hf.DType) (dtypes.DType, error) {
 	return dtypes.InvalidDType, fmt.Errorf("llama: dtype %q is not one of f32, bf16, auto", opts)
 }
 
-// Model is a Llama-3.x decoder with its weights in the cpu engine (float32) or on a GoMLX backend (matrices
-// and KV caches in float32 or bfloat16, Options.DType), computing activations in float32.
+// Model is a decoder of one of the supported families (Llama-3.x, Qwen2, Qwen3; Config.ModelType) with its weights
+// in the cpu engine (float32) or on a GoMLX backend (matrices and KV caches in float32 or bfloat16,
+// Options.DType), computing activations in float32.
 //
 // A Model is safe for concurrent use by multiple goroutines; each Session is not.
 type Model struct {

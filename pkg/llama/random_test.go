@@ -1,40 +1,17 @@
 package llama
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 )
 
 // randomWeights returns weights for cfg drawn from a fixed seed, scaled like the reference script's.
-func randomWeights(cfg Config, seed uint64) map[string][]float32 {
-	rng := rand.New(rand.NewPCG(seed, 0x5eed))
-	w := make(map[string][]float32)
-	for _, s := range cfg.weightSpecs() {
-		data := make([]float32, s.size())
-		switch {
-		case len(s.shape) == 1: // norms
-			for i := range data {
-				data[i] = float32(1 + 0.1*rng.NormFloat64())
-			}
-		case s.name == "model.embed_tokens.weight":
-			for i := range data {
-				data[i] = float32(0.5 * rng.NormFloat64())
-			}
-		default:
-			scale := 1 / math.Sqrt(float64(s.shape[1]))
-			for i := range data {
-				data[i] = float32(scale * rng.NormFloat64())
-			}
-		}
-		w[s.name] = data
-	}
-	return w
-}
+func randomWeights(cfg Config, seed uint64) map[string][]float32 { return RandomWeights(cfg, seed) }
 
 // smallConfig is a model like the reference "tiny" one, for tests that need no reference.
 func smallConfig() Config {
 	return Config{
+		ModelType:             FamilyLlama,
 		HiddenSize:            32,
 		NumHiddenLayers:       2,
 		NumAttentionHeads:     4,
@@ -49,6 +26,15 @@ func smallConfig() Config {
 		BOSTokenID:            1,
 		EOSTokenIDs:           []int{2},
 	}
+}
+
+// familyConfigs returns smallConfig as a model of each family: Llama, Qwen2 (q, k, v biases) and Qwen3 (q
+// and k norms, with a head_dim that is not hidden_size / num_attention_heads).
+func familyConfigs() []Config {
+	llama, qwen2, qwen3 := smallConfig(), smallConfig(), smallConfig()
+	qwen2.ModelType, qwen2.RopeScaling, qwen2.RopeTheta, qwen2.TieWordEmbeddings = FamilyQwen2, nil, 1e6, true
+	qwen3.ModelType, qwen3.RopeScaling, qwen3.RopeTheta, qwen3.HeadDim = FamilyQwen3, nil, 1e6, 16
+	return []Config{llama, qwen2, qwen3}
 }
 
 func newRandomModel(t testing.TB, cfg Config, opts Options) *Model {

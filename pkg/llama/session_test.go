@@ -48,9 +48,14 @@ func checkClose(t *testing.T, what string, got, want []float32, tol float64) {
 const cacheTolerance = 1e-4
 
 // TestCachedDecodingMatchesForward: prefill (several chunks, the last one padded) then steps give the
-// logits of a full forward pass at every position.
+// logits of a full forward pass at every position, for each model family (familyConfigs).
 func TestCachedDecodingMatchesForward(t *testing.T) {
-	cfg := smallConfig()
+	for _, cfg := range familyConfigs() {
+		t.Run(cfg.family(), func(t *testing.T) { testCachedDecodingMatchesForward(t, cfg) })
+	}
+}
+
+func testCachedDecodingMatchesForward(t *testing.T, cfg Config) {
 	m := newRandomModel(t, cfg, Options{MaxSeq: 64, PrefillChunk: 8})
 	ids := randomIDs(40, cfg.VocabSize, 2)
 	full := forward(t, m, ids)

@@ -1,4 +1,4 @@
-// Package model opens a Llama model for sampling: its configuration,
+// Package model opens a model (Llama-3.x, Qwen2/2.5, Qwen3: pkg/llama) for sampling: its configuration,
 // tokenizer, grammar vocabulary and trie, chat prompt, and weights loaded
 // with sessions sized to the task. It is the one adapter between pkg/llama
 // and pkg/lm, so that notebooks and commands need neither the grid runner
@@ -24,7 +24,7 @@ import (
 	"github.com/gasplab/gasp/pkg/tokenizer"
 )
 
-// Model is a Llama model directory opened for sampling: its configuration,
+// Model is a model directory opened for sampling: its configuration,
 // tokenizer and grammar vocabulary. Load reads the weights.
 type Model struct {
 	Dir       string

@@ -1,9 +1,11 @@
 #!/usr/bin/python3
-"""Builds the small random Llama checkpoints and reference logits in this directory.
+"""Builds the small random Llama, Qwen2 and Qwen3 checkpoints and reference logits in this directory.
 
 The forward pass below is written from the Hugging Face transformers LlamaForCausalLM semantics
 (RMSNorm, rotate_half RoPE with "llama3" frequency scaling, grouped-query attention, SwiGLU MLP,
-tied or separate lm_head), in float64 numpy, independently of GoMLX. The weights are drawn at random,
+tied or separate lm_head), in float64 numpy, independently of GoMLX, with what the Qwen families add
+to it: Qwen2ForCausalLM's biases on the q, k and v projections (model_type "qwen2"), and
+Qwen3ForCausalLM's RMSNorm over head_dim of each query and key head, before RoPE (model_type "qwen3"). The weights are drawn at random,
 rounded to float32 (the checkpoint's dtype) and the reference is computed from those float32 values.
 
 Requirements: numpy only (Debian: apt-get install python3-numpy; it lands in /usr/bin/python3, which a
@@ -11,13 +13,14 @@ pyenv python3 earlier on PATH may shadow, hence the shebang). Run from anywhere:
 
     /usr/bin/python3 pkg/llama/testdata/make_reference.py
 
-It (re)writes, for each case directory (tiny/, tied/, bf16/):
+It (re)writes, for each case directory (tiny/, tied/, bf16/, qwen2/, qwen3/):
 
     config.json        HF LlamaConfig fields
     model.safetensors  float32 weights (bfloat16 in bf16/), HF names, Linear weights as [out, in]
     ids.json           the token ids of the reference sequence
     logits.npy         float64 [len(ids), vocab_size]: logits at every position
-    logits_bf16.npy    (bf16/ only) the same computed with bfloat16 rounding where a bfloat16 model rounds
+    logits_bf16.npy    (bf16 checkpoints only: bf16/, qwen2/, qwen3/) the same computed with bfloat16
+                       rounding where a bfloat16 model rounds
 
 The output is deterministic (fixed seeds).
 """
@@ -137,6 +140,8 @@ def forward(cfg, W, ids, r=lambda a: a):
     eps = cfg["rms_norm_eps"]
     T = len(ids)
     g = lambda n: W[n].astype(np.float64)
+    family = cfg.get("model_type", "llama")
+    assert family in ("llama", "qwen2", "qwen3"), family
 
     inv_freq = rope_inv_freq(cfg, hd)
     pos = np.arange(T, dtype=np.float64)
@@ -149,9 +154,21 @@ def forward(cfg, W, ids, r=lambda a: a):
     for i in range(cfg["num_hidden_layers"]):
         p = "model.layers.%d." % i
         h = r(rms_norm(x, g(p + "input_layernorm.weight"), eps))
-        q = (h @ g(p + "self_attn.q_proj.weight").T).reshape(T, nh, hd).transpose(1, 0, 2)
-        k = (h @ g(p + "self_attn.k_proj.weight").T).reshape(T, nkv, hd).transpose(1, 0, 2)
-        v = (h @ g(p + "self_attn.v_proj.weight").T).reshape(T, nkv, hd).transpose(1, 0, 2)
+        q = h @ g(p + "self_attn.q_proj.weight").T
+        k = h @ g(p + "self_attn.k_proj.weight").T
+        v = h @ g(p + "self_attn.v_proj.weight").T
+        if family == "qwen2":                         # Qwen2Attention: Linear(bias=True) for q, k, v
+            q = q + g(p + "self_attn.q_proj.bias")
+            k = k + g(p + "self_attn.k_proj.bias")
+            v = v + g(p + "self_attn.v_proj.bias")
+        q = q.reshape(T, nh, hd)
+        k = k.reshape(T, nkv, hd)
+        if family == "qwen3":                         # Qwen3Attention: q_norm, k_norm over head_dim, before RoPE
+            q = rms_norm(q, g(p + "self_attn.q_norm.weight"), eps)
+            k = rms_norm(k, g(p + "self_attn.k_norm.weight"), eps)
+        q = q.transpose(1, 0, 2)
+        k = k.transpose(1, 0, 2)
+        v = v.reshape(T, nkv, hd).transpose(1, 0, 2)
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
         rep = nh // nkv                               # repeat_kv: head j uses kv head j // rep
@@ -197,6 +214,15 @@ def random_weights(cfg, rng):
             (p + "mlp.up_proj.weight", lin(I, H)),
             (p + "mlp.down_proj.weight", lin(H, I)),
         ]
+        if cfg["model_type"] == "qwen2":
+            bias = lambda n: f32(0.5 * rng.standard_normal(n))
+            t += [
+                (p + "self_attn.q_proj.bias", bias(nh * hd)),
+                (p + "self_attn.k_proj.bias", bias(nkv * hd)),
+                (p + "self_attn.v_proj.bias", bias(nkv * hd)),
+            ]
+        if cfg["model_type"] == "qwen3":
+            t += [(p + "self_attn.q_norm.weight", norm(hd)), (p + "self_attn.k_norm.weight", norm(hd))]
     t.append(("model.norm.weight", norm(H)))
     if not cfg["tie_word_embeddings"]:
         t.append(("lm_head.weight", lin(V, H)))
@@ -234,6 +260,33 @@ def gqa_config(rope, dtype):
                   attention_bias=False, mlp_bias=False)
 
 
+def qwen2_config():
+    """A Qwen2.5-0.5B-like config.json (its keys, in its order): tied embeddings, GQA, rope_theta 1e6, the
+    sliding-window fields present but off, bfloat16."""
+    return {
+        "architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 250, "eos_token_id": 250,
+        "hidden_act": "silu", "hidden_size": 64, "initializer_range": 0.02, "intermediate_size": 128,
+        "max_position_embeddings": 32768, "max_window_layers": 2, "model_type": "qwen2",
+        "num_attention_heads": 4, "num_hidden_layers": 2, "num_key_value_heads": 2, "rms_norm_eps": 1e-06,
+        "rope_theta": 1000000.0, "sliding_window": 32768, "tie_word_embeddings": True, "torch_dtype": "bfloat16",
+        "transformers_version": "4.43.1", "use_cache": True, "use_sliding_window": False, "vocab_size": 256,
+    }
+
+
+def qwen3_config():
+    """A Qwen3-8B-like config.json (its keys, in its order): separate lm_head, GQA, head_dim 32 given
+    explicitly (hidden_size / num_attention_heads is 16), no attention biases, rope_theta 1e6, bfloat16."""
+    return {
+        "architectures": ["Qwen3ForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
+        "bos_token_id": 250, "eos_token_id": 251, "head_dim": 32, "hidden_act": "silu", "hidden_size": 64,
+        "initializer_range": 0.02, "intermediate_size": 128, "max_position_embeddings": 40960,
+        "max_window_layers": 2, "model_type": "qwen3", "num_attention_heads": 4, "num_hidden_layers": 2,
+        "num_key_value_heads": 2, "rms_norm_eps": 1e-06, "rope_scaling": None, "rope_theta": 1000000,
+        "sliding_window": None, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+        "transformers_version": "4.51.0", "use_cache": True, "use_sliding_window": False, "vocab_size": 256,
+    }
+
+
 CASES = {
     # The GQA architecture with Llama-3.1 rope scaling, its config.json as the hub's Llama-3.1 files have it.
     "tiny": dict(
@@ -260,6 +313,10 @@ CASES = {
         config=gqa_config({"rope_parameters": {"rope_type": "llama3", "rope_theta": 500000.0, **LLAMA3_SCALING}},
                           {"dtype": "bfloat16"}),
     ),
+    # Qwen2/Qwen2.5: q, k, v biases; bfloat16 weights, as the hub's Qwen2.5 checkpoints.
+    "qwen2": dict(seed=4, bf16=True, config=qwen2_config()),
+    # Qwen3: per-head q and k norms, head_dim != hidden_size / num_attention_heads; bfloat16 weights.
+    "qwen3": dict(seed=5, bf16=True, config=qwen3_config()),
 }
 
 
@@ -276,7 +333,8 @@ def main():
             dtype = "BF16"
             tensors = [(n, bf16(a)) for n, a in tensors]
         ids = [int(i) for i in rng.integers(0, cfg["vocab_size"], size=24)]
-        ids[0] = cfg["bos_token_id"]
+        if cfg["model_type"] == "llama":
+            ids[0] = cfg["bos_token_id"]              # Qwen tokenizers add no BOS
         logits = forward(cfg, dict(tensors), ids)
         if case.get("bf16"):
             emu = forward(cfg, dict(tensors), ids, r=bf16)
