@@ -38,11 +38,6 @@ func CompileValue(filename string, root *Value) (*grammar.Grammar, error) {
 	c := &compiler{file: filename, root: root, refs: map[string]string{}}
 	rootDef := &grammar.RuleDef{Name: "root", NamePos: c.pos("")}
 	c.rules = append(c.rules, rootDef)
-	if root.Kind == Object {
-		for _, k := range []string{"$id"} { // an $id only changes the base URI, which nothing here uses
-			_ = k
-		}
-	}
 	body := c.schema(root, "")
 	if len(c.errs) > 0 {
 		return nil, c.errs

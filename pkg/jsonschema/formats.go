@@ -16,8 +16,11 @@ import (
 //	ipv4       RFC 2673 dotted-quad: four 0-255 without leading zeros
 //	ipv6       RFC 4291 text form (RFC 3986 IPv6address), no zone index
 //	uri        RFC 3986 URI (scheme ":" hier-part [?query] [#fragment]),
-//	           IP-literal hosts included
-//	email      RFC 5321 Mailbox: a dot-atom or quoted-string local part, "@",
+//	           IPv6 hosts included, except two forms Go's net/url (which
+//	           validators use) rejects: a host name may not hold
+//	           percent-encoded octets, and IPvFuture hosts ([v1.x]) are out
+//	email      RFC 5321 Mailbox: a dot-atom or quoted-string local part
+//	           (quoted-pairs such as \" excluded: validators disagree on them), "@",
 //	           a domain or an IPv4/IPv6 address literal; general address
 //	           literals (tag:content) are not included, and length limits
 //	           (64-octet local part, 255-octet domain) are not checked
@@ -29,7 +32,7 @@ var formats = map[string]string{
 	"ipv4":      ipv4,
 	"ipv6":      ipv6,
 	"uri":       uri,
-	"email": `(?:[A-Za-z0-9!#$%&'*+/=?^_` + "`" + `{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_` + "`" + `{|}~-]+)*|"(?:[ !#-\[\]-~]|\\[ -~])*")@` +
+	"email": `(?:[A-Za-z0-9!#$%&'*+/=?^_` + "`" + `{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_` + "`" + `{|}~-]+)*|"[ !#-\[\]-~]*")@` +
 		`(?:` + label + `(?:\.` + label + `)*|\[(?:` + ipv4 + `|IPv6:` + ipv6RE() + `)\])`,
 }
 
@@ -105,8 +108,8 @@ func uriRE() string {
 	seg := pchar + `*`
 	segNZ := pchar + `+`
 	userinfo := `(?:[A-Za-z0-9._~!$&'()*+,;=:-]|%[0-9A-Fa-f]{2})*`
-	regName := `(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*`
-	ipLiteral := `\[(?:` + ipv6RE() + `|[Vv][0-9A-Fa-f]+\.[A-Za-z0-9._~!$&'()*+,;=:-]+)\]`
+	regName := `[A-Za-z0-9._~!$&'()*+,;=-]*` // no pct-encoded octets: see formats
+	ipLiteral := `\[` + ipv6RE() + `\]` // no IPvFuture: see formats
 	authority := `(?:` + userinfo + `@)?(?:` + ipLiteral + `|` + regName + `)(?::[0-9]*)?`
 	hier := `(?://` + authority + `(?:/` + seg + `)*|/(?:` + segNZ + `(?:/` + seg + `)*)?|` + segNZ + `(?:/` + seg + `)*|)`
 	qf := `(?:` + pchar + `|[/?])*`

@@ -119,18 +119,19 @@ func parseValue(d *json.Decoder) (*Value, error) {
 // spells them, numbers as canonicalNumber does.
 func Canonical(v *Value) string {
 	var b strings.Builder
-	writeValue(&b, v)
+	writeValue(&b, v, canonicalNumber)
 	return b.String()
 }
 
-func writeValue(b *strings.Builder, v *Value) {
+// writeValue writes v compactly, its numbers as number spells them.
+func writeValue(b *strings.Builder, v *Value, number func(string) string) {
 	switch v.Kind {
 	case Null:
 		b.WriteString("null")
 	case Bool:
 		b.WriteString(strconv.FormatBool(v.Bool))
 	case Number:
-		b.WriteString(canonicalNumber(v.Num))
+		b.WriteString(number(v.Num))
 	case String:
 		writeString(b, v.Str)
 	case Array:
@@ -139,7 +140,7 @@ func writeValue(b *strings.Builder, v *Value) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writeValue(b, e)
+			writeValue(b, e, number)
 		}
 		b.WriteByte(']')
 	case Object:
@@ -150,7 +151,7 @@ func writeValue(b *strings.Builder, v *Value) {
 			}
 			writeString(b, m.Key)
 			b.WriteByte(':')
-			writeValue(b, m.Val)
+			writeValue(b, m.Val, number)
 		}
 		b.WriteByte('}')
 	}

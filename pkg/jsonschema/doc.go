@@ -1,0 +1,77 @@
+// Package jsonschema compiles JSON Schema documents (a draft 2020-12
+// subset: the keywords JSONSchemaBench's schemas use most) to gasp's
+// byte-level grammars (pkg/grammar), so that masks and samplers constrain a
+// language model to JSON texts the schema accepts.
+//
+// # The language
+//
+// The grammar accepts canonical JSON texts of the instances the schema
+// accepts, and no other text. Canonical is a restriction of JSON's syntax,
+// chosen so that each value has few spellings and the grammar stays small;
+// it is stated here because it means that a valid instance written another
+// way is outside the language:
+//
+//   - No whitespace between tokens (JSON allows any; a bounded whitespace
+//     form would multiply the ways to write each value, and a decoder that
+//     wants pretty output can re-indent).
+//   - Object members in schema order: the members "properties" declares,
+//     in the order it declares them (each optional one may be left out),
+//     then the required names it does not declare (sorted), then any other
+//     members additionalProperties allows, in any order. Accepting every
+//     order would make the grammar exponential in the number of
+//     properties; XGrammar and llguidance fix the order too. Other members
+//     may repeat a name (a context-free grammar cannot exclude that); since
+//     every such member satisfies additionalProperties, the instance is
+//     valid whichever duplicate a reader keeps.
+//   - Strings: each character as itself, except '"' and '\' (\" and \\),
+//     and U+0000-U+001F (\b \f \n \r \t, others \u00xx with lower-case
+//     hex): no other escapes (no \/, no \u for printable characters).
+//   - Integers (type "integer"): 0 or -?[1-9][0-9]*, so 1.0 and -0 are out.
+//     Numbers (type "number") are any JSON number.
+//
+// Canonical returns a value's canonical text (with members in the value's
+// own order).
+//
+// # Keywords
+//
+// Supported: type; enum and const (beside type only); properties,
+// required, additionalProperties (true, false or a schema); items (a
+// schema), prefixItems, minItems, maxItems; minLength, maxLength, pattern
+// (pkg/regex in Search mode: a pattern is unanchored, and "^…$" anchors
+// it; Go's RE2 semantics, not ECMA-262's), format (date, time, date-time,
+// uuid, ipv4, ipv6, uri, email: see the formats variable for the exact RFC
+// subset of each; format is an assertion here, as in llguidance, though
+// 2020-12 makes it an annotation by default); minimum, maximum,
+// exclusiveMinimum, exclusiveMaximum on integers (an exact digit-level
+// grammar for the range); anyOf; oneOf when its branches are provably
+// disjoint (by type, enum/const values, or a required property with
+// disjoint enum/const values: a discriminator); allOf and $ref beside other
+// keywords, by merging the schemas (an intersection; two different values
+// of a keyword that cannot be merged, such as two patterns, are an error);
+// $ref to a JSON pointer in the same document ("#", "#/$defs/a"), recursion
+// included; $defs and definitions. Annotations (title, description,
+// default, examples, …) and unknown keywords are ignored, as the
+// specification says.
+//
+// Errors, each naming the keyword by its JSON pointer (file#/properties/a/
+// pattern): not, if/then/else, patternProperties, propertyNames,
+// min/maxProperties, dependentRequired/Schemas, contains, uniqueItems
+// (true), multipleOf, unevaluated*, $anchor, $dynamicRef, remote $refs;
+// bounds on numbers that need not be integers; pattern or format beside
+// minLength/maxLength; enum/const beside assertions other than type; a
+// oneOf whose branches may overlap; a schema that accepts no value.
+//
+// # How
+//
+// Each schema becomes a grammar.Expr, with rules for $ref targets, the
+// shared "any value" and "string character", and for the tails of member
+// lists (so that optional members cost linear size); regular expressions
+// written here (formats, integer ranges) and patterns go through
+// pkg/regex with a character hook that spells characters as JSON does;
+// grammar.CompileSyntax lowers the result to bytes.
+//
+// The tests check the language against the JSON-Schema-Test-Suite (for
+// every schema that compiles, every valid instance, in some member order,
+// is accepted, and no invalid one is) and samples of compiled schemas
+// against an independent validator.
+package jsonschema
