@@ -109,7 +109,7 @@ func uriRE() string {
 	segNZ := pchar + `+`
 	userinfo := `(?:[A-Za-z0-9._~!$&'()*+,;=:-]|%[0-9A-Fa-f]{2})*`
 	regName := `[A-Za-z0-9._~!$&'()*+,;=-]*` // no pct-encoded octets: see formats
-	ipLiteral := `\[` + ipv6RE() + `\]` // no IPvFuture: see formats
+	ipLiteral := `\[` + ipv6RE() + `\]`      // no IPvFuture: see formats
 	authority := `(?:` + userinfo + `@)?(?:` + ipLiteral + `|` + regName + `)(?::[0-9]*)?`
 	hier := `(?://` + authority + `(?:/` + seg + `)*|/(?:` + segNZ + `(?:/` + seg + `)*)?|` + segNZ + `(?:/` + seg + `)*|)`
 	qf := `(?:` + pchar + `|[/?])*`
