@@ -27,7 +27,10 @@
 //     and U+0000-U+001F (\b \f \n \r \t, others \u00xx with lower-case
 //     hex): no other escapes (no \/, no \u for printable characters).
 //   - Integers (type "integer"): 0 or -?[1-9][0-9]*, so 1.0 and -0 are out.
-//     Numbers (type "number") are any JSON number.
+//     Numbers (type "number") are any JSON number when the schema bounds
+//     them not; with a minimum, maximum or exclusive bound they are plain
+//     decimals: no exponent, no leading zeros, no trailing fractional
+//     zeros, no -0 (1.5, not 1.50 or 15e-1).
 //
 // Canonical returns a value's canonical text (with members in the value's
 // own order).
@@ -42,8 +45,8 @@
 // uuid, ipv4, ipv6, uri, email: see the formats variable for the exact RFC
 // subset of each; format is an assertion here, as in llguidance, though
 // 2020-12 makes it an annotation by default); minimum, maximum,
-// exclusiveMinimum, exclusiveMaximum on integers (an exact digit-level
-// grammar for the range); anyOf; oneOf when its branches are provably
+// exclusiveMinimum, exclusiveMaximum (exact digit-level grammars for the
+// range, of integers or of plain decimals); anyOf; oneOf when its branches are provably
 // disjoint (by type, enum/const values, or a required property with
 // disjoint enum/const values: a discriminator); allOf and $ref beside other
 // keywords, by merging the schemas (an intersection; two different values
@@ -57,7 +60,7 @@
 // pattern): not, if/then/else, patternProperties, propertyNames,
 // min/maxProperties, dependentRequired/Schemas, contains, uniqueItems
 // (true), multipleOf, unevaluated*, $anchor, $dynamicRef, remote $refs;
-// bounds on numbers that need not be integers; pattern or format beside
+// bounds written with exponents beyond ±400; pattern or format beside
 // minLength/maxLength; enum/const beside assertions other than type; a
 // oneOf whose branches may overlap; a schema that accepts no value.
 //

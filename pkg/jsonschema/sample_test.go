@@ -171,3 +171,54 @@ func TestIntegerRanges(t *testing.T) {
 		}
 	}
 }
+
+// TestDecimalRanges checks bounded numbers against arithmetic: random
+// bounds (inclusive or exclusive, with up to two decimals) and every
+// decimal with up to three decimals around them, in canonical form.
+func TestDecimalRanges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 4))
+	dec := func(n int64, places int) string { // n / 10^places, canonical
+		return canonicalNumber(new(big.Rat).SetFrac(big.NewInt(n), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(places)), nil)).FloatString(places))
+	}
+	for k := 0; k < 40; k++ {
+		lo := rng.Int64N(4000) - 2000 // hundredths
+		hi := lo + rng.Int64N(2500)
+		var keys []string
+		var loB, hiB *bound
+		if rng.IntN(4) > 0 {
+			key := []string{"minimum", "exclusiveMinimum"}[rng.IntN(2)]
+			keys = append(keys, fmt.Sprintf(`"%s":%s`, key, dec(lo, 2)))
+			loB = &bound{big.NewRat(lo, 100), key == "minimum"}
+		}
+		if rng.IntN(4) > 0 {
+			key := []string{"maximum", "exclusiveMaximum"}[rng.IntN(2)]
+			keys = append(keys, fmt.Sprintf(`"%s":%s`, key, dec(hi, 2)))
+			hiB = &bound{big.NewRat(hi, 100), key == "maximum"}
+		}
+		if len(keys) == 0 {
+			continue
+		}
+		src := `{"type":"number",` + strings.Join(keys, ",") + `}`
+		g, err := Compile("num.json", []byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		m := earley.New(g)
+		for x := lo*10 - 3000; x <= hi*10+3000; x += 1 + rng.Int64N(7) {
+			r := big.NewRat(x, 1000)
+			want := (loB == nil || r.Cmp(loB.val) > 0 || r.Cmp(loB.val) == 0 && loB.incl) &&
+				(hiB == nil || r.Cmp(hiB.val) < 0 || r.Cmp(hiB.val) == 0 && hiB.incl)
+			s := dec(x, 3)
+			p := m.NewParser()
+			if got := p.FeedBytes([]byte(s)) && p.Complete(); got != want {
+				t.Fatalf("%s: %s: got %v, want %v", src, s, got, want)
+			}
+		}
+		for _, bad := range []string{"-0", "01", "1.50", "+1", "1e1", "0.10", "-0.0", "."} {
+			p := m.NewParser()
+			if p.FeedBytes([]byte(bad)) && p.Complete() {
+				t.Fatalf("%s: accepts non-canonical %q", src, bad)
+			}
+		}
+	}
+}

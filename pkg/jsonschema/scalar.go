@@ -47,55 +47,74 @@ func parseCount(v *Value) (int, error) {
 }
 
 // number returns the numbers (integer: the integers) schema s allows.
-// Integers are written "0" or -?[1-9][0-9]*; their bounds are exact. Other
-// numbers are any JSON number, and bounds on them are errors.
+// Integers are written "0" or -?[1-9][0-9]*, and their bounds are exact.
+// Other numbers are any JSON number when unbounded; with a bound they are
+// plain decimals (canonicalNumber's form), and the bounds are exact.
 func (c *compiler) number(s *Value, ptr string, integer bool) grammar.Expr {
-	var lo, hi *big.Int
+	var lo, hi *bound
 	for _, k := range []string{"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"} {
 		v := s.Get(k)
 		if v == nil {
 			continue
 		}
-		r, ok := new(big.Rat).SetString(v.Num)
-		if v.Kind != Number || !ok {
+		if v.Kind != Number {
 			c.errorf(ptr+"/"+k, "%s must be a number", k)
 			return nil
 		}
-		if !integer {
-			c.errorf(ptr+"/"+k, "%s on numbers that need not be integers is not supported (only with \"type\": \"integer\")", k)
+		lit := canonicalNumber(v.Num)
+		r, ok := new(big.Rat).SetString(lit)
+		if !ok || strings.ContainsAny(lit, "eE") || len(lit) > 1000 {
+			c.errorf(ptr+"/"+k, "%s %s is out of the supported range", k, v.Num)
 			return nil
 		}
-		if len(r.Num().String())+len(r.Denom().String()) > 1000 {
-			c.errorf(ptr+"/"+k, "%s has too many digits", k)
-			return nil
-		}
-		switch k {
-		case "minimum", "exclusiveMinimum":
-			b := ceil(r)
-			if k == "exclusiveMinimum" && r.IsInt() {
-				b.Add(b, big.NewInt(1))
-			}
-			if lo == nil || b.Cmp(lo) > 0 {
+		b := &bound{r, !strings.HasPrefix(k, "exclusive")}
+		if strings.HasSuffix(k, "inimum") {
+			if lo == nil || tighter(b, lo, 1) {
 				lo = b
 			}
-		default:
-			b := floor(r)
-			if k == "exclusiveMaximum" && r.IsInt() {
-				b.Sub(b, big.NewInt(1))
-			}
-			if hi == nil || b.Cmp(hi) < 0 {
-				hi = b
-			}
+		} else if hi == nil || tighter(b, hi, -1) {
+			hi = b
 		}
 	}
-	if !integer {
-		return c.regex(`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, ptr)
+	var re string
+	switch {
+	case integer:
+		re = intRange(intBound(lo, true), intBound(hi, false))
+	case lo == nil && hi == nil:
+		re = `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`
+	default:
+		re = decimalRange(lo, hi)
 	}
-	re := intRange(lo, hi)
 	if re == "" {
 		return nil
 	}
 	return c.regex(re, ptr)
+}
+
+// tighter reports whether lower (sign 1) or upper (sign -1) bound b
+// excludes more than a.
+func tighter(b, a *bound, sign int) bool {
+	c := b.val.Cmp(a.val) * sign
+	return c > 0 || c == 0 && !b.incl
+}
+
+// intBound is the least (lower) or greatest (upper) integer a bound admits.
+func intBound(b *bound, lower bool) *big.Int {
+	if b == nil {
+		return nil
+	}
+	if lower {
+		n := ceil(b.val)
+		if !b.incl && b.val.IsInt() {
+			n.Add(n, big.NewInt(1))
+		}
+		return n
+	}
+	n := floor(b.val)
+	if !b.incl && b.val.IsInt() {
+		n.Sub(n, big.NewInt(1))
+	}
+	return n
 }
 
 func floor(r *big.Rat) *big.Int {
