@@ -3,6 +3,8 @@ package jsonschema
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gasplab/gasp/pkg/grammar"
 )
 
 // formats maps each supported "format" to a regular expression (over the
@@ -26,7 +28,7 @@ import (
 //	           (64-octet local part, 255-octet domain) are not checked
 var formats = map[string]string{
 	"date":      date,
-	"time":      timeRE,
+	"time":      timeRE, // and leapOffsets
 	"date-time": date + `[Tt]` + timeRE,
 	"uuid":      `[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}`,
 	"ipv4":      ipv4,
@@ -48,38 +50,52 @@ const (
 )
 
 var (
-	timeRE = `(?:(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])|` + leapSeconds() + `)`
+	// timeRE is full-time but for leap seconds with a numeric offset,
+	// which leapOffsets adds as a grammar expression (as a regular
+	// expression they would be thousands of nested groups).
+	timeRE = `(?:(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])|23:59:60(?:\.[0-9]+)?[Zz])`
 	ipv6   = ipv6RE()
 	uri    = uriRE()
 )
 
-// leapSeconds lists, for each offset, the local time that is 23:59 UTC,
-// followed by :60.
-func leapSeconds() string {
-	alts := []string{`23:59:60(?:\.[0-9]+)?[Zz]`}
-	for _, sign := range []int{1, -1} {
-		var byTime = map[string][]string{}
-		for h := 0; h < 24; h++ {
-			for m := 0; m < 60; m++ {
-				local := ((23*60+59+sign*(h*60+m))%1440 + 1440) % 1440
-				key := fmt.Sprintf("%02d:%02d", local/60, local%60)
-				byTime[key] = append(byTime[key], fmt.Sprintf("%02d:%02d", h, m))
-			}
+// format returns the strings of a supported format, shared as a rule.
+func (c *compiler) format(name, ptr string) grammar.Expr {
+	re, ok := formats[name]
+	if !ok {
+		c.errorf(ptr, "format %q is not supported", name)
+		return nil
+	}
+	return c.rule("format:"+name, ptr, func() grammar.Expr {
+		switch name {
+		case "time":
+			return alt(c.regex(re, ptr), c.leapOffsets(ptr))
+		case "date-time":
+			return seq(c.regex(date+`[Tt]`, ptr), alt(c.regex(timeRE, ptr), c.leapOffsets(ptr)))
 		}
-		s := "+"
-		if sign < 0 {
-			s = "-"
-		}
-		for h := 0; h < 24; h++ {
-			for m := 0; m < 60; m++ {
-				key := fmt.Sprintf("%02d:%02d", h, m)
-				if offs := byTime[key]; len(offs) > 0 {
-					alts = append(alts, key+`:60(?:\.[0-9]+)?\`+s+`(?:`+strings.Join(offs, "|")+`)`)
+		return c.regex(re, ptr)
+	})
+}
+
+// leapOffsets is a leap second with a numeric offset: the local time that
+// is 23:59 UTC under the offset, ":60", an optional fraction, the offset.
+func (c *compiler) leapOffsets(ptr string) grammar.Expr {
+	return c.rule("leap", ptr, func() grammar.Expr {
+		frac := c.rule("leapfrac", ptr, func() grammar.Expr { return c.regex(`(?:\.[0-9]+)?`, ptr) })
+		var xs []grammar.Expr
+		for _, sign := range []int{1, -1} {
+			for h := 0; h < 24; h++ {
+				for m := 0; m < 60; m++ {
+					local := ((23*60+59+sign*(h*60+m))%1440 + 1440) % 1440
+					off := fmt.Sprintf("+%02d:%02d", h, m)
+					if sign < 0 {
+						off = "-" + off[1:]
+					}
+					xs = append(xs, seq(lit(fmt.Sprintf("%02d:%02d:60", local/60, local%60)), frac, lit(off)))
 				}
 			}
 		}
-	}
-	return strings.Join(alts, "|")
+		return alt(xs...)
+	})
 }
 
 func ipv6RE() string {

@@ -177,12 +177,11 @@ func (c *compiler) str(s *Value, ptr string) grammar.Expr {
 		}
 		body = x
 	case fmtv != nil:
-		re, ok := formats[fmtv.Str]
-		if !ok {
-			c.errorf(ptr+"/format", "format %q is not supported", fmtv.Str)
+		if fmtv.Kind != String {
+			c.errorf(ptr+"/format", "format must be a string")
 			return nil
 		}
-		body = c.regex(re, ptr+"/format")
+		body = c.format(fmtv.Str, ptr+"/format")
 	default:
 		body = rep(c.char(), lo, hi)
 	}
