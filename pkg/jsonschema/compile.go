@@ -2,6 +2,7 @@ package jsonschema
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -175,10 +176,35 @@ func trivial(k string, v *Value) bool {
 	return false
 }
 
-// check reports the unsupported keywords of schema s at ptr; false if any.
+// kinds gives the JSON kinds the value of a keyword may have (schemas,
+// objects or booleans, are checked where they are compiled).
+var kinds = map[string][]Kind{
+	"properties": {Object}, "$defs": {Object}, "definitions": {Object},
+	"required": {Array}, "enum": {Array}, "prefixItems": {Array},
+	"allOf": {Array}, "anyOf": {Array}, "oneOf": {Array}, "type": {String, Array},
+	"minLength": {Number}, "maxLength": {Number}, "minItems": {Number}, "maxItems": {Number},
+	"minimum": {Number}, "maximum": {Number}, "exclusiveMinimum": {Number}, "exclusiveMaximum": {Number},
+	"pattern": {String}, "format": {String}, "$ref": {String},
+}
+
+// check reports the unsupported keywords of schema s at ptr, and keyword
+// values of the wrong kind; false if any.
 func (c *compiler) check(s *Value, ptr string) bool {
 	ok := true
 	for _, m := range s.Obj {
+		if ks, known := kinds[m.Key]; known && !slices.Contains(ks, m.Val.Kind) {
+			c.errorf(ptr+"/"+escapePtr(m.Key), "the value of %s has the wrong type", m.Key)
+			ok = false
+		}
+		if (m.Key == "required" || m.Key == "type") && m.Val.Kind == Array {
+			for _, e := range m.Val.Arr {
+				if e.Kind != String {
+					c.errorf(ptr+"/"+escapePtr(m.Key), "%s must list strings", m.Key)
+					ok = false
+					break
+				}
+			}
+		}
 		if unsupported[m.Key] && !trivial(m.Key, m.Val) {
 			c.errorf(ptr+"/"+escapePtr(m.Key), "keyword %s is not supported", m.Key)
 			ok = false
@@ -206,7 +232,7 @@ func (c *compiler) schema(s *Value, ptr string) grammar.Expr {
 	if !c.check(s, ptr) {
 		return nil
 	}
-	if c.depth++; c.depth > 64 {
+	if c.depth++; c.depth > 200 {
 		c.errorf(ptr, "schema nests too deeply (allOf/$ref expansion)")
 		return nil
 	}
@@ -340,11 +366,9 @@ func (c *compiler) types(s *Value, ptr string) []string {
 			out = append(out, n)
 		}
 	}
-	if len(out) == 0 && len(named) > 0 {
-		for _, n := range named {
-			if !contains(all, n) && n != "integer" {
-				c.errorf(ptr+"/type", "unknown type %q", n)
-			}
+	for _, n := range named {
+		if !contains(all, n) && n != "integer" {
+			c.errorf(ptr+"/type", "unknown type %q", n)
 		}
 	}
 	return out
@@ -468,7 +492,7 @@ func ofTypes(v *Value, types []string) bool {
 	return false
 }
 
-// sortedKeys returns the member names of v in order.
+// sortedKeys returns the keys of m, sorted.
 func sortedKeys(m map[string]bool) []string {
 	var ks []string
 	for k := range m {

@@ -67,6 +67,9 @@ func ParseValue(src []byte) (*Value, error) {
 
 func parseValue(d *json.Decoder) (*Value, error) {
 	tok, err := d.Token()
+	if err == io.EOF {
+		return nil, fmt.Errorf("offset %d: unexpected end of input", d.InputOffset())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("offset %d: %v", d.InputOffset(), err)
 	}
