@@ -209,8 +209,8 @@ func (c *compiler) check(s *Value, ptr string) bool {
 			c.errorf(ptr+"/"+escapePtr(m.Key), "keyword %s is not supported", m.Key)
 			ok = false
 		}
-		if m.Key == "$id" && ptr != "" {
-			c.errorf(ptr+"/$id", "keyword $id is supported only at the root")
+		if m.Key == "$id" && ptr != "" && hasRef(s) {
+			c.errorf(ptr+"/$id", "keyword $id below the root is supported only where no $ref lies under it (the $ref would resolve against it)")
 			ok = false
 		}
 	}
@@ -251,6 +251,25 @@ func (c *compiler) schema(s *Value, ptr string) grammar.Expr {
 		return c.union(s, ptr)
 	}
 	return c.plain(s, ptr)
+}
+
+// hasRef reports whether a $ref member occurs anywhere in v.
+func hasRef(v *Value) bool {
+	switch v.Kind {
+	case Object:
+		for _, m := range v.Obj {
+			if m.Key == "$ref" || hasRef(m.Val) {
+				return true
+			}
+		}
+	case Array:
+		for _, e := range v.Arr {
+			if hasRef(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // onlyKeywords reports whether s has no keywords but annotations and keep.

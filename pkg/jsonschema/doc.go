@@ -22,7 +22,8 @@
 //     properties; XGrammar and llguidance fix the order too. Other members
 //     may repeat a name (a context-free grammar cannot exclude that); since
 //     every such member satisfies additionalProperties, the instance is
-//     valid whichever duplicate a reader keeps.
+//     valid whichever duplicate a reader keeps. An object in enum or const
+//     is written in the order of its own members.
 //   - Strings: each character as itself, except '"' and '\' (\" and \\),
 //     and U+0000-U+001F (\b \f \n \r \t, others \u00xx with lower-case
 //     hex): no other escapes (no \/, no \u for printable characters).

@@ -22,6 +22,8 @@ func TestErrors(t *testing.T) {
 		{`{"oneOf":[{"type":"integer"},{"minimum":2}]}`, `s.json#/oneOf: oneOf whose branches may overlap is not supported (only provably disjoint branches are)`},
 		{`{"allOf":[{"pattern":"a"},{"pattern":"b"}]}`, `s.json#/allOf/1/pattern: cannot intersect two different values of pattern (allOf/$ref)`},
 		{`{"$ref":"other.json#/a"}`, `s.json#/$ref: $ref "other.json#/a" is not supported: only references within the document (#/…) are`},
+		{`{"$defs":{"a":{"$id":"http://x/a","type":"null"}},"$ref":"#/$defs/a"}`, ``},
+		{`{"items":{"$id":"http://x/a","$ref":"#/$defs/b"}}`, `s.json#/items/$id: keyword $id below the root is supported only where no $ref lies under it (the $ref would resolve against it)`},
 		{`{"$ref":"#/$defs/missing"}`, `s.json#/$ref: $ref "#/$defs/missing" names nothing in the document`},
 		{`{"$ref":"#","minimum":1}`, `s.json#: $ref/allOf expansion does not terminate (a $ref cycle with sibling keywords)`},
 		{`{"enum":[1,"a"],"minimum":0}`, `s.json#/minimum: keyword minimum beside enum or const is not supported`},

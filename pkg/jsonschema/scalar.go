@@ -195,7 +195,14 @@ func (c *compiler) char() grammar.Expr {
 	})
 }
 
-func (c *compiler) charsAt(rs []grammar.RuneRange, _ grammar.Pos) grammar.Expr { return c.chars(rs) }
+// charsAt is pkg/regex's character hook: chars, with the set of all
+// characters (a pattern's ".*" ends) as the shared rule.
+func (c *compiler) charsAt(rs []grammar.RuneRange, _ grammar.Pos) grammar.Expr {
+	if len(rs) == 1 && rs[0].Lo == 0 && rs[0].Hi >= 0x10FFFF {
+		return c.char()
+	}
+	return c.chars(rs)
+}
 
 // chars spells a set of characters inside a JSON string: as themselves,
 // except '"', '\' and the control characters, which are escaped.
