@@ -37,11 +37,10 @@ func Language(path string) string {
 // undefined), and a Start rule for them is an error. Warnings come from
 // GBNF only.
 func Compile(path string, opts grammar.Options) (*grammar.Grammar, grammar.ErrorList, error) {
-	lang := Language(path)
-	if lang != "gbnf" && opts.Start != "" {
-		return nil, nil, fmt.Errorf("%s: a start rule applies to GBNF grammars, not to a %s file", path, lang)
+	if err := checkOptions(path, opts); err != nil {
+		return nil, nil, err
 	}
-	switch lang {
+	switch Language(path) {
 	case "jsonschema":
 		g, err := jsonschema.CompileFile(path)
 		return g, nil, err
@@ -50,4 +49,28 @@ func Compile(path string, opts grammar.Options) (*grammar.Grammar, grammar.Error
 		return g, nil, err
 	}
 	return grammar.CompileFile(path, opts)
+}
+
+// CompileSource compiles src, the contents of a file named name (whose
+// extension picks the language), as Compile does.
+func CompileSource(name string, src []byte, opts grammar.Options) (*grammar.Grammar, grammar.ErrorList, error) {
+	if err := checkOptions(name, opts); err != nil {
+		return nil, nil, err
+	}
+	switch Language(name) {
+	case "jsonschema":
+		g, err := jsonschema.Compile(name, src)
+		return g, nil, err
+	case "regex":
+		g, err := regex.Compile(name, regex.TrimNewline(string(src)), regex.Full)
+		return g, nil, err
+	}
+	return grammar.Compile(name, src, opts)
+}
+
+func checkOptions(path string, opts grammar.Options) error {
+	if lang := Language(path); lang != "gbnf" && opts.Start != "" {
+		return fmt.Errorf("%s: a start rule applies to GBNF grammars, not to a %s file", path, lang)
+	}
+	return nil
 }

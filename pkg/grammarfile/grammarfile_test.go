@@ -31,11 +31,16 @@ func TestCompileByExtension(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		m := earley.New(g)
-		for s, want := range map[string]bool{c.in: true, c.out: false} {
-			p := m.NewParser()
-			if got := p.FeedBytes([]byte(s)) && p.Complete(); got != want {
-				t.Errorf("%s: %q: got %v, want %v", c.name, s, got, want)
+		g2, _, err := CompileSource(c.name, []byte(c.src), grammar.Options{})
+		if err != nil {
+			t.Fatalf("%s: CompileSource: %v", c.name, err)
+		}
+		for _, m := range []*earley.Machine{earley.New(g), earley.New(g2)} {
+			for s, want := range map[string]bool{c.in: true, c.out: false} {
+				p := m.NewParser()
+				if got := p.FeedBytes([]byte(s)) && p.Complete(); got != want {
+					t.Errorf("%s: %q: got %v, want %v", c.name, s, got, want)
+				}
 			}
 		}
 		if err := os.WriteFile(path, []byte(c.badSrc), 0o644); err != nil {

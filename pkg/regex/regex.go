@@ -97,8 +97,16 @@ func CompileFile(path string) (*grammar.Grammar, error) {
 	if err != nil {
 		return nil, fmt.Errorf("regex: %w", err)
 	}
-	s := strings.TrimSuffix(strings.TrimSuffix(string(src), "\n"), "\r")
-	return Compile(path, s, Full)
+	return Compile(path, TrimNewline(string(src)), Full)
+}
+
+// TrimNewline removes the one trailing newline ("\n" or "\r\n") a .regex
+// file's pattern ends with, if any.
+func TrimNewline(s string) string {
+	if t, ok := strings.CutSuffix(s, "\n"); ok {
+		return strings.TrimSuffix(t, "\r")
+	}
+	return s
 }
 
 // Expr parses pattern and returns its language as a grammar expression.
