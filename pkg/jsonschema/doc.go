@@ -34,7 +34,9 @@
 //     zeros, no -0 (1.5, not 1.50 or 15e-1).
 //
 // Canonical returns a value's canonical text (with members in the value's
-// own order).
+// own order); Write returns the text of a value that a compiled schema's
+// grammar accepts, finding the member order by a search the parser prunes
+// (to put, say, a benchmark's instances in the grammar's form).
 //
 // # Keywords
 //

@@ -33,6 +33,12 @@ func Example() {
 	b, _ := grammar.SampleLimit(g, rand.New(rand.NewPCG(1, 2)), 20, 200)
 	fmt.Println(b[0] == '{')
 
+	// An instance written in another order and spacing, put in the
+	// grammar's form.
+	v, _ := jsonschema.ParseValue([]byte(`{"age": 36, "name": "Ada"}`))
+	text, ok := jsonschema.Write(m, v)
+	fmt.Println(string(text), ok)
+
 	_, err = jsonschema.Compile("bad.schema.json", []byte(`{"properties": {"a": {"not": {}}}}`))
 	fmt.Println(err)
 	// Output:
@@ -42,5 +48,6 @@ func Example() {
 	// {"name":"Ada","age":151} false
 	// {"age":36,"name":"Ada"} false
 	// true
+	// {"name":"Ada","age":36} true
 	// bad.schema.json#/properties/a/not: keyword not is not supported
 }

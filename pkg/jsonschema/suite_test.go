@@ -147,7 +147,11 @@ func TestSuite(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %s: %v", name, tc.Description, err)
 				}
-				if got := inLanguage(m, v); got != tc.Valid {
+				got := inLanguage(m, v)
+				if text, ok := Write(m, v); ok != got {
+					t.Errorf("%s: %q / %q: Write finds %q (%v), member orders say %v", name, grp.Description, tc.Description, text, ok, got)
+				}
+				if got != tc.Valid {
 					if !expectedMismatch[name+"/"+grp.Description+"/"+tc.Description] {
 						t.Errorf("%s: %q / %q: %s in the language: %v, valid: %v", name, grp.Description, tc.Description, tc.Data, got, tc.Valid)
 					}
