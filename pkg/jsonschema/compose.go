@@ -371,6 +371,9 @@ func (c *compiler) disjoint2(a, b *Value) bool {
 		}
 		return true
 	}
+	if (onlyTypes(ta, "object") || onlyTypes(tb, "object")) && (forbidsRequired(a, b) || forbidsRequired(b, a)) {
+		return true
+	}
 	// A discriminator: a property both require, with disjoint values;
 	// then only objects could be in both, and none is.
 	pa, pb := a.Get("properties"), b.Get("properties")
@@ -391,6 +394,26 @@ func (c *compiler) disjoint2(a, b *Value) bool {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// forbidsRequired reports whether object schema b forbids a member that a
+// requires: one b declares false, or that b does not declare while its
+// additionalProperties is false.
+func forbidsRequired(a, b *Value) bool {
+	req := a.Get("required")
+	if req == nil {
+		return false
+	}
+	for _, r := range req.Arr {
+		p := b.Get("properties").Get(r.Str)
+		if p == nil {
+			p = b.Get("additionalProperties")
+		}
+		if p != nil && p.Kind == Bool && !p.Bool {
+			return true
 		}
 	}
 	return false

@@ -50,8 +50,9 @@
 // 2020-12 makes it an annotation by default); minimum, maximum,
 // exclusiveMinimum, exclusiveMaximum (exact digit-level grammars for the
 // range, of integers or of plain decimals); anyOf; oneOf when its branches are provably
-// disjoint (by type, enum/const values, or a required property with
-// disjoint enum/const values: a discriminator); allOf and $ref beside other
+// disjoint (by type, enum/const values, a required property with
+// disjoint enum/const values (a discriminator), or a member one branch
+// requires and another forbids); allOf and $ref beside other
 // keywords, by merging the schemas (an intersection; two different values
 // of a keyword that cannot be merged, such as two patterns, are an error);
 // $ref to a JSON pointer in the same document ("#", "#/$defs/a"), recursion

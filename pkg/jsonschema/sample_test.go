@@ -34,6 +34,7 @@ var handSchemas = []string{
 	`{"allOf":[{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]},{"properties":{"a":true,"b":{"type":"string"}},"required":["b"],"additionalProperties":false}]}`,
 	`{"type":"object","required":["k"],"anyOf":[{"properties":{"k":{"const":"x"}}},{"properties":{"k":{"type":"integer","minimum":5}}}]}`,
 	`{"oneOf":[{"type":"object","properties":{"kind":{"const":"a"},"n":{"type":"integer"}},"required":["kind"]},{"type":"object","properties":{"kind":{"const":"b"},"s":{"type":"string"}},"required":["kind"]}]}`,
+	`{"oneOf":[{"$ref":"#/$defs/a"},{"$ref":"#/$defs/b"}],"$defs":{"a":{"type":"object","properties":{"x":{"type":"integer"}},"required":["x"],"additionalProperties":false},"b":{"type":"object","properties":{"y":{"type":"string"}},"additionalProperties":false}}}`,
 	`{"type":"string","pattern":"^\"[\\\\/é\\n]+\"$"}`,
 	`{"type":"string","pattern":"a+\\d"}`,
 	`{"type":"string","format":"date-time"}`,
