@@ -1,6 +1,5 @@
-// Package jsonschema compiles JSON Schema documents (a draft 2020-12
-// subset: the keywords JSONSchemaBench's schemas use most) to gasp's
-// byte-level grammars (pkg/grammar), so that masks and samplers constrain a
+// Package jsonschema compiles JSON Schema documents (a subset of draft
+// 2020-12, listed under Keywords) to gasp's byte-level grammars (pkg/grammar), so that masks and samplers constrain a
 // language model to JSON texts the schema accepts.
 //
 // # The language
@@ -40,25 +39,39 @@
 //
 // # Keywords
 //
-// Supported: type; enum and const (beside type only); properties,
-// required, additionalProperties (true, false or a schema); items (a
-// schema), prefixItems, minItems, maxItems; minLength, maxLength, pattern
-// (pkg/regex in Search mode: a pattern is unanchored, and "^…$" anchors
-// it; Go's RE2 semantics, not ECMA-262's), format (date, time, date-time,
-// uuid, ipv4, ipv6, uri, email: see the formats variable for the exact RFC
-// subset of each; format is an assertion here, as in llguidance, though
-// 2020-12 makes it an annotation by default); minimum, maximum,
-// exclusiveMinimum, exclusiveMaximum (exact digit-level grammars for the
-// range, of integers or of plain decimals); anyOf; oneOf when its branches are provably
-// disjoint (by type, enum/const values, a required property with
-// disjoint enum/const values (a discriminator), or a member one branch
-// requires and another forbids); allOf and $ref beside other
-// keywords, by merging the schemas (an intersection; two different values
-// of a keyword that cannot be merged, such as two patterns, are an error);
-// $ref to a JSON pointer in the same document ("#", "#/$defs/a"), recursion
-// included; $defs and definitions. Annotations (title, description,
-// default, examples, …) and unknown keywords are ignored, as the
-// specification says.
+// Supported:
+//
+//   - type; enum and const (beside type only).
+//   - properties, required, additionalProperties (true, false or a schema).
+//   - items (a schema), prefixItems, minItems, maxItems.
+//   - minLength, maxLength, pattern: pkg/regex in Search mode (a pattern is
+//     unanchored; "^…$" anchors it), with Go's RE2 semantics, not
+//     ECMA-262's.
+//   - format, as an assertion (as in llguidance; 2020-12 makes it an
+//     annotation by default): date (RFC 3339 full-date, days per month and
+//     leap years), time (RFC 3339 full-time, T/Z in either case, leap
+//     second :60 only at 23:59 UTC after the offset), date-time, uuid (RFC
+//     9562, either case), ipv4 (RFC 2673 dotted-quad, no leading zeros),
+//     ipv6 (RFC 4291 text form, no zone), uri (RFC 3986 URI, but no
+//     percent-encoded octets in a host name and no IPvFuture host: Go's
+//     net/url, which validators use, rejects those), email (RFC 5321
+//     Mailbox: dot-atom or quoted-string local part without quoted-pairs,
+//     a domain or an IPv4/IPv6 address literal; length limits unchecked).
+//   - minimum, maximum, exclusiveMinimum, exclusiveMaximum: exact
+//     digit-level grammars for the range, of integers or plain decimals.
+//   - anyOf; oneOf when its branches are provably disjoint: by type, by
+//     enum/const values, by a required property with disjoint enum/const
+//     values (a discriminator), or by a member one branch requires and
+//     another forbids.
+//   - allOf, and $ref beside other keywords, by merging the schemas (an
+//     intersection; two different values of a keyword that cannot be
+//     merged, such as two patterns, are an error).
+//   - $ref to a JSON pointer in the same document ("#", "#/$defs/a"),
+//     recursion included; $defs and definitions; $id below the root where
+//     no $ref lies under it.
+//
+// Annotations (title, description, default, examples, …) and unknown
+// keywords are ignored, as the specification says.
 //
 // Errors, each naming the keyword by its JSON pointer (file#/properties/a/
 // pattern): not, if/then/else, patternProperties, propertyNames,
