@@ -1,6 +1,7 @@
 // Package jsonschema compiles JSON Schema documents (a subset of draft
-// 2020-12, listed under Keywords) to gasp's byte-level grammars (pkg/grammar), so that masks and samplers constrain a
-// language model to JSON texts the schema accepts.
+// 2020-12, listed under Keywords) to gasp's byte-level grammars
+// (pkg/grammar), so that masks and samplers constrain a language model to
+// JSON texts the schema accepts.
 //
 // # The language
 //
