@@ -127,6 +127,9 @@ func (c *compiler) merge(a, b *Value, ptr string) (*Value, bool) {
 	return out, true
 }
 
+// maxBranches bounds the branches of an anyOf made by intersecting two.
+const maxBranches = 1000
+
 // mergeKeyword merges keyword k of a and b (at least one has it).
 func (c *compiler) mergeKeyword(k string, a, b *Value, ptr string) (*Value, bool) {
 	x, y := a.Get(k), b.Get(k)
@@ -167,6 +170,10 @@ func (c *compiler) mergeKeyword(k string, a, b *Value, ptr string) (*Value, bool
 		}
 		return &Value{Kind: Array, Arr: []*Value{}}, true // no value: merged below as an empty enum
 	case "anyOf":
+		if len(x.Arr)*len(y.Arr) > maxBranches {
+			c.errorf(ptr+"/anyOf", "intersecting two anyOf gives more than %d branches", maxBranches)
+			return nil, false
+		}
 		r := &Value{Kind: Array}
 		for _, p := range x.Arr {
 			for _, q := range y.Arr {

@@ -2,6 +2,8 @@ package jsonschema
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/grammar"
@@ -24,6 +26,7 @@ func TestErrors(t *testing.T) {
 		{`{"$ref":"other.json#/a"}`, `s.json#/$ref: $ref "other.json#/a" is not supported: only references within the document (#/…) are`},
 		{`{"$defs":{"a":{"$id":"http://x/a","type":"null"}},"$ref":"#/$defs/a"}`, ``},
 		{`{"items":{"$id":"http://x/a","$ref":"#/$defs/b"}}`, `s.json#/items/$id: keyword $id below the root is supported only where no $ref lies under it (the $ref would resolve against it)`},
+		{`{"allOf":[{"anyOf":` + branches(40) + `},{"anyOf":` + branches(40) + `}]}`, `s.json#/allOf/1/anyOf: intersecting two anyOf gives more than 1000 branches`},
 		{`{"$ref":"#/$defs/missing"}`, `s.json#/$ref: $ref "#/$defs/missing" names nothing in the document`},
 		{`{"$ref":"#","minimum":1}`, `s.json#: $ref/allOf expansion does not terminate (a $ref cycle with sibling keywords)`},
 		{`{"enum":[1,"a"],"minimum":0}`, `s.json#/minimum: keyword minimum beside enum or const is not supported`},
@@ -48,4 +51,18 @@ func TestErrors(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", c.schema, list[0], c.want)
 		}
 	}
+}
+
+// branches is a JSON array of n schemas.
+func branches(n int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"const":%d}`, i)
+	}
+	b.WriteByte(']')
+	return b.String()
 }
