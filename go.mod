@@ -7,6 +7,7 @@ require (
 	github.com/gomlx/go-huggingface v0.3.1
 	github.com/gomlx/go-xla v0.4.0
 	github.com/gomlx/gomlx v0.28.1
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/x448/float16 v0.8.4
 	golang.org/x/text v0.35.0

@@ -13,6 +13,7 @@ import (
 	"github.com/gasplab/gasp/pkg/earley"
 	"github.com/gasplab/gasp/pkg/gcd"
 	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/grammarfile"
 )
 
 // benchAbout introduces the subcommands of "gasp bench" (benchCommands).
@@ -79,7 +80,7 @@ func runBenchMasks(args []string, stdout, stderr io.Writer) int {
 	for pass := 0; pass < o.passes; pass++ {
 		runtime.GC() // the last pass's garbage is not the compile's cost
 		t0 := time.Now()
-		g, _, err := grammar.Compile(o.gramPath, w.src, grammar.Options{Lenient: o.lenient})
+		g, _, err := grammarfile.CompileSource(o.gramPath, w.src, grammar.Options{Lenient: o.lenient})
 		if err != nil {
 			return fail(err)
 		}
@@ -121,7 +122,7 @@ passes, the same percentiles of the mask thread's CPU time (Linux), and the
 number of allowed tokens at each step. Exits 1 if a token or the final EOS
 is rejected, or if a verified mask differs from brute force.`)
 	fset.StringVar(&o.tokPath, "tokenizer", ".cache/llama3/tokenizer.json", "Hugging Face tokenizer.json")
-	fset.StringVar(&o.gramPath, "grammar", "", "grammar file (GBNF)")
+	fset.StringVar(&o.gramPath, "grammar", "", "grammar file: GBNF, or a JSON Schema (.json), or a regular expression (.regex)")
 	fset.StringVar(&o.idsPath, "ids", "", "token ids of the sentence, one per line")
 	fset.IntVar(&o.passes, "passes", 5, "number of passes")
 	fset.BoolVar(&o.asJSON, "json", false, "print one JSON object")

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/grammarfile"
 	"github.com/gasplab/gasp/pkg/infile"
 )
 
@@ -25,7 +26,10 @@ var grammarCommands = []subcommand{
 }
 
 // grammarAbout introduces the subcommands of "gasp grammar".
-const grammarAbout = "Grammar files use the GBNF dialect (start rule \"root\"); examples are in grammar/."
+const grammarAbout = `A grammar file's extension names its language: .json (such as
+x.schema.json) is a JSON Schema, .regex a regular expression (RE2 syntax,
+matched as a whole), anything else GBNF (start rule "root"; examples are in
+grammar/).`
 
 // group returns the run function of a command group, which runs its
 // subcommands: "gasp NAME SUB args..." (see runGroup).
@@ -106,7 +110,7 @@ func compileReporting(w io.Writer, path string, opts grammar.Options, quiet bool
 		fmt.Fprintln(w, err)
 		return nil, nil
 	}
-	g, warnings, err := grammar.CompileFile(path, opts)
+	g, warnings, err := grammarfile.Compile(path, opts)
 	if !quiet {
 		printWarnings(w, warnings)
 	}

@@ -249,3 +249,41 @@ func TestGrammarSample(t *testing.T) {
 		}
 	}
 }
+
+// gasp grammar check and sample take a JSON Schema (.json) and a regular
+// expression (.regex) by the file's extension; their errors name the JSON
+// pointer or the column.
+func TestGrammarLanguages(t *testing.T) {
+	schema := writeFile(t, "p.schema.json", `{"type":"object","properties":{"n":{"type":"integer","minimum":1,"maximum":9}},"required":["n"],"additionalProperties":false}`)
+	re := writeFile(t, "d.regex", "[0-9]{4}-[a-z]\n")
+	for _, c := range []struct {
+		file string
+		lang *regexp.Regexp
+	}{
+		{schema, regexp.MustCompile(`\A\{"n":[1-9]\}\z`)},
+		{re, regexp.MustCompile(`\A[0-9]{4}-[a-z]\z`)},
+	} {
+		if code, _, errOut := gasp("grammar", "check", c.file); code != 0 || errOut != "" {
+			t.Errorf("check %s: exit %d, stderr %q", c.file, code, errOut)
+		}
+		code, out, errOut := gasp("grammar", "sample", c.file, "-n", "20")
+		if code != 0 || errOut != "" {
+			t.Fatalf("sample %s: exit %d, stderr %q", c.file, code, errOut)
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if !c.lang.MatchString(line) {
+				t.Errorf("%s: sample %q is not in the language", c.file, line)
+			}
+		}
+	}
+	badSchema := writeFile(t, "bad.schema.json", `{"properties":{"a":{"uniqueItems":true}}}`)
+	badRe := writeFile(t, "bad.regex", `ab\1`)
+	for file, want := range map[string]string{
+		badSchema: badSchema + "#/properties/a/uniqueItems: keyword uniqueItems is not supported\n",
+		badRe:     badRe + ":1:3: error parsing regexp: invalid escape sequence: `\\1` (backreferences are not supported)\n",
+	} {
+		if code, _, errOut := gasp("grammar", "check", file); code != 1 || errOut != want {
+			t.Errorf("check %s: exit %d, stderr %q, want %q", file, code, errOut, want)
+		}
+	}
+}

@@ -26,7 +26,8 @@ type Config struct {
 	// "paper"); it is informative only.
 	Protocol string `json:"protocol"`
 	// TaskRoot is the directory of the tasks (e.g. data/gad); a task is a
-	// directory under it with grammar.ebnf and prompt.txt, named by its
+	// directory under it with a grammar file (see TaskGrammarNames) and
+	// prompt.txt, named by its
 	// path relative to TaskRoot ("SLIA/name-combine-4").
 	TaskRoot string `json:"task_root"`
 	// Tasks are glob patterns (path.Match) over task paths relative to
@@ -251,8 +252,31 @@ func (c *Config) ModelRef() string {
 // TaskFiles are the files of one task of an experiment.
 type TaskFiles struct {
 	Name    string // path relative to TaskRoot, with '/' separators
-	Grammar string // grammar.ebnf
+	Grammar string // grammar.ebnf, grammar.schema.json or grammar.regex
 	Prompt  string // prompt.txt
+}
+
+// TaskGrammarNames are the names a task directory's grammar file may have:
+// GBNF, a JSON Schema, or a regular expression (pkg/grammarfile).
+var TaskGrammarNames = [...]string{"grammar.ebnf", "grammar.schema.json", "grammar.regex"}
+
+// taskGrammar returns the path of the grammar file of task directory dir:
+// the one of TaskGrammarNames it holds, or "" if it holds none. More than
+// one is an error.
+func taskGrammar(dir string) (string, error) {
+	var found []string
+	for _, n := range TaskGrammarNames {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			found = append(found, filepath.Join(dir, n))
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return "", nil
+	}
+	return "", fmt.Errorf("%s: more than one grammar file: %s", dir, strings.Join(found, ", "))
 }
 
 // TaskList returns the tasks the patterns select, sorted by name. A
@@ -267,7 +291,9 @@ func (c *Config) TaskList() ([]TaskFiles, error) {
 		}
 		n := 0
 		for _, m := range matches {
-			if _, err := os.Stat(filepath.Join(m, "grammar.ebnf")); err != nil {
+			if g, err := taskGrammar(m); err != nil {
+				return nil, err
+			} else if g == "" {
 				continue
 			}
 			rel, err := filepath.Rel(root, m)
@@ -278,7 +304,7 @@ func (c *Config) TaskList() ([]TaskFiles, error) {
 			n++
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("task pattern %q matches no task directory (with grammar.ebnf) under %s", p, root)
+			return nil, fmt.Errorf("task pattern %q matches no task directory (with one grammar file: grammar.ebnf, grammar.schema.json or grammar.regex) under %s", p, root)
 		}
 	}
 	names := make([]string, 0, len(set))
@@ -289,7 +315,11 @@ func (c *Config) TaskList() ([]TaskFiles, error) {
 	out := make([]TaskFiles, len(names))
 	for i, n := range names {
 		d := filepath.Join(root, filepath.FromSlash(n))
-		out[i] = TaskFiles{Name: n, Grammar: filepath.Join(d, "grammar.ebnf"), Prompt: filepath.Join(d, "prompt.txt")}
+		g, err := taskGrammar(d)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = TaskFiles{Name: n, Grammar: g, Prompt: filepath.Join(d, "prompt.txt")}
 	}
 	return out, nil
 }

@@ -7,11 +7,13 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gasplab/gasp/pkg/earley"
 	"github.com/gasplab/gasp/pkg/gcd"
 	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/grammarfile"
 	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/mcmc"
@@ -35,7 +37,8 @@ type Task struct {
 
 // TaskConfig says what OpenTask opens.
 type TaskConfig struct {
-	// Dir is a task directory, with grammar.ebnf and prompt.txt; or give
+	// Dir is a task directory, with a grammar file (TaskGrammarNames) and
+	// prompt.txt; or give
 	// Grammar and Prompt.
 	Dir     string
 	Grammar string // grammar file
@@ -103,7 +106,7 @@ func OpenTask(ctx context.Context, c TaskConfig) (*Task, error) {
 // compiler compiles a grammar file and returns what makes its masker on a
 // model; warnings go to warn when it is not nil.
 func compiler(path string, lenient bool, warn func(grammar.ErrorList)) (func(*model.Model) *gcd.Masker, error) {
-	g, warnings, err := grammar.CompileFile(path, grammar.Options{Lenient: lenient})
+	g, warnings, err := grammarfile.Compile(path, grammar.Options{Lenient: lenient})
 	if warn != nil && len(warnings) > 0 {
 		warn(warnings)
 	}
@@ -133,7 +136,14 @@ func (c *TaskConfig) fromDir() error {
 		if err != nil {
 			return err
 		}
-		c.Grammar, c.Prompt = filepath.Join(c.Dir, "grammar.ebnf"), string(text)
+		g, err := taskGrammar(c.Dir)
+		if err != nil {
+			return err
+		}
+		if g == "" {
+			return fmt.Errorf("%s: no grammar file (%s)", c.Dir, strings.Join(TaskGrammarNames[:], ", "))
+		}
+		c.Grammar, c.Prompt = g, string(text)
 		if c.Name == "" {
 			c.Name = filepath.ToSlash(c.Dir)
 		}

@@ -152,3 +152,46 @@ func TestTaskMisuse(t *testing.T) {
 		t.Error("ASAp at k = 0 accepted")
 	}
 }
+
+// A task directory's grammar may be GBNF, a JSON Schema or a regular
+// expression; more than one grammar file is an error, and a schema's errors
+// reach OpenTask's caller as a grammar.ErrorList naming the JSON pointer.
+func TestTaskGrammarFiles(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, text string) {
+		path := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a/grammar.ebnf", `root ::= "a"`)
+	write("b/grammar.schema.json", `{"type":"integer","minimum":3}`)
+	write("c/grammar.regex", `[0-9]+`)
+	write("d/prompt.txt", "no grammar here")
+	for _, d := range []string{"a", "b", "c"} {
+		write(d+"/prompt.txt", "hi")
+	}
+	c := &Config{Root: root, TaskRoot: ".", Tasks: []string{"*"}}
+	tasks, err := c.TaskList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tf := range tasks {
+		got = append(got, tf.Name+":"+filepath.Base(tf.Grammar))
+	}
+	if want := []string{"a:grammar.ebnf", "b:grammar.schema.json", "c:grammar.regex"}; !slices.Equal(got, want) {
+		t.Errorf("tasks %v, want %v", got, want)
+	}
+	write("c/grammar.ebnf", `root ::= "c"`)
+	if _, err := c.TaskList(); err == nil || !strings.Contains(err.Error(), "more than one grammar file") {
+		t.Errorf("two grammar files: %v", err)
+	}
+	write("b/grammar.schema.json", `{"type":"integer","multipleOf":3}`)
+	_, err = OpenTask(context.Background(), TaskConfig{Dir: filepath.Join(root, "b"), Model: "../../data/models/tiny", MaxNew: 4})
+	var list grammar.ErrorList
+	if !errors.As(err, &list) || !strings.Contains(err.Error(), "grammar.schema.json#/multipleOf") {
+		t.Errorf("OpenTask: %v (%T), want a grammar.ErrorList naming #/multipleOf", err, err)
+	}
+}

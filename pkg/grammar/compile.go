@@ -59,6 +59,14 @@ type compiler struct {
 	size     int               // RHS symbols plus productions so far
 }
 
+// CompileSyntax compiles a syntax tree that a front end built (the regular
+// expression and JSON Schema packages do, instead of printing GBNF and
+// parsing it again). The tree must be free of *BadExpr; positions in it are
+// those the front end wants its errors to carry. Results are as Compile's.
+func CompileSyntax(f *File, opts Options) (*Grammar, ErrorList, error) {
+	return compileFile(f, opts)
+}
+
 func compileFile(f *File, opts Options) (*Grammar, ErrorList, error) {
 	if opts.Start == "" {
 		opts.Start = "root"

@@ -18,6 +18,14 @@
 // CompileFile reads the source from a file. Parse returns the syntax tree
 // (File, RuleDef, Expr) without compiling it.
 //
+// # Front ends
+//
+// Other constraint languages compile to the same Grammar by building a
+// syntax tree and calling CompileSyntax: package regex (regular
+// expressions, Go's RE2 syntax) and package jsonschema (JSON Schema); each
+// has a runnable Example. Package grammarfile picks the language of a file
+// by its extension.
+//
 // # Dialect
 //
 // A grammar is a list of rules "name ::= rhs"; names match [a-zA-Z0-9_-]+;

@@ -1,0 +1,248 @@
+package jsonschema
+
+import (
+	"fmt"
+	"unicode"
+
+	"github.com/gasplab/gasp/pkg/grammar"
+)
+
+// property is a member an object schema declares, in schema order.
+type property struct {
+	key      string
+	schema   *Value
+	ptr      string
+	required bool
+}
+
+// object returns the objects schema s allows: declared properties in
+// schema order (optional ones may be left out), then any number of other
+// members that additionalProperties allows.
+func (c *compiler) object(s *Value, ptr string) grammar.Expr {
+	req := map[string]bool{}
+	if r := s.Get("required"); r != nil {
+		for _, e := range r.Arr {
+			req[e.Str] = true
+		}
+	}
+	ap, apPtr := s.Get("additionalProperties"), ptr+"/additionalProperties"
+	if ap == nil {
+		ap = boolSchema(true)
+	}
+	var props []property
+	declared := map[string]bool{}
+	if ps := s.Get("properties"); ps != nil {
+		for _, m := range ps.Obj {
+			declared[m.Key] = true
+			props = append(props, property{m.Key, m.Val, ptr + "/properties/" + escapePtr(m.Key), req[m.Key]})
+		}
+	}
+	for _, k := range sortedKeys(req) {
+		if !declared[k] { // a required member governed by additionalProperties
+			declared[k] = true
+			props = append(props, property{k, ap, apPtr, true})
+		}
+	}
+	var members []grammar.Expr
+	for _, p := range props {
+		v := c.schema(p.schema, p.ptr)
+		if v == nil && p.required {
+			return nil
+		}
+		if v == nil {
+			members = append(members, nil)
+			continue
+		}
+		members = append(members, seq(lit(Canonical(&Value{Kind: String, Str: p.key})+":"), v))
+	}
+	var extra grammar.Expr
+	if v := c.schema(ap, apPtr); v != nil {
+		extra = seq(c.keyNotIn(declared), lit(":"), v)
+	}
+	return seq(lit("{"), c.members(props, members, extra), lit("}"))
+}
+
+// members returns the member list: E(i, first) for i = 0, where
+//
+//	E(i, f) = sep(f) m_i E(i+1, false)  [| E(i+1, f) if m_i is optional]
+//	E(n, f) = (extra ("," extra)*)? if f, else ("," extra)*
+//
+// as rules, so that the size is linear in the number of properties.
+func (c *compiler) members(props []property, ms []grammar.Expr, extra grammar.Expr) grammar.Expr {
+	n := len(props)
+	next := [2]grammar.Expr{} // E(i+1, false), E(i+1, true)
+	more := rep(seq(lit(","), extra), 0, -1)
+	next[0] = more
+	next[1] = opt(seq(extra, more))
+	if extra == nil {
+		next[0], next[1] = seq(), seq()
+	}
+	for i := n - 1; i >= 0; i-- {
+		var cur [2]grammar.Expr
+		for f := 0; f < 2; f++ {
+			sep := lit(",")
+			if f == 1 {
+				sep = seq()
+			}
+			x := seq(sep, ms[i], next[0])
+			if !props[i].required {
+				x = alt(x, next[f])
+			}
+			cur[f] = x
+		}
+		if i > 0 { // share the two continuations through rules
+			for f := 0; f < 2; f++ {
+				x := cur[f]
+				cur[f] = c.rule(fmt.Sprintf("members:%p:%d:%d", props, i, f), props[i].ptr, func() grammar.Expr { return x })
+			}
+		}
+		next = cur
+	}
+	return next[1]
+}
+
+// keyNotIn returns the canonical JSON strings whose value is not in keys:
+// a walk down the trie of keys that leaves it (or stops short of a key).
+func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
+	type node struct {
+		end  bool
+		kids map[rune]*node
+	}
+	root := &node{kids: map[rune]*node{}}
+	for k := range keys {
+		n := root
+		for _, r := range k {
+			if n.kids[r] == nil {
+				n.kids[r] = &node{kids: map[rune]*node{}}
+			}
+			n = n.kids[r]
+		}
+		n.end = true
+	}
+	tail := seq(rep(c.char(), 0, -1), lit(`"`))
+	var walk func(n *node) grammar.Expr
+	walk = func(n *node) grammar.Expr {
+		var xs []grammar.Expr
+		if !n.end {
+			xs = append(xs, lit(`"`))
+		}
+		var taken []grammar.RuneRange
+		for _, r := range sortedRunes(n.kids) {
+			xs = append(xs, seq(c.chars([]grammar.RuneRange{{Lo: r, Hi: r}}), walk(n.kids[r])))
+			taken = append(taken, grammar.RuneRange{Lo: r, Hi: r})
+		}
+		if rest := complement(taken); len(rest) > 0 {
+			xs = append(xs, seq(c.chars(rest), tail))
+		}
+		return alt(xs...)
+	}
+	return seq(lit(`"`), walk(root))
+}
+
+func sortedRunes[T any](m map[rune]T) []rune {
+	var rs []rune
+	for r := range m {
+		rs = append(rs, r)
+	}
+	for i := 1; i < len(rs); i++ {
+		for j := i; j > 0 && rs[j] < rs[j-1]; j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
+		}
+	}
+	return rs
+}
+
+// complement returns the scalar values not in sorted, disjoint rs.
+func complement(rs []grammar.RuneRange) []grammar.RuneRange {
+	var out []grammar.RuneRange
+	lo := rune(0)
+	for _, r := range rs {
+		if r.Lo > lo {
+			out = append(out, grammar.RuneRange{Lo: lo, Hi: r.Lo - 1})
+		}
+		lo = r.Hi + 1
+	}
+	if lo <= unicode.MaxRune {
+		out = append(out, grammar.RuneRange{Lo: lo, Hi: unicode.MaxRune})
+	}
+	return out
+}
+
+// array returns the arrays schema s allows: prefixItems, then items, with
+// the length in [minItems, maxItems].
+func (c *compiler) array(s *Value, ptr string) grammar.Expr {
+	lo, hi, ok := c.bounds(s, ptr, "minItems", "maxItems")
+	if !ok {
+		return nil
+	}
+	var prefix []grammar.Expr
+	if p := s.Get("prefixItems"); p != nil {
+		for i, e := range p.Arr {
+			prefix = append(prefix, c.schema(e, fmt.Sprintf("%s/prefixItems/%d", ptr, i)))
+		}
+	}
+	items := s.Get("items")
+	if items == nil {
+		items = boolSchema(true)
+	} else if items.Kind == Array {
+		c.errorf(ptr+"/items", "items as an array is draft 2019 and earlier; use prefixItems")
+		return nil
+	}
+	item := c.schema(items, ptr+"/items")
+	k := len(prefix)
+	// The tail after all k prefix elements: items, (lo-k .. hi-k) more.
+	tmin, tmax := max(lo-k, 0), hi
+	if hi >= 0 {
+		tmax = hi - k
+	}
+	var rest grammar.Expr
+	switch {
+	case tmax < 0 && hi >= 0:
+		rest = nil
+	case k == 0:
+		rest = tailFirst(item, tmin, tmax)
+	default:
+		rest = rep(seq(lit(","), item), tmin, tmax)
+	}
+	// Prefix elements, from the last: S_i = sep e_i S_(i+1), optional
+	// when i >= lo, absent when i >= hi.
+	for i := k - 1; i >= 0; i-- {
+		if hi >= 0 && i >= hi {
+			rest = seq()
+			continue
+		}
+		sep := lit(",")
+		if i == 0 {
+			sep = seq()
+		}
+		x := seq(sep, prefix[i], rest)
+		if i >= lo {
+			x = opt(x)
+		}
+		rest = x
+	}
+	return seq(lit("["), rest, lit("]"))
+}
+
+// tailFirst is a comma-separated list of min..max (max < 0: unbounded)
+// items with no element before it.
+func tailFirst(item grammar.Expr, min, max int) grammar.Expr {
+	if max == 0 {
+		return seq()
+	}
+	more := rep(seq(lit(","), item), max0(min-1), maxMinus1(max))
+	x := seq(item, more)
+	if min == 0 {
+		x = opt(x)
+	}
+	return x
+}
+
+func max0(n int) int { return max(n, 0) }
+
+func maxMinus1(n int) int {
+	if n < 0 {
+		return n
+	}
+	return n - 1
+}

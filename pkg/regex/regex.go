@@ -1,0 +1,413 @@
+// Package regex compiles regular expressions to gasp's byte-level grammars
+// (pkg/grammar), so that every mask, sampler and analysis that runs on a GBNF
+// grammar runs on a regular expression too.
+//
+// # Dialect
+//
+// Patterns are parsed by Go's regexp/syntax with its Perl flags: RE2 syntax,
+// the dialect of Go's regexp package, and the one JSON Schema's "pattern" and
+// Lark's /regex/ terminals are written in, up to the differences below. The
+// language compiled is exactly the set of valid UTF-8 strings that Go's
+// regexp matches (the package's tests check this against regexp on random
+// and mutated strings): literals, classes ([a-z], [^…], \d \w \s, [[:alpha:]]),
+// Unicode classes (\p{L}, \pN, \P{Greek}), case folding ((?i), Unicode
+// simple folding, as regexp does), "." (any character but "\n"; with (?s)
+// any character), alternation, groups, and repetition * + ? {m} {m,} {m,n}
+// (bounds up to 1000; lazy forms such as *? are the same language).
+//
+// Go's regexp differs from ECMA-262, the dialect JSON Schema names: "." in
+// ECMA-262 also excludes "\r", U+2028 and U+2029, and ECMA's \s includes
+// Unicode spaces. This package follows Go.
+//
+// # Anchors and modes
+//
+// In Full mode (Lark terminals, .regex files) a string is in the language if
+// the whole string matches. In Search mode (JSON Schema's "pattern", which is
+// not implicitly anchored) a string is in the language if some substring
+// matches: the pattern is compiled as .*(pattern).* where "." is any
+// character. In both modes "^" and "$" (and \A, \z) are handled exactly when
+// they lead or end a top-level alternative: "^a|b$" in Search mode is
+// a.* | .*b; in Full mode they change nothing. An anchor anywhere else, a
+// word boundary (\b, \B), and the multi-line flag (?m) are errors, as are the
+// lookarounds and backreferences that regexp/syntax itself refuses. Every
+// error names the position of the offending text: file:1:col.
+//
+// # How
+//
+// The regexp/syntax tree is lowered to the grammar package's syntax tree
+// (grammar.Expr: Lit, Class, Alt, Seq, Repeat) and compiled by
+// grammar.CompileSyntax, which turns classes into UTF-8 byte sequences.
+// Options.Char lets a caller spell each character differently: the JSON
+// Schema front end uses it to write characters as they appear inside a JSON
+// string (a quote as \", a newline as \n).
+package regex
+
+import (
+	"fmt"
+	"regexp/syntax"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/infile"
+)
+
+// Mode says which strings a pattern's language holds.
+type Mode int
+
+const (
+	Full   Mode = iota // strings the pattern matches as a whole
+	Search             // strings with a substring the pattern matches
+)
+
+// Options control Expr.
+type Options struct {
+	Mode Mode
+	// Pos is where the pattern starts in its source; error columns count
+	// from it. The zero Pos means line 1, column 1 of Filename.
+	Pos grammar.Pos
+	// Char, if not nil, spells a set of characters (a non-empty set of
+	// inclusive ranges) as an expression; nil means a grammar.Class.
+	Char func(rs []grammar.RuneRange, pos grammar.Pos) grammar.Expr
+}
+
+// Compile compiles pattern to a grammar whose start rule "root" derives
+// exactly the pattern's language in the given mode. filename is used in
+// positions. Errors are a grammar.ErrorList.
+func Compile(filename, pattern string, mode Mode) (*grammar.Grammar, error) {
+	x, err := Expr(filename, pattern, Options{Mode: mode})
+	if err != nil {
+		return nil, err
+	}
+	pos := x.Pos()
+	f := &grammar.File{Filename: filename, Rules: []*grammar.RuleDef{{Name: "root", NamePos: pos, Body: x}}}
+	g, _, err := grammar.CompileSyntax(f, grammar.Options{})
+	return g, err
+}
+
+// MaxFileBytes bounds a .regex file.
+const MaxFileBytes = 1 << 20
+
+// CompileFile compiles the pattern in the file at path, in Full mode. The
+// file holds one pattern; one trailing newline ("\n" or "\r\n"), which
+// editors add, is not part of it.
+func CompileFile(path string) (*grammar.Grammar, error) {
+	src, err := infile.Read(path, MaxFileBytes)
+	if err != nil {
+		return nil, fmt.Errorf("regex: %w", err)
+	}
+	return Compile(path, TrimNewline(string(src)), Full)
+}
+
+// TrimNewline removes the one trailing newline ("\n" or "\r\n") a .regex
+// file's pattern ends with, if any.
+func TrimNewline(s string) string {
+	if t, ok := strings.CutSuffix(s, "\n"); ok {
+		return strings.TrimSuffix(t, "\r")
+	}
+	return s
+}
+
+// Expr parses pattern and returns its language as a grammar expression.
+func Expr(filename, pattern string, opts Options) (grammar.Expr, error) {
+	if !opts.Pos.IsValid() {
+		opts.Pos = grammar.Pos{Filename: filename, Line: 1, Col: 1}
+	}
+	l := &lowerer{opts: opts, pattern: pattern}
+	if !utf8.ValidString(pattern) {
+		return nil, l.errorf(0, "pattern is not valid UTF-8")
+	}
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil, l.syntaxError(err)
+	}
+	var alts []grammar.Expr
+	for _, a := range alternatives(re) {
+		x, err := l.anchored(a)
+		if err != nil {
+			return nil, err
+		}
+		if x != nil {
+			alts = append(alts, x)
+		}
+	}
+	if len(alts) == 0 {
+		return nil, l.errorf(0, "pattern matches no string")
+	}
+	return l.alt(alts), nil
+}
+
+// lowerer turns a regexp/syntax tree into a grammar.Expr. A nil Expr stands
+// for the empty language (regexp's OpNoMatch and what it propagates to).
+type lowerer struct {
+	opts    Options
+	pattern string
+}
+
+// pos returns the position of byte off of the pattern (one line).
+func (l *lowerer) pos(off int) grammar.Pos {
+	p := l.opts.Pos
+	p.Offset += off
+	if p.Line > 0 {
+		p.Col += off
+	}
+	return p
+}
+
+func (l *lowerer) errorf(off int, format string, args ...any) error {
+	var list grammar.ErrorList
+	list.Addf(l.pos(off), format, args...)
+	return list
+}
+
+// syntaxError turns a regexp/syntax error into one with the position of the
+// offending text, saying why lookarounds and backreferences fail.
+func (l *lowerer) syntaxError(err error) error {
+	se, ok := err.(*syntax.Error)
+	if !ok {
+		return l.errorf(0, "%v", err)
+	}
+	off := max(strings.Index(l.pattern, se.Expr), 0)
+	msg := se.Error()
+	switch {
+	case strings.HasPrefix(se.Expr, "(?=") || strings.HasPrefix(se.Expr, "(?!") ||
+		strings.HasPrefix(se.Expr, "(?<=") || strings.HasPrefix(se.Expr, "(?<!"):
+		msg += " (lookaround is not supported)"
+	case len(se.Expr) == 2 && se.Expr[0] == '\\' && se.Expr[1] >= '1' && se.Expr[1] <= '9',
+		strings.HasPrefix(se.Expr, `\k`):
+		msg += " (backreferences are not supported)"
+	}
+	return l.errorf(off, "%s", msg)
+}
+
+// alternatives splits re at its top-level alternation, through groups.
+func alternatives(re *syntax.Regexp) []*syntax.Regexp {
+	switch re.Op {
+	case syntax.OpCapture:
+		return alternatives(re.Sub[0])
+	case syntax.OpAlternate:
+		var out []*syntax.Regexp
+		for _, s := range re.Sub {
+			out = append(out, alternatives(s)...)
+		}
+		return out
+	}
+	return []*syntax.Regexp{re}
+}
+
+// items flattens re into the items of its top-level concatenation, through
+// groups.
+func items(re *syntax.Regexp) []*syntax.Regexp {
+	switch re.Op {
+	case syntax.OpCapture:
+		if re.Sub[0].Op == syntax.OpConcat || re.Sub[0].Op == syntax.OpCapture {
+			return items(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var out []*syntax.Regexp
+		for _, s := range re.Sub {
+			out = append(out, items(s)...)
+		}
+		return out
+	}
+	return []*syntax.Regexp{re}
+}
+
+func isBegin(re *syntax.Regexp) bool { return re.Op == syntax.OpBeginText }
+func isEnd(re *syntax.Regexp) bool   { return re.Op == syntax.OpEndText }
+
+// anchored lowers one top-level alternative: leading "^" and trailing "$"
+// are consumed, and in Search mode an unanchored side gets ".*".
+func (l *lowerer) anchored(re *syntax.Regexp) (grammar.Expr, error) {
+	its := items(re)
+	begin, end := false, false
+	for len(its) > 0 && isBegin(its[0]) {
+		its, begin = its[1:], true
+	}
+	for len(its) > 0 && isEnd(its[len(its)-1]) {
+		its, end = its[:len(its)-1], true
+	}
+	var seq []grammar.Expr
+	if l.opts.Mode == Search && !begin {
+		seq = append(seq, l.anyStar())
+	}
+	for _, it := range its {
+		x, err := l.lower(it)
+		if err != nil || x == nil {
+			return nil, err
+		}
+		seq = append(seq, x)
+	}
+	if l.opts.Mode == Search && !end {
+		seq = append(seq, l.anyStar())
+	}
+	return l.seq(seq), nil
+}
+
+// anyStar is (any character)*.
+func (l *lowerer) anyStar() grammar.Expr {
+	return &grammar.Repeat{X: l.chars([]grammar.RuneRange{{Lo: 0, Hi: unicode.MaxRune}}), Min: 0, Max: -1, OpPos: l.pos(0)}
+}
+
+func (l *lowerer) chars(rs []grammar.RuneRange) grammar.Expr {
+	if l.opts.Char != nil {
+		return l.opts.Char(rs, l.pos(0))
+	}
+	return &grammar.Class{Lbrack: l.pos(0), Ranges: rs}
+}
+
+func (l *lowerer) seq(xs []grammar.Expr) grammar.Expr {
+	if len(xs) == 1 {
+		return xs[0]
+	}
+	return &grammar.Seq{Start: l.pos(0), Items: xs}
+}
+
+func (l *lowerer) alt(xs []grammar.Expr) grammar.Expr {
+	if len(xs) == 1 {
+		return xs[0]
+	}
+	return &grammar.Alt{Alts: xs}
+}
+
+// lower returns re's language as an expression, or nil for the empty
+// language.
+func (l *lowerer) lower(re *syntax.Regexp) (grammar.Expr, error) {
+	switch re.Op {
+	case syntax.OpNoMatch:
+		return nil, nil
+	case syntax.OpEmptyMatch:
+		return l.seq(nil), nil
+	case syntax.OpLiteral:
+		return l.literal(re), nil
+	case syntax.OpCharClass:
+		rs := pairs(re.Rune)
+		if len(rs) == 0 {
+			return nil, nil
+		}
+		return l.chars(rs), nil
+	case syntax.OpAnyCharNotNL:
+		return l.chars([]grammar.RuneRange{{Lo: 0, Hi: '\n' - 1}, {Lo: '\n' + 1, Hi: unicode.MaxRune}}), nil
+	case syntax.OpAnyChar:
+		return l.chars([]grammar.RuneRange{{Lo: 0, Hi: unicode.MaxRune}}), nil
+	case syntax.OpCapture:
+		return l.lower(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		return l.repeat(re)
+	case syntax.OpConcat:
+		return l.concat(re.Sub)
+	case syntax.OpAlternate:
+		var xs []grammar.Expr
+		for _, s := range re.Sub {
+			x, err := l.lower(s)
+			if err != nil {
+				return nil, err
+			}
+			if x != nil {
+				xs = append(xs, x)
+			}
+		}
+		if len(xs) == 0 {
+			return nil, nil
+		}
+		return l.alt(xs), nil
+	}
+	return nil, l.unsupported(re)
+}
+
+// unsupported reports an assertion that is not a leading "^" or trailing
+// "$" of a top-level alternative.
+func (l *lowerer) unsupported(re *syntax.Regexp) error {
+	var what string
+	var marks []string
+	switch re.Op {
+	case syntax.OpBeginText:
+		what, marks = `start anchor (^ or \A) that does not lead a top-level alternative`, []string{"^", `\A`}
+	case syntax.OpEndText:
+		what, marks = `end anchor ($ or \z) that does not end a top-level alternative`, []string{"$", `\z`}
+	case syntax.OpBeginLine, syntax.OpEndLine:
+		what, marks = "multi-line anchor (flag m)", []string{"(?m", "(?", "^", "$"}
+	case syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		what, marks = "word boundary "+re.String(), []string{`\b`, `\B`}
+	default:
+		what = "operator " + re.Op.String()
+	}
+	return l.errorf(l.find(marks...), "%s is not supported", what)
+}
+
+// find returns the offset of the first of marks, outside of the pattern's
+// first character, that occurs in it (0 if none does): a best effort at
+// locating a node, since regexp/syntax keeps no positions.
+func (l *lowerer) find(marks ...string) int {
+	for _, m := range marks {
+		if i := strings.Index(l.pattern[min(1, len(l.pattern)):], m); i >= 0 {
+			return i + min(1, len(l.pattern))
+		}
+	}
+	return 0
+}
+
+func (l *lowerer) concat(subs []*syntax.Regexp) (grammar.Expr, error) {
+	var xs []grammar.Expr
+	for _, s := range subs {
+		x, err := l.lower(s)
+		if err != nil || x == nil {
+			return nil, err
+		}
+		xs = append(xs, x)
+	}
+	return l.seq(xs), nil
+}
+
+// literal spells a literal string, rune by rune when case folds or Char is
+// set.
+func (l *lowerer) literal(re *syntax.Regexp) grammar.Expr {
+	fold := re.Flags&syntax.FoldCase != 0
+	if !fold && l.opts.Char == nil {
+		return &grammar.Lit{ValuePos: l.pos(0), Value: string(re.Rune)}
+	}
+	xs := make([]grammar.Expr, len(re.Rune))
+	for i, r := range re.Rune {
+		rs := []grammar.RuneRange{{Lo: r, Hi: r}}
+		if fold {
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				rs = append(rs, grammar.RuneRange{Lo: f, Hi: f})
+			}
+		}
+		xs[i] = l.chars(rs)
+	}
+	return l.seq(xs)
+}
+
+func (l *lowerer) repeat(re *syntax.Regexp) (grammar.Expr, error) {
+	lo, hi := re.Min, re.Max
+	switch re.Op {
+	case syntax.OpStar:
+		lo, hi = 0, -1
+	case syntax.OpPlus:
+		lo, hi = 1, -1
+	case syntax.OpQuest:
+		lo, hi = 0, 1
+	}
+	x, err := l.lower(re.Sub[0])
+	if err != nil {
+		return nil, err
+	}
+	if x == nil { // X{0,…} of the empty language is ε
+		if lo == 0 {
+			return l.seq(nil), nil
+		}
+		return nil, nil
+	}
+	return &grammar.Repeat{X: x, OpPos: l.pos(0), Min: lo, Max: hi}, nil
+}
+
+// pairs converts regexp/syntax's flat [lo, hi, lo, hi, …] to ranges.
+func pairs(rs []rune) []grammar.RuneRange {
+	out := make([]grammar.RuneRange, 0, len(rs)/2)
+	for i := 0; i+1 < len(rs); i += 2 {
+		out = append(out, grammar.RuneRange{Lo: rs[i], Hi: rs[i+1]})
+	}
+	return out
+}
