@@ -86,8 +86,8 @@ func writeQwenModel(t *testing.T, family string) (dir string, tok *tokenizer.Tok
 
 // TestSampleQwen is the end-to-end test of the Qwen families: "gasp sample --model DIR" on random tiny Qwen2
 // and Qwen3 checkpoints with a Qwen-style tokenizer, under a grammar, with GCD and an MCMC method, on both
-// engines. Every record must be a sentence of the grammar, its prompt the tokenizer's encoding of the
-// prompt (no BOS, as Qwen's tokenizer adds none), and both engines must draw the same samples (their logits
+// engines. Every record must be a sentence of the grammar, its prompt the ChatML chat prompt (no BOS,
+// as Qwen's tokenizer adds none), and both engines must draw the same samples (their logits
 // agree to ~1e-6, so a draw differs only if it falls that close to a boundary).
 func TestSampleQwen(t *testing.T) {
 	g, _, err := grammar.CompileFile(sampleGrammar, grammar.Options{})
@@ -98,7 +98,20 @@ func TestSampleQwen(t *testing.T) {
 	for _, family := range []string{llama.FamilyQwen2, llama.FamilyQwen3} {
 		t.Run(family, func(t *testing.T) {
 			dir, tok := writeQwenModel(t, family)
-			prompt := tok.Encode(samplePrompt, true)
+			// The chat template is ChatML's: Qwen2.5's writes its default
+			// system message (read from tokenizer_config.json), Qwen3's none.
+			system := ""
+			if family == llama.FamilyQwen2 {
+				system = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
+				tc := `{"chat_template": "{%- if messages[0]['role'] == 'system' %}...{%- else %}{{- '<|im_start|>system\\n` + system + `<|im_end|>\\n' }}{%- endif %}"}`
+				if err := os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), []byte(tc), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			prompt, err := tok.ChatMLPrompt(samplePrompt, tokenizer.ChatMLOptions{System: system})
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, method := range [][2]string{{"gcd", "0"}, {"mcmc-priority", "2"}} {
 				var texts [2][]string
 				for e, backend := range []string{llama.CPUBackend, "go"} {

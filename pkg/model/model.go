@@ -13,13 +13,17 @@ package model
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/gasplab/gasp/pkg/gcd"
 	"github.com/gasplab/gasp/pkg/hf"
+	"github.com/gasplab/gasp/pkg/infile"
 	"github.com/gasplab/gasp/pkg/llama"
 	"github.com/gasplab/gasp/pkg/tokenizer"
 )
@@ -75,14 +79,27 @@ func (m *Model) HasChat() bool {
 	return true
 }
 
+// HasChatML reports whether the tokenizer has ChatML's special tokens
+// (<|im_start|>, <|im_end|>: Qwen2, Qwen2.5, Qwen3).
+func (m *Model) HasChatML() bool {
+	for _, s := range []string{"<|im_start|>", "<|im_end|>"} {
+		if id, ok := m.Tokenizer.ID(s); !ok || !m.Tokenizer.IsSpecial(id) {
+			return false
+		}
+	}
+	return true
+}
+
 // Prompt returns the token ids of text under a template: "chat" (one user
-// message of the Llama 3.1 Instruct template), "raw" (BOS and the text), or
-// "" for chat when the tokenizer has the chat tokens, else raw.
+// message of the model's chat template: Llama 3.1 Instruct's where the
+// tokenizer has its tokens, else ChatML's, as Qwen's templates render it),
+// "raw" (the tokenizer's BOS, if any, and the text), or "" for chat when
+// the tokenizer has either, else raw.
 func (m *Model) Prompt(text, template string) ([]int, error) {
 	switch template {
 	case "":
 		template = "raw"
-		if m.HasChat() {
+		if m.HasChat() || m.HasChatML() {
 			template = "chat"
 		}
 	case "chat", "raw":
@@ -90,19 +107,68 @@ func (m *Model) Prompt(text, template string) ([]int, error) {
 		return nil, fmt.Errorf("unknown template %q (want chat or raw)", template)
 	}
 	var ids []int
-	if template == "chat" {
-		if !m.HasChat() {
-			return nil, errors.New("template chat: the tokenizer has no Llama 3 chat tokens")
-		}
-		ids = m.Tokenizer.ChatPrompt(text, tokenizer.ChatOptions{})
-	} else {
+	switch {
+	case template == "raw":
 		ids = m.Tokenizer.Encode(text, true)
+	case m.HasChat():
+		ids = m.Tokenizer.ChatPrompt(text, tokenizer.ChatOptions{})
+	case m.HasChatML():
+		system, err := chatMLSystem(m.Dir)
+		if err != nil {
+			return nil, err
+		}
+		if ids, err = m.Tokenizer.ChatMLPrompt(text, tokenizer.ChatMLOptions{System: system}); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, errors.New("template chat: the tokenizer has neither Llama 3's chat tokens nor ChatML's")
 	}
 	if len(ids) == 0 {
 		return nil, errors.New("empty prompt")
 	}
 	return ids, nil
 }
+
+// qwenSystems are the system messages that Qwen's ChatML templates write
+// when the conversation has none (Qwen2.5's, then Qwen2's); Qwen3's writes
+// none.
+var qwenSystems = []string{
+	"You are Qwen, created by Alibaba Cloud. You are a helpful assistant.",
+	"You are a helpful assistant.",
+}
+
+// chatMLSystem returns the default system message of the ChatML template in
+// dir's tokenizer_config.json: the first of qwenSystems its chat_template
+// writes, or "" (none, or no such file). Only that is read of the template:
+// its other parts are ChatMLText's.
+func chatMLSystem(dir string) (string, error) {
+	path := filepath.Join(dir, "tokenizer_config.json")
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	data, err := infile.Read(path, maxTokenizerConfigBytes)
+	if err != nil {
+		return "", err
+	}
+	var cfg struct {
+		ChatTemplate json.RawMessage `json:"chat_template"`
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	var template string
+	_ = json.Unmarshal(cfg.ChatTemplate, &template) // a list of named templates, or none: no default
+	for _, s := range qwenSystems {
+		if strings.Contains(template, s) {
+			return s, nil
+		}
+	}
+	return "", nil
+}
+
+// maxTokenizerConfigBytes bounds tokenizer_config.json (Llama 3's has 50 KB,
+// most of it added tokens).
+const maxTokenizerConfigBytes = 16 << 20
 
 // Load reads the weights, with KV caches of maxSeq positions (prompt and
 // completion), and returns them as an lm.Model. Close it when done.
