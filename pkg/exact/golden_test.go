@@ -156,7 +156,7 @@ func goldenCases(toy *exact.Toy) map[string]func(c sample.Config, g *goldenHash)
 	}
 	for _, rows := range []int{1, 3} {
 		cases[fmt.Sprintf("rejection/rows%d", rows)] = func(c sample.Config, g *goldenHash) error {
-			recs, st, err := c.Rejection(m, p, 5, 40, rows, rand.New(rand.NewPCG(5, 6)))
+			recs, st, err := c.Rejection(m, p, sample.RejectionOptions{Want: 5, Budget: 40, Rows: rows}, rand.New(rand.NewPCG(5, 6)))
 			g.records(recs)
 			g.printf("%+v", st)
 			return err

@@ -35,7 +35,7 @@ func Example() {
 		panic(err)
 	}
 	fmt.Printf("GCD: %d of %d valid, \"0\": %s\n", st.Complete, st.Samples, share(gcd))
-	rej, st, err := cfg.Rejection(toy.Model, toy.Prompt, 2000, 100000, 64, rand.New(rand.NewPCG(3, 4)))
+	rej, st, err := cfg.Rejection(toy.Model, toy.Prompt, sample.RejectionOptions{Want: 2000, Budget: 100000, Rows: 64}, rand.New(rand.NewPCG(3, 4)))
 	if err != nil {
 		panic(err)
 	}

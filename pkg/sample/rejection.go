@@ -9,9 +9,16 @@ import (
 	"github.com/gasplab/gasp/pkg/lm"
 )
 
+// RejectionOptions say how much Rejection draws.
+type RejectionOptions struct {
+	Want   int // accepted samples wanted
+	Budget int // most attempts; 0 means 100·Want
+	Rows   int // attempts run at a time, one row each; 0 means 64
+}
+
 // Rejection draws completions from P itself, without the grammar, and keeps
-// those that are sentences of it: want of them, from at most budget
-// attempts, rows attempts at a time. Accepted records are distributed
+// those that are sentences of it: o.Want of them, from at most o.Budget
+// attempts, o.Rows attempts at a time. Accepted records are distributed
 // exactly as P^G (under the length cap).
 //
 // An attempt stops at the first token that leaves the grammar's prefix
@@ -21,12 +28,19 @@ import (
 // accepted in order of start are returned, so that short completions, which
 // finish first, are not favoured. Stats.AcceptanceRate is the acceptance
 // rate.
-func (c *Config) Rejection(m lm.Model, prompt []int, want, budget, rows int, rng *rand.Rand) ([]*Record, Stats, error) {
+func (c *Config) Rejection(m lm.Model, prompt []int, o RejectionOptions, rng *rand.Rand) ([]*Record, Stats, error) {
 	if err := c.Validate(); err != nil {
 		return nil, Stats{}, err
 	}
+	if o.Budget == 0 {
+		o.Budget = 100 * o.Want
+	}
+	if o.Rows == 0 {
+		o.Rows = 64
+	}
+	want, budget, rows := o.Want, o.Budget, o.Rows
 	if want <= 0 || budget <= 0 || rows <= 0 {
-		return nil, Stats{}, errors.New("sample: Rejection needs want, budget and rows > 0")
+		return nil, Stats{}, errors.New("sample: Rejection needs Want > 0, and Budget and Rows ≥ 0")
 	}
 	rows = min(rows, budget)
 	b, err := lm.NewBatch(m, prompt, rows)

@@ -70,7 +70,7 @@ func TestGCDMatchesExact(t *testing.T) {
 func TestRejectionMatchesExact(t *testing.T) {
 	for i, pb := range problems(t) {
 		const want = 15000
-		recs, st, err := pb.Toy.Config.Rejection(pb.Toy.Model, pb.Toy.Prompt, want, 5_000_000, 2000, rand.New(rand.NewPCG(uint64(i), 2)))
+		recs, st, err := pb.Toy.Config.Rejection(pb.Toy.Model, pb.Toy.Prompt, sample.RejectionOptions{Want: want, Budget: 5_000_000, Rows: 2000}, rand.New(rand.NewPCG(uint64(i), 2)))
 		if err != nil {
 			t.Fatal(err)
 		}
