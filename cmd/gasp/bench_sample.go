@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"strings"
 	"time"
 
 	"github.com/gasplab/gasp/pkg/experiment"
@@ -216,16 +215,3 @@ func (rep *sampleReport) write(w io.Writer, asJSON bool) {
 		rep.Restored, rep.RestoredIn, rep.AfterReject)
 }
 
-// repoRoot returns the directory of the gasp repository around the current
-// directory: the one holding the embedded model.
-func repoRoot() (string, error) {
-	dir, err := findDefaultModel()
-	if err != nil {
-		return "", err
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(abs, string(filepath.Separator)+filepath.FromSlash(defaultModelDir)), nil
-}

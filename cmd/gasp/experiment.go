@@ -14,6 +14,7 @@ import (
 	"github.com/gasplab/gasp/pkg/experiment"
 	"github.com/gasplab/gasp/pkg/membound"
 	"github.com/gasplab/gasp/pkg/method"
+	"github.com/gasplab/gasp/pkg/modroot"
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
@@ -321,21 +322,11 @@ func checkStoredGrid(st *runs.Store, data *analysis.Data, cfg *experiment.Config
 	return nil
 }
 
-// experimentRoot returns the directory holding go.mod at or above the current
-// directory, else the current directory.
+// experimentRoot returns the gasp module's directory (package modroot),
+// else the current directory.
 func experimentRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
+	if root, err := modroot.Find(); err == nil {
+		return root, nil
 	}
-	for d := wd; ; {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		p := filepath.Dir(d)
-		if p == d {
-			return wd, nil
-		}
-		d = p
-	}
+	return os.Getwd()
 }

@@ -114,7 +114,7 @@ func parseSample(args []string, stdout, stderr io.Writer) (*sampleCmd, int, bool
 	cl.IntVar(&c.budget, "budget", 20, "rejection, cars, ars, rsft: most attempts per run")
 	cl.StringVar(&c.trie, "trie", "", "cars, ars: read the trie from this file if it exists, write it after each batch")
 	cl.IntVar(&c.batch, "batch", 100, "runs drawn together, one row each")
-	cl.StringVar(&t.Name, "task", "", "task name written in each record (default: the grammar file's path)")
+	cl.StringVar(&t.Name, "task", "", "task name written in each record, from which seeds derive (default: the task's name from --grammar, e.g. SLIA/lastname; go doc ./pkg/experiment TaskName)")
 	cl.StringVar(&c.out, "out", "", "append the records to this run-store file instead of standard output")
 	cl.BoolVar(&c.resume, "resume", false, "with --out: continue a killed run, skipping the runs already in the file")
 	cl.BoolVar(&c.quiet, "quiet", false, "no progress bar")
@@ -164,7 +164,8 @@ func (c *sampleCmd) check() string {
 		c.k = 0 // --k is ignored
 	}
 	if c.task.Name == "" {
-		c.task.Name = c.task.Grammar
+		// A --grammar that cannot be read fails when it is read, naming it.
+		c.task.Name, _ = experiment.TaskName(c.task.Grammar)
 	}
 	return bad
 }

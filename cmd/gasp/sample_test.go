@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -157,5 +158,40 @@ func TestSampleGrammarErrorTyped(t *testing.T) {
 	if code := run([]string{"sample", "--grammar", path, "--prompt", "hi", "--quiet"}, &stdout, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), "gasp sample: "+list[0].Error()) {
 		t.Errorf("exit %d, %q; want the error at %s", code, stderr.String(), list[0].Pos)
+	}
+}
+
+// The same task spelled three ways (relative from here, relative from the
+// repository's root, absolute), from two working directories, gives the
+// same records: the task's name, hence its seeds, is the task's own
+// (SLIA/lastname), and the default model is found from anywhere.
+func TestSampleSameFromAnySpelling(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := filepath.Join(root, "data", "gad", "SLIA", "lastname")
+	var want string
+	for _, at := range []struct{ wd, grammar string }{
+		{".", "../../data/gad/SLIA/lastname/grammar.ebnf"},
+		{root, "data/gad/SLIA/lastname/grammar.ebnf"},
+		{t.TempDir(), filepath.Join(task, "grammar.ebnf")},
+	} {
+		t.Chdir(at.wd)
+		args := []string{"sample", "--grammar", at.grammar, "--prompt", filepath.Join(task, "prompt.txt"),
+			"--method", "mcmc-uniform", "--k", "2", "--n", "2", "--max-new-tokens", "24", "--quiet"}
+		var stdout, stderr bytes.Buffer
+		if code := run(args, &stdout, &stderr); code != 0 {
+			t.Fatalf("from %s: gasp %v: exit %d\n%s", at.wd, args, code, stderr.String())
+		}
+		got := regexp.MustCompile(`"elapsed_ms":[0-9.e+-]+`).ReplaceAllString(stdout.String(), "")
+		if !strings.Contains(got, `"task":"SLIA/lastname"`) {
+			t.Fatalf("from %s: records of another task:\n%s", at.wd, got)
+		}
+		if want == "" {
+			want = got
+		} else if got != want {
+			t.Errorf("from %s with --grammar %s: records differ:\n%s\nwant\n%s", at.wd, at.grammar, got, want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gasplab/gasp/pkg/experiment"
 	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/modroot"
 )
 
 // openTask opens the task a command's flags describe: c.Grammar is the
@@ -55,39 +56,22 @@ func runConfigured[C interface {
 	return 0
 }
 
-// defaultTask returns the directory of a task of the repository: rel
+// defaultTask returns the directory of a task of the gasp module: rel
 // relative to its root.
 func defaultTask(rel string) (string, error) {
-	root, err := repoRoot()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(root, rel), nil
+	return modroot.Path(rel)
 }
 
-// defaultModelDir is the embedded tiny model, relative to the repository root.
-const defaultModelDir = "data/models/tiny"
-
-// findDefaultModel looks for data/models/tiny in the current directory and
-// its parents, up to the directory holding go.mod.
+// findDefaultModel returns the embedded model of the gasp module
+// (package modroot: GASP_ROOT, else found from the working directory or
+// where gasp was built).
 func findDefaultModel() (string, error) {
-	wd, err := os.Getwd()
+	dir, err := modroot.Path(experiment.EmbeddedModel)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("default model: %w; or give --model DIR", err)
 	}
-	for d := wd; ; {
-		cand := filepath.Join(d, defaultModelDir)
-		if _, err := os.Stat(filepath.Join(cand, "config.json")); err == nil {
-			return cand, nil
-		}
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			break
-		}
-		p := filepath.Dir(d)
-		if p == d {
-			break
-		}
-		d = p
+	if _, err := os.Stat(filepath.Join(dir, "config.json")); err != nil {
+		return "", fmt.Errorf("default model: %w; give --model DIR", err)
 	}
-	return "", fmt.Errorf("default model %s not found from %s; give --model DIR", defaultModelDir, wd)
+	return dir, nil
 }
