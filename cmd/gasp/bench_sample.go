@@ -214,4 +214,3 @@ func (rep *sampleReport) write(w io.Writer, asJSON bool) {
 	fmt.Fprintf(w, "restoring x after rejections: %d evaluations in %d of %d steps that followed a rejection\n",
 		rep.Restored, rep.RestoredIn, rep.AfterReject)
 }
-
