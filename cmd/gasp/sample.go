@@ -23,9 +23,10 @@ logp_gcd, valid, status, evals, ...
 Methods: gcd (grammar-constrained decoding), rejection (each run draws
 from P until a sentence of the grammar, at most --budget attempts),
 asap (independent adaptive runs; each run's K-th sample, ASAp(K)),
-mcmc-uniform, mcmc-priority, mcmc-restart, mcmc-mix-P (independent
-chains; each chain's state after K MH steps; mcmc-mix-P restarts with
-probability P, else cuts as Priority), cars, ars, rsft (exact samples of
+mcmc-uniform, mcmc-priority, mcmc-restart, mcmc-priority-pp, mcmc-mix-P
+(independent chains; each chain's state after K MH steps; mcmc-priority-pp
+is Priority as the paper defines it, by the perplexity of P(·|x_1:i);
+mcmc-mix-P restarts with probability P, else cuts as Priority), cars, ars, rsft (exact samples of
 P^G by constrained adaptive rejection sampling and its variants, at most
 --budget attempts per run; the runs of a batch share what cars and ars
 learn, kept across batches and invocations in --trie), smc, smc-N,
@@ -100,7 +101,7 @@ func parseSample(args []string, stdout, stderr io.Writer) (*sampleCmd, int, bool
 	cl.StringVar(&t.Grammar, "grammar", "", "grammar file (GBNF)")
 	cl.BoolVar(&t.Lenient, "lenient", false, "treat references to undefined rules as rules with no alternatives")
 	cl.StringVar(&t.Prompt, "prompt", "", "prompt file, or the prompt text")
-	cl.StringVar(&c.name, "method", "gcd", "sampler: gcd, rejection, asap, mcmc-uniform, mcmc-priority, mcmc-restart, mcmc-mix-P, cars, ars, rsft, smc, smc-N, smc-awrs-N")
+	cl.StringVar(&c.name, "method", "gcd", "sampler: "+method.List())
 	cl.IntVar(&c.k, "k", 1, "MCMC steps, or the ASAp sample number (from 1)")
 	cl.IntVar(&c.n, "n", 10, "number of runs (samples, chains)")
 	cl.IntVar(&c.first, "first", 0, "index of the first run")
@@ -144,7 +145,7 @@ func (c *sampleCmd) check() string {
 	bad := firstBad(
 		flagCheck{c.task.Grammar == "", "--grammar is required"},
 		flagCheck{c.task.Prompt == "", "--prompt is required"},
-		flagCheck{err != nil, fmt.Sprintf("unknown --method %q: %v", c.name, err)},
+		flagCheck{err != nil, fmt.Sprintf("--method: %v", err)},
 		flagCheck{c.n < 1, fmt.Sprintf("--n must be at least 1, got %d", c.n)},
 		flagCheck{c.first < 0, fmt.Sprintf("--first must not be negative, got %d", c.first)},
 		flagCheck{c.k < firstK || c.k > method.MaxK, fmt.Sprintf("--k %d out of range [%d, %d]", c.k, firstK, method.MaxK)},

@@ -13,6 +13,7 @@ import (
 	"github.com/gasplab/gasp/pkg/earley"
 	"github.com/gasplab/gasp/pkg/experiment"
 	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/method"
 )
 
 // The tests sample short sentences after a short prompt: the embedded
@@ -72,7 +73,7 @@ func TestSample(t *testing.T) {
 						t.Errorf("record %d lacks %q: %v", i, key, lines[i])
 					}
 				}
-				if r["method"] != tc.method || r["run"] != float64(i) || r["seed"] != float64(experiment.RunSeed(7, sampleGrammar, tc.method, i)) {
+				if r["method"] != tc.method || r["run"] != float64(i) || r["seed"] != float64(experiment.RunSeed(7, "cmd/gasp/"+sampleGrammar, tc.method, i)) {
 					t.Errorf("record %d: method/run/seed wrong: %v", i, lines[i])
 				}
 				// A GCD run's own evaluations: every token but the first
@@ -118,11 +119,11 @@ func TestSampleErrors(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"--grammar", "no/such/grammar.ebnf", "--prompt", "x"}, 1, "no/such/grammar.ebnf"},
-		{[]string{"--grammar", sampleGrammar, "--prompt", "x", "--method", "bogus"}, 2, "unknown --method"},
+		{[]string{"--grammar", sampleGrammar, "--prompt", "x", "--method", "bogus"}, 2, "--method: unknown method \"bogus\" (want one of gcd, asap"},
 		{[]string{"--grammar", sampleGrammar, "--prompt", "x", "--model", "no/such/model"}, 1, "no/such/model"},
 		{[]string{"--prompt", "x"}, 2, "--grammar is required"},
 		{[]string{"--grammar", sampleGrammar, "--prompt", "x", "--resume"}, 2, "--resume needs --out"},
-		{[]string{"--grammar", sampleGrammar, "--prompt", "x", "--method", "smc-0"}, 2, "unknown --method"},
+		{[]string{"--grammar", sampleGrammar, "--prompt", "x", "--method", "smc-0"}, 2, "--method: unknown method \"smc-0\""},
 		{[]string{"--grammar", sampleGrammar, "--prompt", "x", "--method", "gcd", "--trie", "t"}, 2, "--trie is for cars and ars"},
 		{[]string{"--grammar", sampleGrammar, "--prompt", "x", "--method", "cars", "--trie", "testdata/short.gbnf"}, 1, "not a saved trie"},
 	} {
@@ -192,6 +193,21 @@ func TestSampleSameFromAnySpelling(t *testing.T) {
 			want = got
 		} else if got != want {
 			t.Errorf("from %s with --grammar %s: records differ:\n%s\nwant\n%s", at.wd, at.grammar, got, want)
+		}
+	}
+}
+
+// --method's help lists every built-in method, from pkg/method's list.
+func TestSampleMethodHelpListsAll(t *testing.T) {
+	code, help, _ := gasp("help", "sample")
+	if code != 0 {
+		t.Fatalf("gasp help sample: exit %d", code)
+	}
+	_, flagHelp, _ := strings.Cut(help, "-method string")
+	flagHelp, _, _ = strings.Cut(flagHelp, "\n  -")
+	for _, m := range append(method.Names(), method.Patterns()...) {
+		if !strings.Contains(flagHelp, m) {
+			t.Errorf("--method's help lacks %s:\n%s", m, flagHelp)
 		}
 	}
 }

@@ -19,6 +19,10 @@ const CPUBackend = "cpu"
 // GOEXPERIMENT=simd, on a CPU with them), else "portable Go", several times slower.
 func CPUKernels() string { return kernels.Name() }
 
+// SIMDKernels names the kernels the cpu engine would run here in a binary built with GOEXPERIMENT=simd:
+// "AVX-512", "AVX2", or "portable Go" where such a build gains nothing.
+func SIMDKernels() string { return kernels.SIMDName() }
+
 // cpuModel is the cpu engine's weights, float32, every matrix as [in, out] for kernels.MatMul: each layer's
 // q, k and v projections side by side in one matrix, and its gate and up projections likewise.
 type cpuModel struct {
