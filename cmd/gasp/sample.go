@@ -22,10 +22,12 @@ logp_gcd, valid, status, evals, ...
 
 Methods: gcd (grammar-constrained decoding), rejection (each run draws
 from P until a sentence of the grammar, at most --budget attempts),
-asap (independent adaptive runs; each run's K-th sample, ASAp(K)),
-mcmc-uniform, mcmc-priority, mcmc-restart, mcmc-priority-pp, mcmc-mix-P
-(independent chains; each chain's state after K MH steps; mcmc-priority-pp
-is Priority as the paper defines it, by the perplexity of P(·|x_1:i);
+asap (independent adaptive runs; a record of each run's k-th sample,
+ASAp(k), for k = 1…K), mcmc-uniform, mcmc-priority, mcmc-restart,
+mcmc-priority-pp, mcmc-mix-P (independent chains; a record of each
+chain's state after k MH steps for k = 0…K, as the experiment grid keeps
+them, so that gasp analyze draws KL against k; mcmc-priority-pp is
+Priority as the paper defines it, by the perplexity of P(·|x_1:i);
 mcmc-mix-P restarts with probability P, else cuts as Priority), cars, ars, rsft (exact samples of
 P^G by constrained adaptive rejection sampling and its variants, at most
 --budget attempts per run; the runs of a batch share what cars and ars
@@ -102,7 +104,7 @@ func parseSample(args []string, stdout, stderr io.Writer) (*sampleCmd, int, bool
 	cl.BoolVar(&t.Lenient, "lenient", false, "treat references to undefined rules as rules with no alternatives")
 	cl.StringVar(&t.Prompt, "prompt", "", "prompt file, or the prompt text")
 	cl.StringVar(&c.name, "method", "gcd", "sampler: "+method.List())
-	cl.IntVar(&c.k, "k", 1, "MCMC steps, or the ASAp sample number (from 1)")
+	cl.IntVar(&c.k, "k", 1, "MCMC steps, or ASAp samples (from 1): records for every k up to K")
 	cl.IntVar(&c.n, "n", 10, "number of runs (samples, chains)")
 	cl.IntVar(&c.first, "first", 0, "index of the first run")
 	cl.Uint64Var(&c.seed, "seed", 1, "random seed of the experiment")
@@ -186,7 +188,7 @@ func (c *sampleCmd) run(stdout, stderr io.Writer) error {
 	defer closeOut()
 	var todo []int
 	for i := c.first; i < c.first+c.n; i++ {
-		if !stored[runs.Sample{K: c.k, Run: i}] {
+		if !c.runStored(stored, i) {
 			todo = append(todo, i)
 		}
 	}
@@ -217,7 +219,24 @@ func (c *sampleCmd) run(stdout, stderr io.Writer) error {
 	}
 	b := newBar(stderr, c.quiet, len(todo)*method.Units(c.meth, c.k), c.name)
 	defer b.finish()
-	return c.draw(t, todo, trie, b, emit, stderr)
+	return c.draw(t, todo, trie, b, func(r runs.Record) error {
+		if stored[runs.Sample{K: r.K, Run: r.Run}] {
+			return nil // kept from a killed run: the same record
+		}
+		return emit(r)
+	}, stderr)
+}
+
+// runStored reports whether stored holds every record of run i: one per k
+// of the method's steps up to --k (k = 0 for a method without steps).
+func (c *sampleCmd) runStored(stored map[runs.Sample]bool, i int) bool {
+	lo, hi := c.meth.Steps().Range(c.k)
+	for k := lo; k <= hi; k++ {
+		if !stored[runs.Sample{K: k, Run: i}] {
+			return false
+		}
+	}
+	return true
 }
 
 // output returns where records go (standard output, or --out), with the
@@ -266,7 +285,7 @@ func (c *sampleCmd) draw(t *experiment.Task, todo []int, trie *sample.Trie, b *b
 	// batch of the same size, which reproduces it bit for bit. Offsets
 	// from --first, not run numbers, are stepped: they cannot overflow.
 	for off := 0; off < c.n; off += min(c.batch, c.n-off) {
-		batch := experiment.Batch{Seed: c.seed, First: c.first + off, Size: min(c.batch, c.n-off), K: c.k, At: []int{c.k},
+		batch := experiment.Batch{Seed: c.seed, First: c.first + off, Size: min(c.batch, c.n-off), K: c.k,
 			Budget: c.budget, Trie: trie, Ended: ended}
 		for _, i := range todo {
 			if i >= batch.First && i-batch.First < batch.Size {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -64,17 +66,29 @@ func TestSample(t *testing.T) {
 		{"cars", "0"}, {"rsft", "0"}, {"smc", "0"}, {"smc-awrs-3", "0"}} {
 		t.Run(tc.method, func(t *testing.T) {
 			recs, lines := runSampleCmd(t, "--method", tc.method, "--k", tc.k)
-			if len(recs) != 2 {
-				t.Fatalf("got %d records, want 2", len(recs))
+			// Every k up to --k, by run and then k, as the grid keeps them.
+			meth, err := method.Parse(tc.method)
+			if err != nil {
+				t.Fatal(err)
 			}
-			for i, r := range recs {
+			K, _ := strconv.Atoi(tc.k)
+			lo, hi := meth.Steps().Range(K)
+			perRun := hi - lo + 1
+			if len(recs) != 2*perRun {
+				t.Fatalf("got %d records, want %d (k = %d…%d of 2 runs)", len(recs), 2*perRun, lo, hi)
+			}
+			for j, r := range recs {
+				i := j / perRun
+				if r["k"] != float64(lo+j%perRun) {
+					t.Errorf("record %d: k %v, want %d", j, r["k"], lo+j%perRun)
+				}
 				for _, key := range []string{"method", "k", "run", "seed", "prompt_ids", "ids", "text", "logp", "logp_gcd", "valid", "status"} {
 					if _, ok := r[key]; !ok {
-						t.Errorf("record %d lacks %q: %v", i, key, lines[i])
+						t.Errorf("record %d lacks %q: %v", j, key, lines[j])
 					}
 				}
 				if r["method"] != tc.method || r["run"] != float64(i) || r["seed"] != float64(experiment.RunSeed(7, "cmd/gasp/"+sampleGrammar, tc.method, i)) {
-					t.Errorf("record %d: method/run/seed wrong: %v", i, lines[i])
+					t.Errorf("record %d: method/run/seed wrong: %v", j, lines[j])
 				}
 				// A GCD run's own evaluations: every token but the first
 				// (the prompt's logits) and the last (never fed back).
@@ -104,8 +118,8 @@ func TestSample(t *testing.T) {
 					t.Errorf("same seed, different output:\n%s\n---\n%s", strings.Join(lines, "\n"), strings.Join(again, "\n"))
 				}
 				_, alone := runSampleCmd(t, "--method", tc.method, "--k", tc.k, "--first", "1", "--n", "1")
-				if len(alone) != 1 || alone[0] != lines[1] {
-					t.Errorf("run 1 alone:\n%s\nin a batch:\n%s", alone, lines[1])
+				if !slices.Equal(alone, lines[perRun:]) {
+					t.Errorf("run 1 alone:\n%s\nin a batch:\n%s", alone, lines[perRun:])
 				}
 			}
 		})
