@@ -164,10 +164,14 @@ func parseShard(s string) (i, n int, err error) {
 }
 
 func runAnalyze(args []string, stdout, stderr io.Writer) int {
-	cl := newCmdLine("gasp analyze", "gasp analyze [--store DIR] [--out DIR] [--protocol gasp|authors] [--reference STORES] [--resamples N] [--seed S] [--k K] EXPERIMENT", `
+	cl := newCmdLine("gasp analyze", "gasp analyze [--store DIR] [--out DIR] [--protocol gasp|authors] [--reference STORES] [--resamples N] [--seed S] [--k K] EXPERIMENT | FILE.jsonl...", `
 Regenerates the tables (CSV, Markdown) and figures (SVG) of an experiment
 from its run store: reads mcmc/EXPERIMENT/ and writes analysis/EXPERIMENT/
 of the repository (the current directory's), replacing what was there.
+Given instead the output files of "gasp sample --out F.jsonl" (one or
+more: e.g. a gcd file and an mcmc one of the same task), it analyzes their
+records together as one store, into --out (default: beside the first
+file, F-analysis/).
 The output is byte-identical for the same store and flags (pkg/analysis):
 KL to the reference with 95 % bootstrap intervals, means over tasks,
 geomean KL reductions of MCMC(K) vs GCD and ASAp(K), monotonicity in k and
@@ -192,8 +196,12 @@ only part of its records.`, stdout, stderr)
 	if done {
 		return code
 	}
-	if len(pos) != 1 || pos[0] == "" || strings.ContainsAny(pos[0], `/\`) {
-		return cl.usageError("want one EXPERIMENT name (the directory under mcmc/)")
+	files := sampleFiles(pos)
+	if !files && (len(pos) != 1 || pos[0] == "" || strings.ContainsAny(pos[0], `/\`)) {
+		return cl.usageError("want one EXPERIMENT name (the directory under mcmc/), or gasp sample output files (F.jsonl)")
+	}
+	if files && *store != "" {
+		return cl.usageError("--store is for an EXPERIMENT, not with sample files")
 	}
 	switch {
 	case *resamples < 1 || *resamples > analysis.MaxResamples:
@@ -205,21 +213,36 @@ only part of its records.`, stdout, stderr)
 	if err != nil || *protocol == "" {
 		return cl.usageError("--protocol must be gasp or authors, not %q", *protocol)
 	}
-	name := pos[0]
-	if err := experimentDirs(name, store, out); err != nil {
-		return cl.fail(err)
-	}
 	opt := analysis.Options{Resamples: *resamples, Seed: *seed, K: *k, Protocol: proto}
 	if *reference != "" {
 		if opt.Reference, err = analysis.LoadDirs(strings.Split(*reference, ",")...); err != nil {
 			return cl.fail(fmt.Errorf("--reference: %w", err))
 		}
 	}
-	rep, cfg, warnings, err := analyzeStore(*store, opt)
+	var (
+		rep      *analysis.Report
+		title    string
+		warnings []runs.Warning
+	)
+	if files {
+		if *out == "" {
+			*out = defaultFilesOut(pos)
+		}
+		rep, warnings, err = analyzeFiles(pos, opt)
+		title = "Samples " + strings.Join(pos, ", ")
+	} else {
+		name := pos[0]
+		if err := experimentDirs(name, store, out); err != nil {
+			return cl.fail(err)
+		}
+		var cfg *experiment.Config
+		rep, cfg, warnings, err = analyzeStore(*store, opt)
+		title = analysisTitle(name, cfg)
+	}
 	if err != nil {
 		return cl.fail(err)
 	}
-	if err := rep.WriteDir(*out, analysisTitle(name, cfg)); err != nil {
+	if err := rep.WriteDir(*out, title); err != nil {
 		return cl.fail(err)
 	}
 	for _, w := range warnings {
