@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -71,9 +72,17 @@ Progress goes to standard error.`, stdout, stderr)
 	if err != nil {
 		return cl.fail(err)
 	}
-	sum, err := experiment.Run(context.Background(), cfg, experiment.Options{
-		Store: *store, Shard: i, Shards: n, Limit: *limit, Progress: stderr, TaskTime: *taskTime,
+	ctx, progress, stop := interruptible("gasp experiment run", stderr)
+	sum, err := experiment.Run(ctx, cfg, experiment.Options{
+		Store: *store, Shard: i, Shards: n, Limit: *limit, Progress: progress, TaskTime: *taskTime,
 	})
+	interrupted := stop()
+	if interrupted && errors.Is(err, context.Canceled) {
+		fmt.Fprintf(progress, "gasp experiment run: interrupted: %d records appended in %d batches; the store %s keeps them and the %d batches stored before. "+
+			"Run the same command again to resume: stored batches are skipped, the rest drawn as an uninterrupted run would.\n",
+			sum.Records, sum.Ran, sum.Store, sum.Skipped)
+		return 130
+	}
 	if err != nil {
 		return cl.fail(err)
 	}

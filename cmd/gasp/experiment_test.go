@@ -69,6 +69,8 @@ func TestExperimentRunResume(t *testing.T) {
 	if code, _, errOut := gasp("experiment", "run", "--limit", "3", cfg, "--store", part); code != 0 ||
 		!strings.Contains(errOut, "stopped at --limit") {
 		t.Fatalf("limited run: exit %d: %s", code, errOut)
+	} else if !strings.Contains(errOut, "asap runs 0–1: 1 records appended (") || !strings.Contains(errOut, " 3 records appended in ") {
+		t.Errorf("the limited run's progress does not count the records appended (2 of gcd, 1 of asap's 4):\n%s", errOut)
 	}
 	got := runstest.Lines(t, part)
 	if len(got) != 3 {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -180,6 +182,12 @@ func (c *sampleCmd) run(stdout, stderr io.Writer) error {
 	if err := membound.Check(fmt.Sprintf("--n %d", c.n), 64*float64(c.n)); err != nil {
 		return err
 	}
+	// With --out, Ctrl-C stops between batches, keeping the file resumable.
+	ctx, stop := context.Background(), func() bool { return false }
+	if c.out != "" {
+		ctx, stderr, stop = interruptible("gasp sample", stderr)
+	}
+	defer stop()
 	// Open the output first: a refused resume should not wait for the model.
 	emit, stored, closeOut, err := c.output(stdout, stderr)
 	if err != nil {
@@ -218,13 +226,20 @@ func (c *sampleCmd) run(stdout, stderr io.Writer) error {
 		}
 	}
 	b := newBar(stderr, c.quiet, len(todo)*method.Units(c.meth, c.k), c.name)
-	defer b.finish()
-	return c.draw(t, todo, trie, b, func(r runs.Record) error {
+	written := 0
+	err = c.draw(ctx, t, todo, trie, b, func(r runs.Record) error {
 		if stored[runs.Sample{K: r.K, Run: r.Run}] {
 			return nil // kept from a killed run: the same record
 		}
+		written++
 		return emit(r)
 	}, stderr)
+	b.finish()
+	if stop() && errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "gasp sample: interrupted: %d records written to %s in this run; the same command with --resume continues it\n", written, c.out)
+		return exitCode(130)
+	}
+	return err
 }
 
 // runStored reports whether stored holds every record of run i: one per k
@@ -273,7 +288,7 @@ func (c *sampleCmd) output(stdout, stderr io.Writer) (emit func(runs.Record) err
 
 // draw draws the runs todo (ascending), batch by batch, and emits their
 // records. cars and ars learn in trie, saved in --trie after each batch.
-func (c *sampleCmd) draw(t *experiment.Task, todo []int, trie *sample.Trie, b *bar, emit func(runs.Record) error, stderr io.Writer) error {
+func (c *sampleCmd) draw(ctx context.Context, t *experiment.Task, todo []int, trie *sample.Trie, b *bar, emit func(runs.Record) error, stderr io.Writer) error {
 	rejecting := method.Rejects(c.meth)
 	ended := func(r *sample.Record) {
 		if !rejecting || r.Valid() {
@@ -294,6 +309,9 @@ func (c *sampleCmd) draw(t *experiment.Task, todo []int, trie *sample.Trie, b *b
 		}
 		if len(batch.Runs) == 0 {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		recs, err := t.Draw(c.name, c.meth, batch)
 		if err == nil && c.trie != "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -40,7 +41,8 @@ func openTask(c experiment.TaskConfig, warn io.Writer) (*experiment.Task, error)
 
 // runConfigured runs a command whose flags parse into a configuration c:
 // parse says done, with the exit code, for help and usage errors; an error
-// of c.run exits 1, printed after the command's name.
+// of c.run exits 1, printed after the command's name, but an exitCode,
+// whose command has said why, exits with it.
 func runConfigured[C interface {
 	run(stdout, stderr io.Writer) error
 }](name string, parse func([]string, io.Writer, io.Writer) (C, int, bool),
@@ -49,12 +51,23 @@ func runConfigured[C interface {
 	if done {
 		return code
 	}
-	if err := c.run(stdout, stderr); err != nil {
+	err := c.run(stdout, stderr)
+	var exit exitCode
+	switch {
+	case errors.As(err, &exit):
+		return int(exit)
+	case err != nil:
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 1
 	}
 	return 0
 }
+
+// exitCode is the error of a command that has said why it stopped and ends
+// with this exit status (130 after an interrupt, as a shell reports one).
+type exitCode int
+
+func (c exitCode) Error() string { return fmt.Sprintf("exit status %d", int(c)) }
 
 // defaultTask returns the directory of a task of the gasp module: rel
 // relative to its root.
