@@ -105,4 +105,3 @@ func TestSampleInterrupt(t *testing.T) {
 		t.Errorf("resumed file:\n%s\nuninterrupted:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
-
