@@ -117,7 +117,7 @@ func TestExperimentErrors(t *testing.T) {
 		{[]string{"experiment", "run", cfg, "--limit", "-1"}, 2, "--limit"},
 		{[]string{"experiment", "run", writeFile(t, "bad.json", `{"name": "x", "k": 0}`)}, 1, "bad.json"},
 		{[]string{"experiment", "run", "no-such.json"}, 1, "no-such.json"},
-		{[]string{"experiment", "run", userCfg}, 1, `"mcmc-floor" (want gcd`},
+		{[]string{"experiment", "run", userCfg}, 1, `"mcmc-floor" (want one of gcd`},
 		{[]string{"experiment", "run", userCfg}, 1, "a user method runs only from a Go program"},
 		{[]string{"experiment", "nope"}, 2, `unknown subcommand "nope"`},
 		{[]string{"analyze"}, 2, "EXPERIMENT"},

@@ -82,3 +82,25 @@ func TestReadmeExampleFromAnywhere(t *testing.T) {
 		}
 	}
 }
+
+// README's first screen (60 lines) holds what a new user needs: the two
+// commands, the whole example program and where to go next, benchmarks
+// among them.
+func TestReadmeFirstScreen(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitN(string(b), "\n", 61)
+	first := strings.Join(lines[:min(60, len(lines))], "\n")
+	prog := readmeProgram(t, root)
+	for _, want := range []string{"scripts/main-job.sh", "scripts/test.sh", "```go\n" + prog + "```", "BENCHMARKS.md", "gasp help", "notebooks/README.md"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("README's first 60 lines lack %q", want)
+		}
+	}
+}
