@@ -136,3 +136,29 @@ func existsUnder(p, dir string) bool {
 	_, err := os.Stat(full)
 	return err == nil
 }
+
+// README's command list names every command and subcommand of gasp's
+// dispatch table.
+func TestReadmeListsEveryCommand(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, _ := strings.Cut(string(b), "## Command line")
+	list, _, _ = strings.Cut(list, "\n## ")
+	groups := map[string][]subcommand{"grammar": grammarCommands, "bench": benchCommands, "fuzz": fuzzCommands, "experiment": experimentCommands}
+	for _, c := range commands {
+		names := []string{"gasp " + c.name}
+		if subs, ok := groups[c.name]; ok {
+			names = names[:0]
+			for _, s := range subs {
+				names = append(names, "gasp "+c.name+" "+s.name)
+			}
+		}
+		for _, n := range names {
+			if !strings.Contains(list, "\n"+n+" ") && !strings.Contains(list, "\n"+n+"\n") {
+				t.Errorf("README's command list lacks %q", n)
+			}
+		}
+	}
+}
