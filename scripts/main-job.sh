@@ -7,7 +7,8 @@
 #  1. builds the gasp command into .cache/bin/gasp;
 #  2. "gasp demo": GCD, ASAp and MCMC (Uniform, Priority, Restart) on the SyGuS
 #     task data/gad/SLIA/lastname with the embedded model data/models/tiny,
-#     20 runs each, k = 1..10 (about 2-3 minutes on 2 cores); prints the KL of
+#     20 runs each, k = 1..10 (18 s of sampling; the whole job 90 s in a fresh
+#     clone, the build included, on 2 loaded cores: BENCHMARKS.md); prints the KL of
 #     each method at each k and writes tables and plots to analysis/demo/ (the
 #     samples go to a fresh run store in .cache/demo-mcmc/);
 #  3. samples 5 sentences from one SyGuS task grammar (data/gad/SLIA/firstname);

@@ -135,8 +135,7 @@ is rejected, or if a verified mask differs from brute force.`)
 	}
 	usageErr := func(format string, a ...any) (maskBench, bool, int) {
 		fmt.Fprintf(stderr, "gasp bench masks: "+format+"\n", a...)
-		fset.SetOutput(stderr)
-		fset.Usage()
+		helpHint(stderr, fset.Name())
 		return o, true, 2
 	}
 	switch {

@@ -96,8 +96,7 @@ then every row goes back to the prompt. Prefill
 throughput is the prompt's tokens over its prefill time (median of 5
 prompts, after 2 untimed ones; the prompts differ in their first token: a
 prompt the model prefilled last is copied, not computed).
---backend chooses the engine: "cpu" (gasp's own, the default where its
-AVX2/AVX-512 kernels run), "go" (GoMLX's pure-Go backend), "xla:cuda", ...; the
+--backend chooses the engine: "cpu" (gasp's own, the default), "go" (GoMLX's pure-Go backend), "xla:cuda", ...; the
 default is $GOMLX_BACKEND's, else llama.DefaultBackend. --threads N runs on
 N threads (GOMAXPROCS, and the pure-Go backend's parallelism); for one core,
 also pin the process: taskset -c 0 gasp bench lm --threads 1. Reports tokens/s per batch size and the batching gain (tokens/s
@@ -108,7 +107,7 @@ f32 on the CPU). Model loading and graph compilation are not timed.
 --logits-ids also reports the next-token logits after the given ids, so that
 one load of a large model serves a logits check too (the JSON's "logits").`, stdout, stderr)
 	modelDir := cl.modelFlag()
-	backendFlag := cl.String("backend", "", `engine: "cpu", "go", "xla:cuda", ... (default: $GOMLX_BACKEND, else cpu where its vector kernels run, else go)`)
+	backendFlag := cl.String("backend", "", `engine: "cpu", "go", "xla:cuda", ... (default: $GOMLX_BACKEND, else cpu)`)
 	batchList := cl.String("batch", "1,16,64", "comma-separated batch sizes")
 	promptLen := cl.Int("prompt-len", 128, "prompt length in tokens")
 	steps := cl.Int("steps", 64, "decode steps per batch size")
@@ -142,12 +141,7 @@ one load of a large model serves a logits check too (the JSON's "logits").`, std
 	if err := checkModelMemory(*modelDir, maxBatch, *maxSeq, fmt.Sprintf("--batch %d", maxBatch)); err != nil {
 		return cl.fail(err)
 	}
-	backend := *backendFlag
-	if backend == "" {
-		if backend = os.Getenv("GOMLX_BACKEND"); backend == "" {
-			backend = llama.DefaultBackend()
-		}
-	}
+	backend := llama.Backend(*backendFlag)
 	if *threads > 0 {
 		runtime.GOMAXPROCS(*threads)
 		if backend == "go" {

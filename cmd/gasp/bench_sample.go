@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"strings"
 	"time"
 
 	"github.com/gasplab/gasp/pkg/experiment"
@@ -215,18 +214,4 @@ func (rep *sampleReport) write(w io.Writer, asJSON bool) {
 	fmt.Fprintf(w, "%d batched model steps, %.1f of %d rows busy on average\n", rep.ModelSteps, rep.RowsPerStep, rep.Chains)
 	fmt.Fprintf(w, "restoring x after rejections: %d evaluations in %d of %d steps that followed a rejection\n",
 		rep.Restored, rep.RestoredIn, rep.AfterReject)
-}
-
-// repoRoot returns the directory of the gasp repository around the current
-// directory: the one holding the embedded model.
-func repoRoot() (string, error) {
-	dir, err := findDefaultModel()
-	if err != nil {
-		return "", err
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(abs, string(filepath.Separator)+filepath.FromSlash(defaultModelDir)), nil
 }

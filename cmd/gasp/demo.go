@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -121,19 +120,18 @@ func (c *demoCmd) run(stdout, stderr io.Writer) error {
 func (c *demoCmd) resolveTask(stderr io.Writer) error {
 	t := &c.task
 	var err error
-	t.Name = t.Dir
 	if t.Dir == "" {
 		if t.Dir, err = defaultTask(defaultDemoTask); err != nil {
 			return err
 		}
-		t.Name = strings.TrimPrefix(defaultDemoTask, "data/gad/")
-	} else if i := strings.Index(filepath.ToSlash(t.Dir), "data/gad/"); i >= 0 {
-		t.Name = strings.Trim(filepath.ToSlash(t.Dir)[i+len("data/gad/"):], "/")
 	}
 	for _, f := range []string{"grammar.ebnf", "prompt.txt"} {
 		if err := checkInput("--task", filepath.Join(t.Dir, f), maxGrammarBytes); err != nil {
 			return err
 		}
+	}
+	if t.Name, err = experiment.TaskName(t.Dir); err != nil {
+		return fmt.Errorf("--task: %w", err)
 	}
 	t.Grammar, t.Prompt = filepath.Join(t.Dir, "grammar.ebnf"), filepath.Join(t.Dir, "prompt.txt")
 	c.settings, err = sampleSettings(sampleSettingsOf{grammar: t.Grammar, prompt: t.Prompt,

@@ -30,7 +30,7 @@ func TestDemo(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	store := filepath.Join(dir, "mcmc", "testdata%2Fdemo-task")
+	store := filepath.Join(dir, "mcmc", "cmd%2Fgasp%2Ftestdata%2Fdemo-task")
 	want := map[string]int{"gcd": 3, "asap": 6, "mcmc-uniform": 9, "mcmc-priority": 9, "mcmc-restart": 9}
 	full := map[string][]string{}
 	for m, n := range want {

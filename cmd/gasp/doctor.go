@@ -23,9 +23,10 @@ import (
 func runDoctor(args []string, stdout, stderr io.Writer) int {
 	cl := newCmdLine("gasp doctor", "gasp doctor [--model DIR] [--batch B] [--seq S] [--dtype f32|bf16|auto]", `
 Checks that this machine can run a Llama model with gasp, and says why not:
-the backend ($GOMLX_BACKEND; default "cpu", gasp's own engine, where its
-AVX2/AVX-512 kernels run, else GoMLX's pure-Go "go") and whether it is compiled
-into this binary; for XLA, the PJRT plugin it would load (an absolute path in
+the backend ($GOMLX_BACKEND; default "cpu", gasp's own engine) and whether it
+is compiled into this binary; the cpu engine's kernels (AVX-512 or AVX2 in a
+build with GOEXPERIMENT=simd, else portable Go) and what such a build would
+run here; for XLA, the PJRT plugin it would load (an absolute path in
 GOMLX_BACKEND=xla:/path/to/plugin.so, else go-xla's search path) or why none
 is found, and jax's CUDA plugin if python3 can find it; the backend's devices
 and their memory; the model's dtype; and the memory a session of B rows of S
@@ -49,10 +50,7 @@ positions needs (llama.EstimateMemory). Exits 1 naming what is missing.`, stdout
 		problems = append(problems, msg)
 		fmt.Fprintf(stdout, "  PROBLEM: %s\n", msg)
 	}
-	config := os.Getenv(backends.ConfigEnvVar)
-	if config == "" {
-		config = llama.DefaultBackend()
-	}
+	config := llama.Backend("")
 	name, opts, _ := strings.Cut(config, ":")
 	fmt.Fprintf(stdout, "backend: %q (%s=%q); compiled in: %s, %s\n", config, backends.ConfigEnvVar, os.Getenv(backends.ConfigEnvVar), llama.CPUBackend, strings.Join(backends.List(), ", "))
 	if config != llama.CPUBackend && !slices.Contains(backends.List(), name) {
@@ -133,11 +131,7 @@ func jaxCUDAPlugin() string {
 // unknown): the GPU's from nvidia-smi for CUDA, the host's available memory for CPU backends.
 func doctorDevices(w io.Writer, config string, problem func(string, ...any)) int64 {
 	if config == llama.CPUBackend {
-		kind := llama.CPUKernels()
-		if kind == "portable Go" {
-			kind += " (no AVX2 here, or built without GOEXPERIMENT=simd: several times slower)"
-		}
-		fmt.Fprintf(w, "cpu engine kernels: %s\n", kind)
+		fmt.Fprintf(w, "cpu engine kernels: %s\n", cpuKernelsNote(llama.CPUKernels(), llama.SIMDKernels()))
 		return hostMemory(w)
 	}
 	b, err := llama.NewBackend(config)
@@ -154,6 +148,16 @@ func doctorDevices(w io.Writer, config string, problem func(string, ...any)) int
 		return nvidiaSMI(w, problem)
 	}
 	return hostMemory(w)
+}
+
+// cpuKernelsNote says which kernels run (have) and what a build with GOEXPERIMENT=simd would run on this CPU
+// (simd), and what that gains.
+func cpuKernelsNote(have, simd string) string {
+	if have != "portable Go" || simd == have {
+		return have
+	}
+	return fmt.Sprintf("%s; this CPU has %s: a build with GOEXPERIMENT=simd (source scripts/goenv.sh first, as scripts/main-job.sh does) "+
+		"runs %s kernels, the model's steps several times faster (BENCHMARKS.md: \"Fast by default\")", have, simd, simd)
 }
 
 // hostMemory prints the host's CPUs and available memory, and returns the memory.

@@ -63,3 +63,30 @@ func TestDoctorMissing(t *testing.T) {
 		}
 	}
 }
+
+// gasp doctor says which kernels run and, in a build without the SIMD
+// experiment on a CPU that has AVX2 or AVX-512, what such a build would run.
+func TestDoctorKernelsNote(t *testing.T) {
+	for _, c := range []struct {
+		have, simd string
+		want       []string
+	}{
+		{"AVX-512", "AVX-512", []string{"AVX-512"}},
+		{"portable Go", "portable Go", []string{"portable Go"}},
+		{"portable Go", "AVX-512", []string{"portable Go; this CPU has AVX-512", "GOEXPERIMENT=simd", "BENCHMARKS.md"}},
+		{"portable Go", "AVX2", []string{"runs AVX2 kernels"}},
+	} {
+		got := cpuKernelsNote(c.have, c.simd)
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("cpuKernelsNote(%q, %q) = %q, want it to say %q", c.have, c.simd, got, w)
+			}
+		}
+		if c.have == c.simd && got != c.have {
+			t.Errorf("cpuKernelsNote(%q, %q) = %q: nothing to gain, nothing to say", c.have, c.simd, got)
+		}
+	}
+	if k := llama.SIMDKernels(); k != "AVX-512" && k != "AVX2" && k != "portable Go" {
+		t.Errorf("SIMDKernels() = %q", k)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"github.com/gasplab/gasp/pkg/experiment"
 	"github.com/gasplab/gasp/pkg/membound"
 	"github.com/gasplab/gasp/pkg/method"
+	"github.com/gasplab/gasp/pkg/modroot"
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
@@ -70,9 +72,17 @@ Progress goes to standard error.`, stdout, stderr)
 	if err != nil {
 		return cl.fail(err)
 	}
-	sum, err := experiment.Run(context.Background(), cfg, experiment.Options{
-		Store: *store, Shard: i, Shards: n, Limit: *limit, Progress: stderr, TaskTime: *taskTime,
+	ctx, progress, stop := interruptible("gasp experiment run", stderr)
+	sum, err := experiment.Run(ctx, cfg, experiment.Options{
+		Store: *store, Shard: i, Shards: n, Limit: *limit, Progress: progress, TaskTime: *taskTime,
 	})
+	interrupted := stop()
+	if interrupted && errors.Is(err, context.Canceled) {
+		fmt.Fprintf(progress, "gasp experiment run: interrupted: %d records appended in %d batches; the store %s keeps them and the %d batches stored before. "+
+			"Run the same command again to resume: stored batches are skipped, the rest drawn as an uninterrupted run would.\n",
+			sum.Records, sum.Ran, sum.Store, sum.Skipped)
+		return 130
+	}
 	if err != nil {
 		return cl.fail(err)
 	}
@@ -163,10 +173,14 @@ func parseShard(s string) (i, n int, err error) {
 }
 
 func runAnalyze(args []string, stdout, stderr io.Writer) int {
-	cl := newCmdLine("gasp analyze", "gasp analyze [--store DIR] [--out DIR] [--protocol gasp|authors] [--reference STORES] [--resamples N] [--seed S] [--k K] EXPERIMENT", `
+	cl := newCmdLine("gasp analyze", "gasp analyze [--store DIR] [--out DIR] [--protocol gasp|authors] [--reference STORES] [--resamples N] [--seed S] [--k K] EXPERIMENT | FILE.jsonl...", `
 Regenerates the tables (CSV, Markdown) and figures (SVG) of an experiment
 from its run store: reads mcmc/EXPERIMENT/ and writes analysis/EXPERIMENT/
 of the repository (the current directory's), replacing what was there.
+Given instead the output files of "gasp sample --out F.jsonl" (one or
+more: e.g. a gcd file and an mcmc one of the same task), it analyzes their
+records together as one store, into --out (default: beside the first
+file, F-analysis/).
 The output is byte-identical for the same store and flags (pkg/analysis):
 KL to the reference with 95 % bootstrap intervals, means over tasks,
 geomean KL reductions of MCMC(K) vs GCD and ASAp(K), monotonicity in k and
@@ -191,8 +205,12 @@ only part of its records.`, stdout, stderr)
 	if done {
 		return code
 	}
-	if len(pos) != 1 || pos[0] == "" || strings.ContainsAny(pos[0], `/\`) {
-		return cl.usageError("want one EXPERIMENT name (the directory under mcmc/)")
+	files := sampleFiles(pos)
+	if !files && (len(pos) != 1 || pos[0] == "" || strings.ContainsAny(pos[0], `/\`)) {
+		return cl.usageError("want one EXPERIMENT name (the directory under mcmc/), or gasp sample output files (F.jsonl)")
+	}
+	if files && *store != "" {
+		return cl.usageError("--store is for an EXPERIMENT, not with sample files")
 	}
 	switch {
 	case *resamples < 1 || *resamples > analysis.MaxResamples:
@@ -204,21 +222,36 @@ only part of its records.`, stdout, stderr)
 	if err != nil || *protocol == "" {
 		return cl.usageError("--protocol must be gasp or authors, not %q", *protocol)
 	}
-	name := pos[0]
-	if err := experimentDirs(name, store, out); err != nil {
-		return cl.fail(err)
-	}
 	opt := analysis.Options{Resamples: *resamples, Seed: *seed, K: *k, Protocol: proto}
 	if *reference != "" {
 		if opt.Reference, err = analysis.LoadDirsWith(experiment.StoreOptions, strings.Split(*reference, ",")...); err != nil {
 			return cl.fail(fmt.Errorf("--reference: %w", err))
 		}
 	}
-	rep, cfg, warnings, err := analyzeStore(*store, opt)
+	var (
+		rep      *analysis.Report
+		title    string
+		warnings []runs.Warning
+	)
+	if files {
+		if *out == "" {
+			*out = defaultFilesOut(pos)
+		}
+		rep, warnings, err = analyzeFiles(pos, opt)
+		title = "Samples " + strings.Join(pos, ", ")
+	} else {
+		name := pos[0]
+		if err := experimentDirs(name, store, out); err != nil {
+			return cl.fail(err)
+		}
+		var cfg *experiment.Config
+		rep, cfg, warnings, err = analyzeStore(*store, opt)
+		title = analysisTitle(name, cfg)
+	}
 	if err != nil {
 		return cl.fail(err)
 	}
-	if err := rep.WriteDir(*out, analysisTitle(name, cfg)); err != nil {
+	if err := rep.WriteDir(*out, title); err != nil {
 		return cl.fail(err)
 	}
 	for _, w := range warnings {
@@ -334,21 +367,11 @@ func checkStoredGrid(st *runs.Store, data *analysis.Data, cfg *experiment.Config
 	return nil
 }
 
-// experimentRoot returns the directory holding go.mod at or above the current
-// directory, else the current directory.
+// experimentRoot returns the gasp module's directory (package modroot),
+// else the current directory.
 func experimentRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
+	if root, err := modroot.Find(); err == nil {
+		return root, nil
 	}
-	for d := wd; ; {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		p := filepath.Dir(d)
-		if p == d {
-			return wd, nil
-		}
-		d = p
-	}
+	return os.Getwd()
 }

@@ -69,6 +69,8 @@ func TestExperimentRunResume(t *testing.T) {
 	if code, _, errOut := gasp("experiment", "run", "--limit", "3", cfg, "--store", part); code != 0 ||
 		!strings.Contains(errOut, "stopped at --limit") {
 		t.Fatalf("limited run: exit %d: %s", code, errOut)
+	} else if !strings.Contains(errOut, "asap runs 0–1: 1 records appended (") || !strings.Contains(errOut, " 3 records appended in ") {
+		t.Errorf("the limited run's progress does not count the records appended (2 of gcd, 1 of asap's 4):\n%s", errOut)
 	}
 	got := runstest.Lines(t, part)
 	if len(got) != 3 {
@@ -115,7 +117,7 @@ func TestExperimentErrors(t *testing.T) {
 		{[]string{"experiment", "run", cfg, "--limit", "-1"}, 2, "--limit"},
 		{[]string{"experiment", "run", writeFile(t, "bad.json", `{"name": "x", "k": 0}`)}, 1, "bad.json"},
 		{[]string{"experiment", "run", "no-such.json"}, 1, "no-such.json"},
-		{[]string{"experiment", "run", userCfg}, 1, `"mcmc-floor" (want gcd`},
+		{[]string{"experiment", "run", userCfg}, 1, `"mcmc-floor" (want one of gcd`},
 		{[]string{"experiment", "run", userCfg}, 1, "a user method runs only from a Go program"},
 		{[]string{"experiment", "nope"}, 2, `unknown subcommand "nope"`},
 		{[]string{"analyze"}, 2, "EXPERIMENT"},

@@ -13,8 +13,8 @@ import (
 // positional. It returns the positional arguments.
 //
 // On -h it writes the usage to stdout and returns done with code 0; on a bad
-// flag it writes the error and the usage to stderr and returns done with
-// code 2.
+// flag it writes the error and where the usage is (helpHint) to stderr and
+// returns done with code 2.
 func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (pos []string, done bool, code int) {
 	fs.SetOutput(io.Discard) // errors and usage are written below
 	for {
@@ -26,8 +26,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (pos 
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
-			fs.SetOutput(stderr)
-			fs.Usage()
+			helpHint(stderr, fs.Name())
 			return nil, true, 2
 		}
 		rest := fs.Args()
@@ -40,6 +39,13 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (pos 
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// helpHint writes where a command's usage is to w, after a usage error:
+// one line, not the usage itself, which would bury the error under the
+// flags. name is the command's ("gasp bench lm").
+func helpHint(w io.Writer, name string) {
+	fmt.Fprintf(w, "Run \"gasp help %s\" for its usage.\n", strings.TrimPrefix(name, "gasp "))
 }
 
 // newFlagSet returns a flag set whose usage is the given synopsis and
@@ -75,7 +81,7 @@ func newFlagSet(name, synopsis, description string) *flag.FlagSet {
 //			flagCheck{len(pos) != 1, "want one FILE"},
 //			flagCheck{*n < 1, fmt.Sprintf("--n must be at least 1, got %d", *n)},
 //		); bad != "" {
-//			return cl.usageError("%s", bad) // "gasp foo: MSG" and the usage on stderr, 2
+//			return cl.usageError("%s", bad) // "gasp foo: MSG" and where its usage is on stderr, 2
 //		}
 //		if err := foo(pos[0], *n); err != nil {
 //			return cl.fail(err) // "gasp foo: ERR" on stderr, 1
@@ -130,12 +136,11 @@ func (c *cmdLine) modelVar(p *string) {
 	c.StringVar(p, "model", "", "model directory (default: data/models/tiny of the repository)")
 }
 
-// usageError writes "NAME: MSG" and the usage to stderr and returns 2, the
-// exit code of a wrong command line.
+// usageError writes "NAME: MSG" and where the usage is (helpHint) to
+// stderr and returns 2, the exit code of a wrong command line.
 func (c *cmdLine) usageError(format string, a ...any) int {
 	fmt.Fprintf(c.stderr, "%s: %s\n", c.Name(), fmt.Sprintf(format, a...))
-	c.SetOutput(c.stderr)
-	c.Usage()
+	helpHint(c.stderr, c.Name())
 	return 2
 }
 

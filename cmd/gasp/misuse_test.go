@@ -376,7 +376,7 @@ func TestMisuseResume(t *testing.T) {
 		{append(base, "--resume", "--max-new-tokens", "5"), "max-new-tokens was 4, now 5"},
 		{append(base, "--resume", "--prompt", "hello"), "prompt was"},
 		{append(base, "--resume", "--seed", "2"), "another --seed than 2"},
-		{append(base, "--resume", "--method", "asap"), `holds runs of task "` + gr + `", method "gcd", not of task "` + gr + `", method "asap"`},
+		{append(base, "--resume", "--method", "asap"), `holds runs of task "SLIA/lastname", method "gcd", not of task "SLIA/lastname", method "asap"`},
 		{append(base, "--resume", "--task", "other"), `not of task "other"`},
 		{append(base, "--resume", "--first", "9223372036854775806"), "--first 9223372036854775806 + --n 2 overflows"},
 		{base, "exists and is not empty"},

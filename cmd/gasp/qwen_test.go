@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/earley"
@@ -112,13 +113,14 @@ func TestSampleQwen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, method := range [][2]string{{"gcd", "0"}, {"mcmc-priority", "2"}} {
+			// gcd: a record a run; mcmc-priority --k 2: the chain's states k = 0…2.
+			for _, method := range [][3]string{{"gcd", "0", "2"}, {"mcmc-priority", "2", "6"}} {
 				var texts [2][]string
 				for e, backend := range []string{llama.CPUBackend, "go"} {
 					t.Setenv("GOMLX_BACKEND", backend)
 					recs, lines := runSampleCmd(t, "--model", dir, "--method", method[0], "--k", method[1])
-					if len(recs) != 2 {
-						t.Fatalf("%s %s: %d records, want 2", method[0], backend, len(recs))
+					if strconv.Itoa(len(recs)) != method[2] {
+						t.Fatalf("%s %s: %d records, want %s", method[0], backend, len(recs), method[2])
 					}
 					for i, r := range recs {
 						var ids []int

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -23,10 +24,13 @@ logp_gcd, valid, status, evals, ...
 
 Methods: gcd (grammar-constrained decoding), rejection (each run draws
 from P until a sentence of the grammar, at most --budget attempts),
-asap (independent adaptive runs; each run's K-th sample, ASAp(K)),
-mcmc-uniform, mcmc-priority, mcmc-restart, mcmc-mix-P (independent
-chains; each chain's state after K MH steps; mcmc-mix-P restarts with
-probability P, else cuts as Priority), cars, ars, rsft (exact samples of
+asap (independent adaptive runs; a record of each run's k-th sample,
+ASAp(k), for k = 1…K), mcmc-uniform, mcmc-priority, mcmc-restart,
+mcmc-priority-pp, mcmc-mix-P (independent chains; a record of each
+chain's state after k MH steps for k = 0…K, as the experiment grid keeps
+them, so that gasp analyze draws KL against k; mcmc-priority-pp is
+Priority as the paper defines it, by the perplexity of P(·|x_1:i);
+mcmc-mix-P restarts with probability P, else cuts as Priority), cars, ars, rsft (exact samples of
 P^G by constrained adaptive rejection sampling and its variants, at most
 --budget attempts per run; the runs of a batch share what cars and ars
 learn, kept across batches and invocations in --trie), smc, smc-N,
@@ -101,8 +105,8 @@ func parseSample(args []string, stdout, stderr io.Writer) (*sampleCmd, int, bool
 	cl.StringVar(&t.Grammar, "grammar", "", "grammar file: GBNF, or a JSON Schema (.json), or a regular expression (.regex)")
 	cl.BoolVar(&t.Lenient, "lenient", false, "treat references to undefined rules as rules with no alternatives")
 	cl.StringVar(&t.Prompt, "prompt", "", "prompt file, or the prompt text")
-	cl.StringVar(&c.name, "method", "gcd", "sampler: gcd, rejection, asap, mcmc-uniform, mcmc-priority, mcmc-restart, mcmc-mix-P, cars, ars, rsft, smc, smc-N, smc-awrs-N")
-	cl.IntVar(&c.k, "k", 1, "MCMC steps, or the ASAp sample number (from 1)")
+	cl.StringVar(&c.name, "method", "gcd", "sampler: "+method.List())
+	cl.IntVar(&c.k, "k", 1, "MCMC steps, or ASAp samples (from 1): records for every k up to K")
 	cl.IntVar(&c.n, "n", 10, "number of runs (samples, chains)")
 	cl.IntVar(&c.first, "first", 0, "index of the first run")
 	cl.Uint64Var(&c.seed, "seed", 1, "random seed of the experiment")
@@ -115,7 +119,7 @@ func parseSample(args []string, stdout, stderr io.Writer) (*sampleCmd, int, bool
 	cl.IntVar(&c.budget, "budget", 20, "rejection, cars, ars, rsft: most attempts per run")
 	cl.StringVar(&c.trie, "trie", "", "cars, ars: read the trie from this file if it exists, write it after each batch")
 	cl.IntVar(&c.batch, "batch", 100, "runs drawn together, one row each")
-	cl.StringVar(&t.Name, "task", "", "task name written in each record (default: the grammar file's path)")
+	cl.StringVar(&t.Name, "task", "", "task name written in each record, from which seeds derive (default: the task's name from --grammar, e.g. SLIA/lastname; go doc ./pkg/experiment TaskName)")
 	cl.StringVar(&c.out, "out", "", "append the records to this run-store file instead of standard output")
 	cl.BoolVar(&c.resume, "resume", false, "with --out: continue a killed run, skipping the runs already in the file")
 	cl.BoolVar(&c.quiet, "quiet", false, "no progress bar")
@@ -145,7 +149,7 @@ func (c *sampleCmd) check() string {
 	bad := firstBad(
 		flagCheck{c.task.Grammar == "", "--grammar is required"},
 		flagCheck{c.task.Prompt == "", "--prompt is required"},
-		flagCheck{err != nil, fmt.Sprintf("unknown --method %q: %v", c.name, err)},
+		flagCheck{err != nil, fmt.Sprintf("--method: %v", err)},
 		flagCheck{c.n < 1, fmt.Sprintf("--n must be at least 1, got %d", c.n)},
 		flagCheck{c.first < 0, fmt.Sprintf("--first must not be negative, got %d", c.first)},
 		flagCheck{c.k < firstK || c.k > method.MaxK, fmt.Sprintf("--k %d out of range [%d, %d]", c.k, firstK, method.MaxK)},
@@ -165,7 +169,8 @@ func (c *sampleCmd) check() string {
 		c.k = 0 // --k is ignored
 	}
 	if c.task.Name == "" {
-		c.task.Name = c.task.Grammar
+		// A --grammar that cannot be read fails when it is read, naming it.
+		c.task.Name, _ = experiment.TaskName(c.task.Grammar)
 	}
 	return bad
 }
@@ -177,6 +182,12 @@ func (c *sampleCmd) run(stdout, stderr io.Writer) error {
 	if err := membound.Check(fmt.Sprintf("--n %d", c.n), 64*float64(c.n)); err != nil {
 		return err
 	}
+	// With --out, Ctrl-C stops between batches, keeping the file resumable.
+	ctx, stop := context.Background(), func() bool { return false }
+	if c.out != "" {
+		ctx, stderr, stop = interruptible("gasp sample", stderr)
+	}
+	defer stop()
 	// Open the output first: a refused resume should not wait for the model.
 	emit, stored, closeOut, err := c.output(stdout, stderr)
 	if err != nil {
@@ -185,7 +196,7 @@ func (c *sampleCmd) run(stdout, stderr io.Writer) error {
 	defer closeOut()
 	var todo []int
 	for i := c.first; i < c.first+c.n; i++ {
-		if !stored[runs.Sample{K: c.k, Run: i}] {
+		if !c.runStored(stored, i) {
 			todo = append(todo, i)
 		}
 	}
@@ -215,8 +226,32 @@ func (c *sampleCmd) run(stdout, stderr io.Writer) error {
 		}
 	}
 	b := newBar(stderr, c.quiet, len(todo)*method.Units(c.meth, c.k), c.name)
-	defer b.finish()
-	return c.draw(t, todo, trie, b, emit, stderr)
+	written := 0
+	err = c.draw(ctx, t, todo, trie, b, func(r runs.Record) error {
+		if stored[runs.Sample{K: r.K, Run: r.Run}] {
+			return nil // kept from a killed run: the same record
+		}
+		written++
+		return emit(r)
+	}, stderr)
+	b.finish()
+	if stop() && errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "gasp sample: interrupted: %d records written to %s in this run; the same command with --resume continues it\n", written, c.out)
+		return exitCode(130)
+	}
+	return err
+}
+
+// runStored reports whether stored holds every record of run i: one per k
+// of the method's steps up to --k (k = 0 for a method without steps).
+func (c *sampleCmd) runStored(stored map[runs.Sample]bool, i int) bool {
+	lo, hi := c.meth.Steps().Range(c.k)
+	for k := lo; k <= hi; k++ {
+		if !stored[runs.Sample{K: k, Run: i}] {
+			return false
+		}
+	}
+	return true
 }
 
 // output returns where records go (standard output, or --out), with the
@@ -253,7 +288,7 @@ func (c *sampleCmd) output(stdout, stderr io.Writer) (emit func(runs.Record) err
 
 // draw draws the runs todo (ascending), batch by batch, and emits their
 // records. cars and ars learn in trie, saved in --trie after each batch.
-func (c *sampleCmd) draw(t *experiment.Task, todo []int, trie *sample.Trie, b *bar, emit func(runs.Record) error, stderr io.Writer) error {
+func (c *sampleCmd) draw(ctx context.Context, t *experiment.Task, todo []int, trie *sample.Trie, b *bar, emit func(runs.Record) error, stderr io.Writer) error {
 	rejecting := method.Rejects(c.meth)
 	ended := func(r *sample.Record) {
 		if !rejecting || r.Valid() {
@@ -265,7 +300,7 @@ func (c *sampleCmd) draw(t *experiment.Task, todo []int, trie *sample.Trie, b *b
 	// batch of the same size, which reproduces it bit for bit. Offsets
 	// from --first, not run numbers, are stepped: they cannot overflow.
 	for off := 0; off < c.n; off += min(c.batch, c.n-off) {
-		batch := experiment.Batch{Seed: c.seed, First: c.first + off, Size: min(c.batch, c.n-off), K: c.k, At: []int{c.k},
+		batch := experiment.Batch{Seed: c.seed, First: c.first + off, Size: min(c.batch, c.n-off), K: c.k,
 			Budget: c.budget, Trie: trie, Ended: ended}
 		for _, i := range todo {
 			if i >= batch.First && i-batch.First < batch.Size {
@@ -275,7 +310,10 @@ func (c *sampleCmd) draw(t *experiment.Task, todo []int, trie *sample.Trie, b *b
 		if len(batch.Runs) == 0 {
 			continue
 		}
-		recs, err := t.Draw(context.Background(), c.name, c.meth, batch)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		recs, err := t.Draw(ctx, c.name, c.meth, batch)
 		if err == nil && c.trie != "" {
 			if err = experiment.SaveTrie(c.trie, trie); err != nil {
 				err = fmt.Errorf("--trie: %w", err)

@@ -71,15 +71,16 @@ func TestSampleResume(t *testing.T) {
 	full := filepath.Join(dir, "full.jsonl")
 	gaspOK(t, resumeArgs(full))
 	want := withoutElapsed(t, full)
-	if len(want) != 6 {
-		t.Fatalf("%d records, want 6", len(want))
+	if len(want) != 18 {
+		t.Fatalf("%d records, want 18 (6 runs, k = 0, 1, 2)", len(want))
 	}
 
-	// Killed while writing the first record of the second batch.
+	// Killed while writing the second record (k = 1) of the second batch's
+	// first run: that run's k = 0 is kept, and resuming adds only the rest.
 	b, _ := os.ReadFile(full)
 	lines := strings.SplitAfter(string(b), "\n")
 	cut := filepath.Join(dir, "cut.jsonl")
-	torn := lines[0] + lines[1] + lines[2][:len(lines[2])/2]
+	torn := strings.Join(lines[:7], "") + lines[7][:len(lines[7])/2]
 	if err := os.WriteFile(cut, []byte(torn), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestSampleResume(t *testing.T) {
 		t.Errorf("without --resume: exit %d, %q; want a refusal", code, stderr.String())
 	}
 	msg := gaspOK(t, resumeArgs(cut, "--resume"))
-	if !strings.Contains(msg, "warning") || !strings.Contains(msg, "cut.jsonl:3") {
+	if !strings.Contains(msg, "warning") || !strings.Contains(msg, "cut.jsonl:8") {
 		t.Errorf("no warning about the torn line: %q", msg)
 	}
 	if got := withoutElapsed(t, cut); strings.Join(got, "\n") != strings.Join(want, "\n") {

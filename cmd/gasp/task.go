@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/gasplab/gasp/pkg/experiment"
 	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/modroot"
 )
 
 // openTask opens the task a command's flags describe: c.Grammar is the
@@ -39,7 +41,8 @@ func openTask(c experiment.TaskConfig, warn io.Writer) (*experiment.Task, error)
 
 // runConfigured runs a command whose flags parse into a configuration c:
 // parse says done, with the exit code, for help and usage errors; an error
-// of c.run exits 1, printed after the command's name.
+// of c.run exits 1, printed after the command's name, but an exitCode,
+// whose command has said why, exits with it.
 func runConfigured[C interface {
 	run(stdout, stderr io.Writer) error
 }](name string, parse func([]string, io.Writer, io.Writer) (C, int, bool),
@@ -48,46 +51,40 @@ func runConfigured[C interface {
 	if done {
 		return code
 	}
-	if err := c.run(stdout, stderr); err != nil {
+	err := c.run(stdout, stderr)
+	var exit exitCode
+	switch {
+	case errors.As(err, &exit):
+		return int(exit)
+	case err != nil:
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 1
 	}
 	return 0
 }
 
-// defaultTask returns the directory of a task of the repository: rel
+// exitCode is the error of a command that has said why it stopped and ends
+// with this exit status (130 after an interrupt, as a shell reports one).
+type exitCode int
+
+func (c exitCode) Error() string { return fmt.Sprintf("exit status %d", int(c)) }
+
+// defaultTask returns the directory of a task of the gasp module: rel
 // relative to its root.
 func defaultTask(rel string) (string, error) {
-	root, err := repoRoot()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(root, rel), nil
+	return modroot.Path(rel)
 }
 
-// defaultModelDir is the embedded tiny model, relative to the repository root.
-const defaultModelDir = "data/models/tiny"
-
-// findDefaultModel looks for data/models/tiny in the current directory and
-// its parents, up to the directory holding go.mod.
+// findDefaultModel returns the embedded model of the gasp module
+// (package modroot: GASP_ROOT, else found from the working directory or
+// where gasp was built).
 func findDefaultModel() (string, error) {
-	wd, err := os.Getwd()
+	dir, err := modroot.Path(experiment.EmbeddedModel)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("default model: %w; or give --model DIR", err)
 	}
-	for d := wd; ; {
-		cand := filepath.Join(d, defaultModelDir)
-		if _, err := os.Stat(filepath.Join(cand, "config.json")); err == nil {
-			return cand, nil
-		}
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			break
-		}
-		p := filepath.Dir(d)
-		if p == d {
-			break
-		}
-		d = p
+	if _, err := os.Stat(filepath.Join(dir, "config.json")); err != nil {
+		return "", fmt.Errorf("default model: %w; give --model DIR", err)
 	}
-	return "", fmt.Errorf("default model %s not found from %s; give --model DIR", defaultModelDir, wd)
+	return dir, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gasplab/gasp/pkg/jsontext"
 	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/method"
+	"github.com/gasplab/gasp/pkg/modroot"
 )
 
 // Config is an experiment: a grid of tasks × methods × runs, sampled with
@@ -103,16 +104,8 @@ func Load(path string) (*Config, error) {
 		return nil, err
 	}
 	c.Root = abs
-	for d := abs; ; {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			c.Root = d
-			break
-		}
-		p := filepath.Dir(d)
-		if p == d {
-			break
-		}
-		d = p
+	if mod, ok := modroot.Nearest(abs); ok {
+		c.Root = mod
 	}
 	return c, nil
 }

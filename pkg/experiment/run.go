@@ -75,6 +75,7 @@ type Summary struct {
 	Deferred int // batches left because their (task, method) spent Options.TaskTime
 	Limited  bool
 	Elapsed  time.Duration
+	Store    string // the run store's directory
 }
 
 // unit is one batch of the grid: runs [lo, hi) of method on task.
@@ -156,6 +157,7 @@ func newRunner(cfg *Config, opt Options) (*runner, error) {
 	if r.dir == "" {
 		r.dir = cfg.path(filepath.Join("mcmc", cfg.Name))
 	}
+	r.sum.Store = r.dir
 	if r.tasks, err = cfg.TaskList(); err != nil {
 		return nil, err
 	}
@@ -214,7 +216,7 @@ func (r *runner) run(ctx context.Context, start time.Time) error {
 		r.spent[key] += time.Since(t0)
 		el := time.Since(start)
 		eta := time.Duration(float64(el) / float64(i+1) * float64(len(r.todo)-i-1))
-		r.say("[%d/%d] %s %s runs %d–%d: %d records (%d valid), %.1fs; elapsed %s, eta %s",
+		r.say("[%d/%d] %s %s runs %d–%d: %d records appended (%d valid), %.1fs; elapsed %s, eta %s",
 			i+1, len(r.todo), key[0], u.method, u.lo, u.hi-1, n, valid,
 			time.Since(t0).Seconds(), el.Round(time.Second), eta.Round(time.Second))
 		if r.opt.Limit > 0 && r.sum.Records >= r.opt.Limit {
@@ -279,7 +281,8 @@ func (r *runner) load(ctx context.Context) (*gridModel, map[int][]int, error) {
 }
 
 // batch samples the runs of u and appends their records, returning how
-// many records it made and how many are valid. An adaptive method (cars,
+// many records it appended (fewer than it drew at Options.Limit) and how
+// many of those are valid. An adaptive method (cars,
 // ars) learns in the task's trie kept in the store (TriePath), read before
 // the batch and written after it.
 func (r *runner) batch(ctx context.Context, t *Task, u unit) (n, valid int, err error) {
@@ -302,18 +305,13 @@ func (r *runner) batch(ctx context.Context, t *Task, u unit) (n, valid int, err 
 	if r.opt.Limit > 0 {
 		limit = r.opt.Limit - r.sum.Records
 	}
-	added, err := appendRecords(ctx, r.dir, r.cfg.storeOptions(), recs, limit, r.opt.LockWait)
+	added, valid, err := appendRecords(ctx, r.dir, r.cfg.storeOptions(), recs, limit, r.opt.LockWait)
 	r.sum.Records += added
 	if err != nil {
 		return 0, 0, err
 	}
 	r.sum.Ran++
-	for _, rec := range recs {
-		if rec.Valid {
-			valid++
-		}
-	}
-	return len(recs), valid, nil
+	return added, valid, nil
 }
 
 // scanStore returns, per (task, method) of units, the records stored in
@@ -408,13 +406,13 @@ func ProposalRecord(s *mcmc.Step) *runs.Proposal {
 
 // appendRecords appends the records not yet stored, taking the store's
 // lock for the time it takes (waiting up to wait for another writer), and
-// stops after limit records when limit ≥ 0. It returns how many it appended.
-func appendRecords(ctx context.Context, dir string, opt runs.Options, recs []runs.Record, limit int, wait time.Duration) (int, error) {
+// stops after limit records when limit ≥ 0. It returns how many it
+// appended, and how many of those are valid.
+func appendRecords(ctx context.Context, dir string, opt runs.Options, recs []runs.Record, limit int, wait time.Duration) (n, valid int, err error) {
 	st, err := openStore(ctx, dir, opt, wait)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	n := 0
 	for _, r := range recs {
 		if limit >= 0 && n >= limit {
 			break
@@ -422,18 +420,21 @@ func appendRecords(ctx context.Context, dir string, opt runs.Options, recs []run
 		has, err := st.Has(r.Task, r.Method, r.K, r.Run)
 		if err != nil {
 			st.Close()
-			return n, err
+			return n, valid, err
 		}
 		if has {
 			continue
 		}
 		if err := st.Append(r); err != nil {
 			st.Close()
-			return n, err
+			return n, valid, err
 		}
 		n++
+		if r.Valid {
+			valid++
+		}
 	}
-	return n, st.Close()
+	return n, valid, st.Close()
 }
 
 // settingsDiff names the sampling settings in which a and b differ ("" if

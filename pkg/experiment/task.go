@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,6 +21,7 @@ import (
 	"github.com/gasplab/gasp/pkg/mcmc"
 	"github.com/gasplab/gasp/pkg/method"
 	"github.com/gasplab/gasp/pkg/model"
+	"github.com/gasplab/gasp/pkg/modroot"
 	"github.com/gasplab/gasp/pkg/runs"
 	"github.com/gasplab/gasp/pkg/sample"
 )
@@ -38,14 +41,20 @@ type Task struct {
 // TaskConfig says what OpenTask opens.
 type TaskConfig struct {
 	// Dir is a task directory, with a grammar file (TaskGrammarNames) and
-	// prompt.txt; or give
-	// Grammar and Prompt.
+	// prompt.txt; or give Grammar and Prompt. A relative Dir that is not
+	// there from the working directory is taken from the gasp module's
+	// directory (package modroot: GASP_ROOT, or found from the working
+	// directory or the program's source), so "data/gad/SLIA/lastname"
+	// opens from anywhere.
 	Dir     string
 	Grammar string // grammar file
 	Prompt  string // the prompt's text
-	Name    string // the task's name ("": Dir, else Grammar)
-	Lenient bool   // compile treating undefined rules as empty
-	// Model is a model directory or a Hugging Face hub id; Template the
+	// Name is the task's name in records and seeds; "" names it by
+	// TaskName(Dir, else Grammar), which does not depend on the spelling.
+	Name    string
+	Lenient bool // compile treating undefined rules as empty
+	// Model is a model directory or a Hugging Face hub id ("": the
+	// embedded model, data/models/tiny of the gasp module); Template the
 	// prompt template ("chat", "raw", "": chat when the tokenizer has it).
 	Model, Template string
 	MaxNew          int          // length cap of a completion, EOS included
@@ -66,14 +75,18 @@ type TaskConfig struct {
 // A grammar's errors come back as a grammar.ErrorList. Close the task when
 // done.
 func OpenTask(ctx context.Context, c TaskConfig) (*Task, error) {
-	switch {
-	case c.Model == "":
-		return nil, errors.New("experiment: TaskConfig.Model is required")
-	case c.MaxNew < 1:
+	if c.MaxNew < 1 {
 		return nil, fmt.Errorf("experiment: TaskConfig.MaxNew must be at least 1, got %d", c.MaxNew)
 	}
 	if err := c.fromDir(); err != nil {
 		return nil, err
+	}
+	if c.Model == "" {
+		dir, err := modroot.Path(EmbeddedModel)
+		if err != nil {
+			return nil, fmt.Errorf("experiment: the embedded model: %w", err)
+		}
+		c.Model = dir
 	}
 	compile, err := compiler(c.Grammar, c.Lenient, c.Warn)
 	if err != nil {
@@ -129,29 +142,61 @@ func (r *runner) task(m *gridModel, i int, prompt []int) (*Task, error) {
 	return &Task{Name: files.Name, LM: lm.Finite(sized), Sample: scfg, Prompt: prompt, Decode: m.Decode}, nil
 }
 
-// fromDir fills Grammar, Prompt and Name from Dir.
+// EmbeddedModel is the embedded tiny model's directory, relative to the
+// gasp module's.
+const EmbeddedModel = "data/models/tiny"
+
+// fromDir fills Grammar and Prompt from Dir, and Name when it is empty.
 func (c *TaskConfig) fromDir() error {
 	if c.Dir != "" {
-		text, err := infile.Read(filepath.Join(c.Dir, "prompt.txt"), MaxPromptBytes)
+		dir, err := TaskDir(c.Dir)
 		if err != nil {
 			return err
 		}
-		g, err := taskGrammar(c.Dir)
+		text, err := infile.Read(filepath.Join(dir, "prompt.txt"), MaxPromptBytes)
+		if err != nil {
+			return err
+		}
+		g, err := taskGrammar(dir)
 		if err != nil {
 			return err
 		}
 		if g == "" {
-			return fmt.Errorf("%s: no grammar file (%s)", c.Dir, strings.Join(TaskGrammarNames[:], ", "))
+			return fmt.Errorf("%s: no grammar file (%s)", dir, strings.Join(TaskGrammarNames[:], ", "))
 		}
-		c.Grammar, c.Prompt = g, string(text)
-		if c.Name == "" {
-			c.Name = filepath.ToSlash(c.Dir)
-		}
+		c.Dir, c.Grammar, c.Prompt = dir, g, string(text)
 	}
 	if c.Name == "" {
-		c.Name = c.Grammar
+		path := c.Dir
+		if path == "" {
+			path = c.Grammar
+		}
+		name, err := TaskName(path)
+		if err != nil {
+			return err
+		}
+		c.Name = name
 	}
 	return nil
+}
+
+// TaskDir returns the task directory dir: as it is when it exists (or is
+// absolute), else, when relative, the one under the gasp module's
+// directory (package modroot). The error names both places.
+func TaskDir(dir string) (string, error) {
+	_, err := os.Stat(dir)
+	if err == nil || filepath.IsAbs(dir) || !errors.Is(err, fs.ErrNotExist) {
+		return dir, nil
+	}
+	root, rerr := modroot.Find()
+	if rerr != nil {
+		return "", fmt.Errorf("task %s: not in the working directory, and %w", dir, rerr)
+	}
+	under := filepath.Join(root, dir)
+	if _, err := os.Stat(under); err != nil {
+		return "", fmt.Errorf("task %s: neither in the working directory nor in the gasp module: %w", dir, err)
+	}
+	return under, nil
 }
 
 // Close releases the model OpenTask loaded.

@@ -133,7 +133,7 @@ func TestUserMethod(t *testing.T) {
 // Misused, OpenTask and Draw say what is wrong.
 func TestTaskMisuse(t *testing.T) {
 	ctx := context.Background()
-	for _, c := range []TaskConfig{{Dir: "testdata/tasks/toy/bv", MaxNew: 4}, {Dir: "testdata/tasks/toy/bv", Model: "../../data/models/tiny"}} {
+	for _, c := range []TaskConfig{{Dir: "testdata/tasks/toy/nosuch", MaxNew: 4}, {Dir: "testdata/tasks/toy/bv", Model: "../../data/models/tiny"}} {
 		if _, err := OpenTask(ctx, c); err == nil {
 			t.Errorf("OpenTask(%+v) accepted", c)
 		}

@@ -97,9 +97,10 @@
 // Options.Backend, else $GOMLX_BACKEND, else DefaultBackend() selects the engine: "cpu" (CPUBackend, below),
 // or a GoMLX backend. By default this package links only GoMLX's pure-Go backend "go"
 // (github.com/gomlx/compute/gobackend), which needs no cgo and no downloads; built with -tags xla it also
-// links XLA/PJRT ("xla:cpu", "xla:cuda"; see environment.md). DefaultBackend is "cpu" where the cpu engine's
-// AVX2 or AVX-512 kernels run, else "go". Build with
-// GOEXPERIMENT=simd for the pure-Go backend's AVX2/AVX-512 matrix kernels, and run such binaries with
+// links XLA/PJRT ("xla:cpu", "xla:cuda"; see environment.md). DefaultBackend is "cpu" in every build: its
+// portable kernels, in a build without GOEXPERIMENT=simd, are still faster than the pure-Go backend (the
+// demo's time in BENCHMARKS.md). Build with
+// GOEXPERIMENT=simd for the cpu engine's and the pure-Go backend's AVX2/AVX-512 kernels, and run such binaries with
 // GODEBUG=cpu.fma=off (math.Exp is otherwise 100× slower in them; scripts/goenv.sh sets both). BackendConfig
 // adds "ops_sequential" to pure-Go configurations: its parallel op scheduler can deadlock. On the pure-Go
 // backend the Linear weights are kept transposed, [in, out], the layout its SIMD kernels run fastest on; on XLA
@@ -112,7 +113,8 @@
 // Backend "cpu" runs the same model without GoMLX, in float32, with the kernels of internal/kernels:
 // AVX-512 matrix products (4 rows × 32 columns of fused multiply-adds a step, ~90 GFLOP/s on one core
 // here), attention, softmax and SwiGLU on vectors of 16; AVX2 versions on vectors of 8 (~55 % of that)
-// where AVX-512 is missing, and portable Go (~2 GFLOP/s) without either or GOEXPERIMENT=simd. It
+// where AVX-512 is missing, and portable Go (~2–4 GFLOP/s: 4 rows × 2 columns of sums in registers) without
+// either or GOEXPERIMENT=simd; it is the default engine in every build. It
 // exists because the GoMLX graph, interpreted by the pure-Go backend op by op, spent four fifths of a decode
 // step outside its matrix kernels (reshapes and concatenations copying tensors, softmax over every cache
 // slot, exps); rewriting the graphs had taken batch 64 from 3,100 to only 4,500 tokens/s a core. The engine differs from the graphs in what it skips, not in

@@ -19,18 +19,25 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 
 	"github.com/gasplab/gasp/pkg/hf"
-	"github.com/gasplab/gasp/pkg/llama/internal/kernels"
 )
 
 // DefaultBackend returns the backend used when neither Options.Backend nor $GOMLX_BACKEND names one: the
-// cpu engine (CPUBackend) where its vector kernels run — amd64 binaries built with GOEXPERIMENT=simd, on a
-// CPU with AVX2 or AVX-512 — and otherwise GoMLX's pure-Go backend "go" (package
-// github.com/gomlx/compute/gobackend).
-func DefaultBackend() string {
-	if kernels.Fast() {
-		return CPUBackend
+// cpu engine (CPUBackend), on every CPU and build. Its kernels are AVX-512 or AVX2 in amd64 binaries built with
+// GOEXPERIMENT=simd, portable Go otherwise (CPUKernels says which, SIMDKernels what a SIMD build would run);
+// even portable, it is faster than GoMLX's pure-Go backend "go" on the models gasp runs on a CPU, which
+// interprets a step op by op.
+func DefaultBackend() string { return CPUBackend }
+
+// Backend returns the backend a model opened with Options.Backend b runs on: b, else $GOMLX_BACKEND, else
+// DefaultBackend().
+func Backend(b string) string {
+	if b != "" {
+		return b
 	}
-	return "go"
+	if b = os.Getenv(backends.ConfigEnvVar); b != "" {
+		return b
+	}
+	return DefaultBackend()
 }
 
 // DefaultMaxSeq bounds the default cache length (Options.MaxSeq = 0): the smaller of this and the model's
@@ -255,12 +262,7 @@ func newModel(cfg Config, opts Options, ckpt hf.DType) (*Model, error) {
 	if opts.PrefillChunk == 0 {
 		opts.PrefillChunk = min(DefaultPrefillChunk, opts.MaxSeq)
 	}
-	if opts.Backend == "" {
-		opts.Backend = os.Getenv(backends.ConfigEnvVar)
-		if opts.Backend == "" {
-			opts.Backend = DefaultBackend()
-		}
-	}
+	opts.Backend = Backend(opts.Backend)
 	dt, err := ResolveDType(opts.DType, opts.Backend, ckpt)
 	if err != nil {
 		return nil, err

@@ -10,10 +10,18 @@ import (
 )
 
 // Names returns the built-in methods with fixed names; the parametrised
-// ones (mcmc-mix-P, smc-N, smc-awrs-N) are in Parse.
+// ones are Patterns.
 func Names() []string {
 	return []string{"gcd", "asap", "mcmc-uniform", "mcmc-priority", "mcmc-restart", "mcmc-priority-pp", "rejection", "cars", "ars", "rsft", "smc"}
 }
+
+// Patterns returns the forms of the parametrised built-in methods' names
+// (P a probability, N a count; see Parse).
+func Patterns() []string { return []string{"mcmc-mix-P", "smc-N", "smc-awrs-N"} }
+
+// List is every built-in method's name or name pattern, comma-separated:
+// what a usage message or an error lists.
+func List() string { return strings.Join(append(Names(), Patterns()...), ", ") }
 
 // DefaultParticles is the number of particles of the method "smc".
 const DefaultParticles = 10
@@ -70,7 +78,7 @@ func Parse(name string) (Method, error) {
 			return SMC{sample.SMCOptions{Particles: n, ESS: 0.5, AWRS: awrs}}, nil
 		}
 	}
-	return nil, fmt.Errorf("unknown method %q (want %s, mcmc-mix-P, smc-N or smc-awrs-N)", name, strings.Join(Names(), ", "))
+	return nil, fmt.Errorf("unknown method %q (want one of %s)", name, List())
 }
 
 // Resolve returns the method a name stands for: user's, when it names

@@ -29,6 +29,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/gasplab/gasp/pkg/modroot"
 )
 
 // Repo is the repository checkout a notebook runs in.
@@ -37,14 +39,14 @@ type Repo struct {
 }
 
 // FromDir returns the repository of a notebook in directory dir (GoNB's
-// GONB_DIR): its parent, which must hold go.mod.
+// GONB_DIR): its parent, which must be the gasp module (package modroot).
 func FromDir(dir string) (Repo, error) {
 	if dir == "" {
 		return Repo{}, errors.New("notebook: GONB_DIR is not set: run the notebook with the GoNB kernel (notebooks/README.md)")
 	}
 	root := filepath.Join(dir, "..")
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		return Repo{}, fmt.Errorf("notebook: %s is not a notebook directory of the repository: %w", dir, err)
+	if !modroot.Is(root) {
+		return Repo{}, fmt.Errorf("notebook: %s is not a notebook directory of the repository: %s holds no go.mod of module %s", dir, root, modroot.Module)
 	}
 	return Repo{Root: root}, nil
 }
