@@ -16,7 +16,7 @@
 //	cfg.Methods = append(cfg.Methods, "mcmc-floor")
 //	sum, err := experiment.Run(ctx, cfg, experiment.Options{Methods: map[string]method.Method{"mcmc-floor": floor}})
 //
-// (pkg/analysis takes a method named "mcmc-…" for an MCMC method.)
+// (pkg/analysis tells a chain by its records, k = 0…K, whatever its name.)
 //
 // # Drawing from one task
 //
