@@ -35,7 +35,8 @@ func Compile(filename string, src []byte, start string) (*grammar.Grammar, error
 	if err != nil {
 		return nil, err
 	}
-	c := &compiler{filename: filename, defs: map[string]*def{}, lowered: map[string]bool{}}
+	c := &compiler{filename: filename, defs: map[string]*def{}, lowered: map[string]bool{},
+		nullMemo: map[string]bool{}, nullBusy: map[string]bool{}, acyclic: map[string]bool{}, setMemo: map[string][2]runeSet{}}
 	if err := c.collect(f); err != nil {
 		return nil, err
 	}
@@ -56,8 +57,13 @@ type compiler struct {
 	defs     map[string]*def // by name: the file's, and imported ones
 	lowered  map[string]bool // definitions emitted so far
 	rules    []*grammar.RuleDef
-	ignore   bool // whether there is an %ignore
-	errs     grammar.ErrorList
+	ignore   bool   // whether there is an %ignore
+	tokens   []node // the terminals used in rules, for checkGreedy
+	// Memos by terminal name: nullability (busy while being computed),
+	// names known not to be recursive, and character sets.
+	nullMemo, nullBusy, acyclic map[string]bool
+	setMemo                     map[string][2]runeSet
+	errs                        grammar.ErrorList
 }
 
 var common = func() *file {
@@ -156,6 +162,10 @@ func (c *compiler) compile(f *file, start string) (*grammar.Grammar, error) {
 	if err := c.errs.Err(); err != nil {
 		return nil, err
 	}
+	c.checkGreedy(f.ignores)
+	if err := c.errs.Err(); err != nil {
+		return nil, err
+	}
 	g, _, err := grammar.CompileSyntax(&grammar.File{Filename: c.filename, Rules: c.rules}, grammar.Options{Start: rootRule})
 	return g, err
 }
@@ -211,6 +221,7 @@ func (c *compiler) lower(x node, inTerm bool) grammar.Expr {
 		if inTerm || !c.ignore || e == nil {
 			return e
 		}
+		c.tokens = append(c.tokens, x)
 		return seq(e.Pos(), []grammar.Expr{e, c.ignoreRef(e.Pos())})
 	}
 	switch x := x.(type) {
@@ -309,8 +320,9 @@ func (c *compiler) regexp(x *reNode) grammar.Expr {
 	return e
 }
 
-// nullable reports whether a terminal expression matches "". seen guards
-// against recursion (reported elsewhere); nil means x has no names.
+// nullable reports whether a terminal expression matches "". A name being
+// computed counts as not nullable (recursion is reported elsewhere). seen
+// is unused.
 func (c *compiler) nullable(x node, seen map[string]bool) bool {
 	switch x := x.(type) {
 	case *altNode:
@@ -331,12 +343,17 @@ func (c *compiler) nullable(x node, seen map[string]bool) bool {
 		return x.min == 0 || c.nullable(x.x, seen)
 	case *nameNode:
 		d := c.defs[x.name]
-		if d == nil || seen[x.name] || !isTerminalName(strings.TrimPrefix(x.name, "common.")) {
+		if d == nil || c.nullBusy[x.name] || !isTerminalName(strings.TrimPrefix(x.name, "common.")) {
 			return false
 		}
-		seen[x.name] = true
-		defer delete(seen, x.name)
-		return c.nullable(d.body, seen)
+		if v, ok := c.nullMemo[x.name]; ok {
+			return v
+		}
+		c.nullBusy[x.name] = true
+		v := c.nullable(d.body, seen)
+		c.nullBusy[x.name] = false
+		c.nullMemo[x.name] = v
+		return v
 	case *litNode:
 		return x.s == ""
 	case *reNode:
@@ -366,8 +383,10 @@ func (c *compiler) recursion(x node, path []string) string {
 				return x.name
 			}
 		}
-		if d := c.defs[x.name]; d != nil && isTerminalName(strings.TrimPrefix(x.name, "common.")) {
-			return c.recursion(d.body, append(path, x.name))
+		if d := c.defs[x.name]; d != nil && !c.acyclic[x.name] && isTerminalName(strings.TrimPrefix(x.name, "common.")) {
+			n := c.recursion(d.body, append(path, x.name))
+			c.acyclic[x.name] = n == ""
+			return n
 		}
 	}
 	return ""
@@ -404,4 +423,54 @@ func alt(xs []grammar.Expr) grammar.Expr {
 		return xs[0]
 	}
 	return &grammar.Alt{Alts: xs}
+}
+
+// checkGreedy refuses a grammar in which an ignored terminal could run on
+// into what follows it. Lark matches an ignored terminal once, greedily,
+// where this grammar lets it end anywhere: the two agree when no token,
+// and no other ignored terminal, can begin with a character the ignored
+// terminal contains (whitespace before tokens that do not begin with
+// whitespace, say), and this is checked.
+func (c *compiler) checkGreedy(ignores []node) {
+	firsts := make([]runeSet, len(ignores))
+	chars := make([]runeSet, len(ignores))
+	for k, x := range ignores {
+		firsts[k], chars[k] = c.charSets(x, map[string]bool{})
+	}
+	for k, x := range ignores {
+		conflict := func(y node, first runeSet) bool {
+			if !first.intersects(chars[k]) {
+				return false
+			}
+			c.errs.Addf(y.pos(), "%s can begin with %q, which the ignored terminal at %s can contain: Lark matches ignored terminals greedily, which this front end cannot express (see the package doc)",
+				describe(y), first.sample(chars[k]), x.pos())
+			return true
+		}
+		for j, y := range ignores {
+			if j != k && conflict(y, firsts[j]) {
+				break
+			}
+		}
+		for _, t := range c.tokens {
+			first, _ := c.charSets(t, map[string]bool{})
+			if conflict(t, first) {
+				break
+			}
+		}
+	}
+}
+
+// describe names a terminal node for errors.
+func describe(x node) string {
+	switch x := x.(type) {
+	case *nameNode:
+		return "terminal " + x.name
+	case *litNode:
+		return fmt.Sprintf("the literal %q", x.s)
+	case *reNode:
+		return fmt.Sprintf("the regular expression /%s/", x.pattern)
+	case *rangeNode:
+		return fmt.Sprintf("the range %q..%q", x.lo, x.hi)
+	}
+	return "the ignored terminal"
 }

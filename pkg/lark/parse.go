@@ -63,8 +63,8 @@ type def struct {
 
 // importDecl is one imported name: %import common.NAME [-> ALIAS].
 type importDecl struct {
-	p          grammar.Pos
-	name, as   string
+	p        grammar.Pos
+	name, as string
 }
 
 // file is a parsed grammar.
