@@ -64,11 +64,14 @@
 // Ignored terminals are matched greedily by Lark: a comment %ignore'd as
 // "#" /[^\n]/* runs to the end of its line, where the grammar here would
 // let it stop anywhere. The two agree when no token, and no other ignored
-// terminal, can begin with a character that an ignored terminal contains
-// (whitespace before tokens that do not begin with whitespace); a grammar
-// where that could fail is refused with an error naming the token and the
-// ignored terminal. So %ignore WS is supported and %ignore of comment
-// terminals, in general, is not.
+// terminal, can begin with a character that extends a complete match of an
+// ignored terminal (computed exactly, on an automaton); a grammar where
+// that fails is refused with an error naming the token and the ignored
+// terminal. So %ignore WS (before tokens that do not begin with
+// whitespace) and %ignore of /* */ comments (which nothing extends) are
+// supported, and %ignore of comments that run to the end of the line is
+// not. The ignored terminals are assumed to be matched longest-first by
+// Python, as whitespace and comments are.
 //
 // # How
 //

@@ -45,7 +45,7 @@ func TestErrors(t *testing.T) {
 		{"start: \"\\x4\"\n", `g.lark:1:8: truncated \x escape`},
 		{"start: \"\\xZZ\"\n", `g.lark:1:8: bad \x escape`},
 		{"start: \"a\" $\n", "g.lark:1:12: unexpected character '$'"},
-		{"start: A\nA: \"a\"\n%ignore \" \"\n%ignore \"#\" /[^\\n]/*\n", "g.lark:1:8: terminal A can begin with 'a', which the ignored terminal at g.lark:4:9 can contain"},
+		{"start: A\nA: \"a\"\n%ignore \" \"\n%ignore \"#\" /[^\\n]/*\n", "g.lark:1:8: terminal A can begin with 'a', with which the ignored terminal at g.lark:4:9 can go on"},
 		{"start: \"a\"\n%ignore /x*/\n", "g.lark:2:9: terminal %ignore matches the empty string"},
 		{"start: \"a\" \xff\n", "g.lark:1:1: grammar is not valid UTF-8"},
 	}
@@ -64,5 +64,40 @@ func TestStart(t *testing.T) {
 	}
 	if _, err := Compile("g.lark", []byte("A: \"x\"\n"), "A"); err == nil {
 		t.Fatal("a terminal as the start rule is not an error")
+	}
+}
+
+// TestExtensions checks the characters that extend complete matches of
+// some terminals.
+func TestExtensions(t *testing.T) {
+	cases := []struct {
+		src string // defines T
+		in  string // characters in the set
+		out string // characters not in it
+	}{
+		{"T: /[ \\t]+/", " \t", "a\n"},
+		{"T: \"/*\" /[^*]/* \"*/\"", "", "a*/ \n"},
+		{"T: \"#\" /[^\\n]/*", "a #", "\n"},
+		{"T: \"ab\" | \"abc\"i", "cC", "ab"},
+		{"T: \"x\" ~ 2..3", "x", "y"},
+	}
+	for _, c := range cases {
+		f, err := parse("g.lark", c.src+"\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp := &compiler{defs: map[string]*def{}, nullMemo: map[string]bool{}, nullBusy: map[string]bool{}, acyclic: map[string]bool{}, setMemo: map[string][2]runeSet{}}
+		cp.collect(f)
+		ext := cp.extensions(&nameNode{name: "T"})
+		for _, r := range c.in {
+			if !ext.intersects(runeSet{{Lo: r, Hi: r}}) {
+				t.Errorf("%s: %q is not in %v", c.src, r, ext)
+			}
+		}
+		for _, r := range c.out {
+			if ext.intersects(runeSet{{Lo: r, Hi: r}}) {
+				t.Errorf("%s: %q is in %v", c.src, r, ext)
+			}
+		}
 	}
 }

@@ -428,21 +428,23 @@ func alt(xs []grammar.Expr) grammar.Expr {
 // checkGreedy refuses a grammar in which an ignored terminal could run on
 // into what follows it. Lark matches an ignored terminal once, greedily,
 // where this grammar lets it end anywhere: the two agree when no token,
-// and no other ignored terminal, can begin with a character the ignored
-// terminal contains (whitespace before tokens that do not begin with
-// whitespace, say), and this is checked.
+// and no other ignored terminal, can begin with a character that extends
+// a complete match of the ignored terminal (whitespace before tokens that
+// do not begin with whitespace; anything after a /* */ comment, which no
+// character extends), and this is checked.
 func (c *compiler) checkGreedy(ignores []node) {
 	firsts := make([]runeSet, len(ignores))
 	chars := make([]runeSet, len(ignores))
 	for k, x := range ignores {
-		firsts[k], chars[k] = c.charSets(x, map[string]bool{})
+		firsts[k], _ = c.charSets(x, map[string]bool{})
+		chars[k] = c.extensions(x)
 	}
 	for k, x := range ignores {
 		conflict := func(y node, first runeSet) bool {
 			if !first.intersects(chars[k]) {
 				return false
 			}
-			c.errs.Addf(y.pos(), "%s can begin with %q, which the ignored terminal at %s can contain: Lark matches ignored terminals greedily, which this front end cannot express (see the package doc)",
+			c.errs.Addf(y.pos(), "%s can begin with %q, with which the ignored terminal at %s can go on: Lark matches ignored terminals greedily, which this front end cannot express (see the package doc)",
 				describe(y), first.sample(chars[k]), x.pos())
 			return true
 		}
