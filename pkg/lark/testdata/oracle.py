@@ -4,12 +4,15 @@
 Usage: oracle.py GRAMMAR.lark START < strings.jsonl > answers.jsonl
 
 Each input line is a JSON string; each output line is a JSON list
-[dynamic, dynamic_complete]: whether Lark(grammar, parser="earley",
-lexer=L, start=START).parse(s) succeeds with L = "dynamic" (Earley's
-default) and with L = "dynamic_complete".
+[dynamic, dynamic_complete, unassigned]: whether Lark(grammar,
+parser="earley", lexer=L, start=START).parse(s) succeeds with L = "dynamic"
+(Earley's default) and with L = "dynamic_complete", and the characters of
+s that Python's Unicode database (unicodedata.unidata_version) has as
+unassigned (category Cn), as a string.
 """
 import json
 import sys
+import unicodedata
 
 from lark import Lark
 from lark.exceptions import LarkError
@@ -29,6 +32,7 @@ def main():
                 answer.append(True)
             except LarkError:
                 answer.append(False)
+        answer.append("".join(c for c in s if unicodedata.category(c) == "Cn"))
         print(json.dumps(answer), flush=False)
 
 
