@@ -16,8 +16,8 @@ import (
 // the terminal's language for some u and v. A greedy lexer that has
 // matched u goes on past a following c exactly when c is in this set. It
 // is computed exactly on a deterministic automaton built from the
-// terminal's RE2 form; when that cannot be built (more than maxDFAStates
-// states), it falls back to every character the terminal contains, a
+// terminal's RE2 form; when that cannot be built (beyond maxDFAStates
+// states or maxDFAWork steps), it falls back to every character the terminal contains, a
 // superset.
 func (c *compiler) extensions(x node) runeSet {
 	_, chars := c.charSets(x, map[string]bool{})
@@ -100,7 +100,12 @@ func hex(r rune) string { return strconv.FormatInt(int64(r), 16) }
 
 func runeRange(lo, hi rune) grammar.RuneRange { return grammar.RuneRange{Lo: lo, Hi: hi} }
 
-const maxDFAStates = 4000
+// maxDFAStates and maxDFAWork bound the subset construction: states, and
+// state-by-character-class steps.
+const (
+	maxDFAStates = 4000
+	maxDFAWork   = 1 << 18
+)
 
 // dfaExtensions runs the subset construction on prog over the classes of
 // characters its instructions distinguish, and collects the classes that
@@ -130,7 +135,11 @@ func dfaExtensions(prog *syntax.Prog) (runeSet, bool) {
 	add(pcs, acc)
 	type edge struct{ from, to, rep int }
 	var edges []edge
+	work := 0
 	for i := 0; i < len(states); i++ {
+		if work += len(reps) * (1 + len(states[i].pcs)); work > maxDFAWork {
+			return nil, false
+		}
 		for ri, r := range reps {
 			var next []uint32
 			for _, pc := range states[i].pcs {
