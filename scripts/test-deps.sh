@@ -9,13 +9,15 @@
 #                pkg/llama/testdata (make_reference.py).
 #   python3-jinja2  jinja2, with which pkg/tokenizer renders Qwen3's chat
 #                template as transformers does (testdata/chat/render.py).
+#   python3-lark  Lark, the oracle pkg/lark's tests compare membership with
+#                (pkg/lark/testdata/oracle.py, Earley with the dynamic lexer).
 set -euo pipefail
 
 log() { echo "test-deps: $*" >&2; }
 sudo=()
 if [[ "$(id -u)" != 0 ]]; then sudo=(sudo -n); fi
 
-pkgs=(libonig-dev gcc python3-numpy python3-jinja2)
+pkgs=(libonig-dev gcc python3-numpy python3-jinja2 python3-lark)
 missing=()
 for p in "${pkgs[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

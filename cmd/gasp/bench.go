@@ -122,7 +122,7 @@ passes, the same percentiles of the mask thread's CPU time (Linux), and the
 number of allowed tokens at each step. Exits 1 if a token or the final EOS
 is rejected, or if a verified mask differs from brute force.`)
 	fset.StringVar(&o.tokPath, "tokenizer", ".cache/llama3/tokenizer.json", "Hugging Face tokenizer.json")
-	fset.StringVar(&o.gramPath, "grammar", "", "grammar file: GBNF, or a JSON Schema (.json), or a regular expression (.regex)")
+	fset.StringVar(&o.gramPath, "grammar", "", "grammar file: GBNF, or a JSON Schema (.json), a regular expression (.regex) or a Lark grammar (.lark)")
 	fset.StringVar(&o.idsPath, "ids", "", "token ids of the sentence, one per line")
 	fset.IntVar(&o.passes, "passes", 5, "number of passes")
 	fset.BoolVar(&o.asJSON, "json", false, "print one JSON object")

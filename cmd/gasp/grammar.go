@@ -28,8 +28,8 @@ var grammarCommands = []subcommand{
 // grammarAbout introduces the subcommands of "gasp grammar".
 const grammarAbout = `A grammar file's extension names its language: .json (such as
 x.schema.json) is a JSON Schema, .regex a regular expression (RE2 syntax,
-matched as a whole), anything else GBNF (start rule "root"; examples are in
-grammar/).`
+matched as a whole), .lark a Lark grammar (start rule "start"), anything
+else GBNF (start rule "root"; examples are in grammar/).`
 
 // group returns the run function of a command group, which runs its
 // subcommands: "gasp NAME SUB args..." (see runGroup).
@@ -76,7 +76,7 @@ Compiles each grammar file and reports its problems: warnings as
 FILE:LINE:COL: warning: MESSAGE and errors as FILE:LINE:COL: MESSAGE, on
 standard error. Exits with 1 if any file has errors, else 0.`, stdout, stderr)
 	lenient := cl.Bool("lenient", false, "treat references to undefined rules as rules with no alternatives, with a warning, instead of errors")
-	start := cl.String("start", "", "start rule (default \"root\")")
+	start := cl.String("start", "", "start rule (default \"root\"; \"start\" for .lark)")
 	quiet := cl.Bool("q", false, "do not print warnings")
 	verbose := cl.Bool("v", false, "print a line with the size of each grammar that compiles")
 	files, done, code := cl.parse(args)
@@ -161,7 +161,7 @@ any language model. The same seed gives the same output. A sentence longer
 than -max-len bytes is an error (a grammar's sentences can grow
 exponentially with the depth; its shortest can have 2^64 bytes).`, stdout, stderr)
 	lenient := cl.Bool("lenient", false, "treat references to undefined rules as rules with no alternatives, with a warning, instead of errors")
-	start := cl.String("start", "", "start rule (default \"root\")")
+	start := cl.String("start", "", "start rule (default \"root\"; \"start\" for .lark)")
 	quiet := cl.Bool("q", false, "do not print warnings")
 	n := cl.Int("n", 10, "number of sentences")
 	seed := cl.Uint64("seed", 1, "random seed")

@@ -102,7 +102,7 @@ func parseSample(args []string, stdout, stderr io.Writer) (*sampleCmd, int, bool
 	c := &sampleCmd{}
 	cl := newCmdLine("gasp sample", sampleUsage, sampleDoc, stdout, stderr)
 	t := &c.task
-	cl.StringVar(&t.Grammar, "grammar", "", "grammar file: GBNF, or a JSON Schema (.json), or a regular expression (.regex)")
+	cl.StringVar(&t.Grammar, "grammar", "", "grammar file: GBNF, or a JSON Schema (.json), a regular expression (.regex) or a Lark grammar (.lark)")
 	cl.BoolVar(&t.Lenient, "lenient", false, "treat references to undefined rules as rules with no alternatives")
 	cl.StringVar(&t.Prompt, "prompt", "", "prompt file, or the prompt text")
 	cl.StringVar(&c.name, "method", "gcd", "sampler: "+method.List())

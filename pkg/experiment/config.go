@@ -245,13 +245,14 @@ func (c *Config) ModelRef() string {
 // TaskFiles are the files of one task of an experiment.
 type TaskFiles struct {
 	Name    string // path relative to TaskRoot, with '/' separators
-	Grammar string // grammar.ebnf, grammar.schema.json or grammar.regex
+	Grammar string // grammar.ebnf, grammar.schema.json, grammar.regex or grammar.lark
 	Prompt  string // prompt.txt
 }
 
 // TaskGrammarNames are the names a task directory's grammar file may have:
-// GBNF, a JSON Schema, or a regular expression (pkg/grammarfile).
-var TaskGrammarNames = [...]string{"grammar.ebnf", "grammar.schema.json", "grammar.regex"}
+// GBNF, a JSON Schema, a regular expression or a Lark grammar
+// (pkg/grammarfile).
+var TaskGrammarNames = [...]string{"grammar.ebnf", "grammar.schema.json", "grammar.regex", "grammar.lark"}
 
 // taskGrammar returns the path of the grammar file of task directory dir:
 // the one of TaskGrammarNames it holds, or "" if it holds none. More than
@@ -297,7 +298,7 @@ func (c *Config) TaskList() ([]TaskFiles, error) {
 			n++
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("task pattern %q matches no task directory (with one grammar file: grammar.ebnf, grammar.schema.json or grammar.regex) under %s", p, root)
+			return nil, fmt.Errorf("task pattern %q matches no task directory (with one grammar file: grammar.ebnf, grammar.schema.json, grammar.regex or grammar.lark) under %s", p, root)
 		}
 	}
 	names := make([]string, 0, len(set))

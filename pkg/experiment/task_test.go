@@ -168,8 +168,9 @@ func TestTaskGrammarFiles(t *testing.T) {
 	write("a/grammar.ebnf", `root ::= "a"`)
 	write("b/grammar.schema.json", `{"type":"integer","minimum":3}`)
 	write("c/grammar.regex", `[0-9]+`)
+	write("e/grammar.lark", "start: INT\n%import common.INT\n")
 	write("d/prompt.txt", "no grammar here")
-	for _, d := range []string{"a", "b", "c"} {
+	for _, d := range []string{"a", "b", "c", "e"} {
 		write(d+"/prompt.txt", "hi")
 	}
 	c := &Config{Root: root, TaskRoot: ".", Tasks: []string{"*"}}
@@ -181,7 +182,7 @@ func TestTaskGrammarFiles(t *testing.T) {
 	for _, tf := range tasks {
 		got = append(got, tf.Name+":"+filepath.Base(tf.Grammar))
 	}
-	if want := []string{"a:grammar.ebnf", "b:grammar.schema.json", "c:grammar.regex"}; !slices.Equal(got, want) {
+	if want := []string{"a:grammar.ebnf", "b:grammar.schema.json", "c:grammar.regex", "e:grammar.lark"}; !slices.Equal(got, want) {
 		t.Errorf("tasks %v, want %v", got, want)
 	}
 	write("c/grammar.ebnf", `root ::= "c"`)

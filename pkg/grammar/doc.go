@@ -22,7 +22,8 @@
 //
 // Other constraint languages compile to the same Grammar by building a
 // syntax tree and calling CompileSyntax: package regex (regular
-// expressions, Go's RE2 syntax) and package jsonschema (JSON Schema); each
+// expressions, Go's RE2 syntax), package jsonschema (JSON Schema) and
+// package lark (Lark grammars, as Lark's Earley parser reads them); each
 // has a runnable Example. Package grammarfile picks the language of a file
 // by its extension.
 //

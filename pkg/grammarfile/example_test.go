@@ -17,6 +17,7 @@ func Example() {
 		"a.gbnf":        `root ::= [a-z]+`,
 		"b.regex":       `[a-z]+@[a-z]+\.org`,
 		"c.schema.json": `{"type": "string", "format": "date"}`,
+		"d.lark":        "start: WORD+\n%import common.WORD\n%ignore \" \"\n",
 	} {
 		path := filepath.Join(dir, name)
 		os.WriteFile(path, []byte(src), 0o644)
@@ -27,4 +28,5 @@ func Example() {
 	// a.gbnf gbnf true
 	// b.regex regex true
 	// c.schema.json jsonschema true
+	// d.lark lark true
 }

@@ -21,6 +21,7 @@ func TestCompileByExtension(t *testing.T) {
 		{"p.regex", "[0-9]{2}-x\n", "12-x", "12-x\n", "a(?=b)\n", "p.regex:1:2: error parsing regexp"},
 		{"s.schema.json", `{"type":"array","items":{"type":"integer","maximum":5}}`, "[1,-2,5]", "[6]",
 			`{"items":{"multipleOf":2}}`, "s.schema.json#/items/multipleOf: keyword multipleOf is not supported"},
+		{"l.lark", "start: \"a\" NAME\nNAME: /[a-z]+/\n%ignore \" \"\n", " a  bc ", "abc1", "start: x\n", "l.lark:1:8: undefined rule x"},
 	}
 	for _, c := range cases {
 		path := filepath.Join(dir, c.name)
@@ -50,6 +51,13 @@ func TestCompileByExtension(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.badErr) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.badErr)
 		}
+	}
+	lk := filepath.Join(dir, "s.lark")
+	if err := os.WriteFile(lk, []byte("start: \"a\"\nother: \"b\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Compile(lk, grammar.Options{Start: "other"}); err != nil {
+		t.Errorf("a start rule for a Lark file: %v", err)
 	}
 	if _, _, err := Compile(filepath.Join(dir, "p.regex"), grammar.Options{Start: "x"}); err == nil {
 		t.Errorf("a start rule for a regex file is not an error")
