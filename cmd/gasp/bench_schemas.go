@@ -59,6 +59,9 @@ type schemaResult struct {
 	From     string    `json:"from,omitempty"`
 	IDs      []int     `json:"ids,omitempty"`
 	StepUS   []float64 `json:"step_us,omitempty"` // wall time of each mask, µs (len(IDs)+1 steps, the last for EOS)
+	// CPUUS is the CPU time of each mask's thread, µs (Linux; absent
+	// elsewhere): on a shared machine, wall time includes other processes' turns.
+	CPUUS    []float64 `json:"cpu_us,omitempty"`
 	Allowed  []int     `json:"allowed,omitempty"`
 	Verified int       `json:"verified_steps,omitempty"`
 }
@@ -272,7 +275,7 @@ func (o schemaBench) step(r *schemaResult, g *grammar.Grammar, vocab *gcd.Vocab,
 	runtime.GC()
 	run := maskRun{o: maskBench{verify: o.verify}, w: w, g: g, rep: &rep, first: true}
 	err := run.pass(st)
-	r.StepUS, r.Allowed, r.Verified = run.steps, rep.Allowed, rep.Verified
+	r.StepUS, r.CPUUS, r.Allowed, r.Verified = run.steps, run.cpus, rep.Allowed, rep.Verified
 	return err
 }
 

@@ -18,7 +18,9 @@
 // id's bit and accepts it; the last step checks EOS (128001) and that the
 // matcher terminates. Writes one JSON line per schema to <xgrammar.jsonl>
 // (not stdout, where XGrammar prints its warnings):
-//   {name, status, error, compile_ms, step_us, allowed}
+//   {name, status, error, compile_ms, step_us, cpu_us, allowed}
+// (cpu_us: the process's CPU time around each mask, µs resolution; the
+// mask runs on node's one thread, but the process's other threads count).
 // status: ok | rejected (compile error) | refused (a token of the instance,
 // or EOS, not allowed: the grammar refuses a valid instance) | compiled
 // (no instance to step through).
@@ -32,6 +34,7 @@ const EOS = 128001;
 
 const nowNs = () => process.hrtime.bigint();
 const usSince = (t0) => Number(nowNs() - t0) / 1000;
+const cpuNow = () => { const c = process.cpuUsage(); return c.user + c.system; }; // µs, whole process
 
 function popcount32(x) {
   x = x - ((x >>> 1) & 0x55555555);
@@ -55,9 +58,11 @@ function loadVocab(file) {
 function step(m, ids, vs, out) {
   for (let i = 0; i <= ids.length; i++) {
     const tok = i < ids.length ? ids[i] : EOS;
+    const c0 = cpuNow();
     const t0 = nowNs();
     const h = m.handle.GetNextTokenBitmask(vs);
     out.step_us.push(Math.round(usSince(t0) * 1000) / 1000);
+    out.cpu_us.push(cpuNow() - c0);
     let cnt = 0;
     const nw = h.size();
     for (let w = 0; w < nw; w++) cnt += popcount32(h.get(w));
@@ -71,7 +76,7 @@ function step(m, ids, vs, out) {
 }
 
 async function one(compiler, r, vs) {
-  const out = { name: r.name, status: "", error: null, compile_ms: null, step_us: [], allowed: [] };
+  const out = { name: r.name, status: "", error: null, compile_ms: null, step_us: [], cpu_us: [], allowed: [] };
   let compiled, m;
   const t0 = nowNs();
   try {
