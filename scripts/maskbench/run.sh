@@ -12,7 +12,8 @@
 # gasp.jsonl ("gasp bench schemas"), xgrammar.jsonl (xgrammar.cjs) and
 # README.md (summarize.py). Needs go, node and npm, and Llama 3's
 # tokenizer.json (scripts/fetch-tokenizer.sh). Set VERIFY=K to check every
-# K-th mask against brute force (default 64; it dominates the run's time).
+# K-th mask against brute force (default 64; it dominates the run's time),
+# XG_TIMEOUT_S=S to stop XGrammar on a schema after S seconds (default 60).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 data="$1"; out="$2"; n="${3:-0}"; seed="${4:-28}"; verify="${VERIFY:-64}"

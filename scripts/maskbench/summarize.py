@@ -44,7 +44,7 @@ def load(path):
 
 # status of each engine's record mapped onto the table's categories
 GASP = {"ok": "ok", "no_instance": "compiled", "wrong": "wrong", "rejected": "rejected", "error": "error"}
-XG = {"ok": "ok", "compiled": "compiled", "refused": "wrong", "rejected": "rejected"}
+XG = {"ok": "ok", "compiled": "compiled", "refused": "wrong", "rejected": "rejected", "timeout": "timeout"}
 
 
 def stats(recs, kind, steps_of=None):
@@ -60,6 +60,7 @@ def stats(recs, kind, steps_of=None):
         "rejected": cnt["rejected"],
         "wrong": cnt["wrong"],
         "error": cnt["error"],
+        "timeout": cnt["timeout"],
         "compile_p50": pct([r["compile_ms"] for r in compiled], 50),
         "compile_p99": pct([r["compile_ms"] for r in compiled], 99),
         "steps": len(steps),
@@ -73,14 +74,14 @@ def stats(recs, kind, steps_of=None):
 
 
 def row(name, s):
-    return (f"| {name} | {s['n']} | {s['compiled']} | {s['accepted']} | {s['rejected']} | {s['wrong']} | "
+    return (f"| {name} | {s['n']} | {s['compiled']} | {s['accepted']} | {s['rejected']} | {s['timeout']} | {s['wrong']} | "
             f"{s['compile_p50']:.2f} | {s['compile_p99']:.1f} | {s['steps']} | {s['mask_p50']:.1f} | "
             f"{s['mask_p99']:.1f} | {s['mask_max']:.0f} | {s['cpu_p50']:.0f} / {s['cpu_p99']:.0f} / {s['cpu_max']:.0f} |")
 
 
-HEAD = ("| engine | schemas | compiled | instance accepted | rejected | wrong | compile p50 ms | "
+HEAD = ("| engine | schemas | compiled | instance accepted | rejected | timeout | wrong | compile p50 ms | "
         "compile p99 ms | mask steps | mask p50 µs | mask p99 µs | mask max µs | mask CPU p50 / p99 / max µs |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def main():
@@ -103,7 +104,8 @@ def main():
     p(row("XGrammar 0.1.27 (wasm)", sx))
     p("")
     p("compiled: the engine built a grammar. instance accepted: every token of the valid instance and EOS were "
-      "allowed (and, for gasp, every verified mask equalled brute force). rejected: compile error. wrong: compiled, "
+      "allowed (and, for gasp, every verified mask equalled brute force). rejected: compile error. timeout: compile and steps took longer than the harness's limit (XGrammar only; "
+      "xgrammar.cjs, XG_TIMEOUT_S). wrong: compiled, "
       "but a valid instance was refused (for gasp also: a mask ≠ brute force, or a sampled sentence invalid). "
       "Mask percentiles are over all steps of the schemas with an accepted instance, one pass, cold caches; "
       "wall time, and CPU time (gasp: the mask thread's; XGrammar: node's process, whole µs).\n")

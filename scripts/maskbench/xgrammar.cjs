@@ -99,21 +99,51 @@ async function one(compiler, r, vs) {
   return out;
 }
 
-async function main() {
+// The schemas run in a worker thread, one at a time; a schema that takes
+// longer than TIMEOUT_S (compile and steps; env XG_TIMEOUT_S, default 60)
+// stops the worker, is reported as status "timeout", and a fresh worker
+// takes the next one (wasm cannot be interrupted otherwise).
+const TIMEOUT_S = Number(process.env.XG_TIMEOUT_S || 60);
+
+async function worker() {
+  const { parentPort } = require("worker_threads");
   const vocab = loadVocab(tokPath);
   const tokInfo = await xg.TokenizerInfo.createTokenizerInfo(vocab, "byte_level", false, vocab.length, [EOS, 128009]);
   const compiler = await xg.GrammarCompiler.createGrammarCompiler(tokInfo, /*cacheEnabled=*/ false);
   const vs = tokInfo.getVocabSize();
-  const lines = fs.readFileSync(inPath, "utf8").split("\n").filter((l) => l.length);
-  const fd = fs.openSync(outPath, "w");
-  for (const line of lines) {
-    const r = JSON.parse(line);
-    if (!r.schema) continue;
-    fs.writeSync(fd, JSON.stringify(await one(compiler, r, vs)) + "\n");
-  }
-  fs.closeSync(fd);
-  compiler.dispose();
-  tokInfo.dispose();
+  parentPort.on("message", async (r) => parentPort.postMessage(await one(compiler, r, vs)));
+  parentPort.postMessage("ready");
 }
 
-main().catch((e) => { console.error("FATAL", e && e.stack ? e.stack : e); process.exit(2); });
+function main() {
+  const { Worker } = require("worker_threads");
+  const recs = fs.readFileSync(inPath, "utf8").split("\n").filter((l) => l.length)
+    .map((l) => JSON.parse(l)).filter((r) => r.schema);
+  const fd = fs.openSync(outPath, "w");
+  const emit = (o) => fs.writeSync(fd, JSON.stringify(o) + "\n");
+  let next = 0;
+  const start = () => {
+    if (next >= recs.length) { fs.closeSync(fd); return; }
+    const w = new Worker(__filename, { argv: process.argv.slice(2), stdout: true });
+    let timer = null;
+    const send = () => {
+      if (next >= recs.length) { w.terminate(); fs.closeSync(fd); return; }
+      const r = recs[next];
+      timer = setTimeout(() => {
+        emit({ name: r.name, status: "timeout", error: `over ${TIMEOUT_S} s`, compile_ms: null, step_us: [], cpu_us: [], allowed: [] });
+        next++;
+        w.terminate().then(start);
+      }, TIMEOUT_S * 1000);
+      w.postMessage(r);
+    };
+    w.on("message", (m) => {
+      if (m !== "ready") { clearTimeout(timer); emit(m); next++; }
+      send();
+    });
+    w.on("error", (e) => { console.error("FATAL", e); process.exit(2); });
+  };
+  start();
+}
+
+if (require("worker_threads").isMainThread) main();
+else worker().catch((e) => { console.error("FATAL", e && e.stack ? e.stack : e); process.exit(2); });
