@@ -40,6 +40,7 @@ type schemaCase struct {
 //	wrong       compiled, but a valid instance was refused, a mask differed from brute force, or a sampled sentence is invalid
 //	no_instance compiled, but no valid instance to step through (none in the file and none sampled)
 //	error       the file could not be read or parsed
+//	timeout     compile, instance and steps took longer than --timeout
 type schemaResult struct {
 	Name      string  `json:"name"`
 	Status    string  `json:"status"`
@@ -68,10 +69,23 @@ type schemaResult struct {
 
 // schemaBench is a parsed "gasp bench schemas" command line.
 type schemaBench struct {
-	dir, tokPath    string
-	sample, verify  int
-	seed            uint64
-	instanceSamples int
+	dir, tokPath         string
+	sample, verify, from int
+	seed                 uint64
+	instanceSamples      int
+	timeout              time.Duration
+}
+
+// timeoutError is a schema that took longer than --timeout: its line
+// says "timeout", and the run stops (a goroutine cannot be stopped, and
+// one left running would slow every later step), to go on from Next.
+type timeoutError struct {
+	Name string
+	Next int
+}
+
+func (e *timeoutError) Error() string {
+	return fmt.Sprintf("%s took longer than the time limit; rerun with --from %d to go on", e.Name, e.Next)
 }
 
 func runBenchSchemas(args []string, stdout, stderr io.Writer) int {
@@ -97,6 +111,8 @@ XGrammar and summarizes both. One thread.`, stdout, stderr)
 	seed := cl.Int("seed", 1, "seed of the sample and of instance sampling")
 	cl.IntVar(&o.verify, "verify", 16, "check every K-th mask (and the last) against brute force (0: off)")
 	cl.IntVar(&o.instanceSamples, "tries", 20, "sentences to sample for a schema without a valid test instance")
+	cl.IntVar(&o.from, "from", 0, "start at the K-th file of the (sampled) list, counting from 0")
+	cl.DurationVar(&o.timeout, "timeout", time.Minute, "time limit per schema (compile, instance, steps); past it the schema's line says timeout and the run exits 3")
 	pos, done, code := cl.parse(args)
 	if done {
 		return code
@@ -106,12 +122,17 @@ XGrammar and summarizes both. One thread.`, stdout, stderr)
 		return cl.usageError("unexpected arguments %q", pos)
 	case o.dir == "":
 		return cl.usageError("--dir is required")
-	case o.sample < 0 || o.verify < 0 || o.instanceSamples < 0:
-		return cl.usageError("--sample, --verify and --tries must not be negative")
+	case o.sample < 0 || o.verify < 0 || o.instanceSamples < 0 || o.from < 0:
+		return cl.usageError("--sample, --verify, --tries and --from must not be negative")
+	case o.timeout <= 0:
+		return cl.usageError("--timeout must be positive")
 	}
 	o.seed = uint64(*seed)
 	if err := o.run(stdout); err != nil {
 		fmt.Fprintf(stderr, "gasp bench schemas: %v\n", err)
+		if _, ok := err.(*timeoutError); ok {
+			return 3
+		}
 		return 1
 	}
 	return 0
@@ -151,12 +172,26 @@ func (o schemaBench) run(stdout io.Writer) error {
 		return err
 	}
 	trie := gcd.NewTrie(vocab)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	enc := json.NewEncoder(stdout)
-	rng := rand.New(rand.NewPCG(o.seed, 28))
-	for _, name := range names {
-		r := o.one(name, tok, vocab, trie, rng)
+	for i := o.from; i < len(names); i++ {
+		// Instance sampling is seeded per file, so that --from resumes the same run.
+		rng := rand.New(rand.NewPCG(o.seed, uint64(i)))
+		done := make(chan schemaResult, 1)
+		go func() {
+			runtime.LockOSThread() // for threadCPU
+			defer runtime.UnlockOSThread()
+			done <- o.one(names[i], tok, vocab, trie, rng)
+		}()
+		var r schemaResult
+		select {
+		case r = <-done:
+		case <-time.After(o.timeout):
+			r = schemaResult{Name: filepath.Base(names[i]), Status: "timeout", Error: fmt.Sprintf("over %v", o.timeout)}
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+			return &timeoutError{Name: r.Name, Next: i + 1}
+		}
 		if err := enc.Encode(r); err != nil {
 			return err
 		}

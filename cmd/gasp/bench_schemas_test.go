@@ -132,7 +132,8 @@ func xgrammarOnCI(t *testing.T, tok string, gaspOut []byte) {
 // TestBenchSchemasFailures checks the run's other outcomes: a schema the
 // front end rejects names its keyword (and keeps the instance for the
 // other engine), test instances the independent validator refuses are
-// passed over, a file without a schema is an error, and a seeded sample
+// passed over, a file without a schema is an error, a schema over the
+// time limit stops the run to be resumed with --from, and a seeded sample
 // is reproducible.
 func TestBenchSchemasFailures(t *testing.T) {
 	tok := llama3Tokenizer(t)
@@ -164,6 +165,16 @@ func TestBenchSchemasFailures(t *testing.T) {
 	// An impossible date marked valid is not used: a date is sampled.
 	if r := got["d.json"]; r.Status != "ok" || r.From != "sampled" {
 		t.Errorf("d.json: %+v", r)
+	}
+	// A schema over the time limit: its line says timeout, the run exits
+	// 3, and --from goes on with the next file.
+	var out, errb bytes.Buffer
+	if code := runBenchSchemas([]string{"--dir", dir, "--tokenizer", tok, "--timeout", "1ns"}, &out, &errb); code != 3 ||
+		!strings.Contains(out.String(), `"name":"a.json","status":"timeout"`) || !strings.Contains(errb.String(), "--from 1") {
+		t.Errorf("--timeout 1ns: exit %d, %s%s", code, out.String(), errb.String())
+	}
+	if rs, _ := runSchemas(t, "--dir", dir, "--tokenizer", tok, "--from", "3"); len(rs) != 1 || rs[0].Name != "d.json" {
+		t.Errorf("--from 3: %+v", rs)
 	}
 	s1, _ := runSchemas(t, "--dir", schemasDir, "--tokenizer", tok, "--verify", "0", "--sample", "4", "--seed", "3")
 	s2, _ := runSchemas(t, "--dir", schemasDir, "--tokenizer", tok, "--verify", "0", "--sample", "4", "--seed", "3")

@@ -13,7 +13,8 @@
 # README.md (summarize.py). Needs go, node and npm, and Llama 3's
 # tokenizer.json (scripts/fetch-tokenizer.sh). Set VERIFY=K to check every
 # K-th mask against brute force (default 64; it dominates the run's time),
-# XG_TIMEOUT_S=S to stop XGrammar on a schema after S seconds (default 60).
+# GASP_TIMEOUT=D (a Go duration, default 60s) and XG_TIMEOUT_S=S (seconds,
+# default 60) to stop each engine on a schema after that long (status timeout).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 data="$1"; out="$2"; n="${3:-0}"; seed="${4:-28}"; verify="${VERIFY:-64}"
@@ -24,8 +25,17 @@ bash "$root/scripts/maskbench/setup.sh"
 source "$root/scripts/goenv.sh"
 gasp="$root/.cache/maskbench/gasp"
 (cd "$root" && go build -o "$gasp" ./cmd/gasp)
-cmd="gasp bench schemas --dir $data --sample $n --seed $seed --verify $verify --tokenizer $tok"
-$gasp bench schemas --dir "$data" --sample "$n" --seed "$seed" --verify "$verify" --tokenizer "$tok" >"$out/gasp.jsonl"
+cmd="gasp bench schemas --dir $data --sample $n --seed $seed --verify $verify --tokenizer $tok --timeout ${GASP_TIMEOUT:-60s} [--from K after a timeout]; XG_TIMEOUT_S=${XG_TIMEOUT_S:-60} node scripts/maskbench/xgrammar.cjs"
+# A schema over --timeout ends the run with exit status 3 after its line
+# ("timeout"); go on from the next one.
+: >"$out/gasp.jsonl"
+while true; do
+	rc=0
+	$gasp bench schemas --dir "$data" --sample "$n" --seed "$seed" --verify "$verify" --tokenizer "$tok" \
+		--timeout "${GASP_TIMEOUT:-60s}" --from "$(wc -l <"$out/gasp.jsonl")" >>"$out/gasp.jsonl" || rc=$?
+	[[ $rc == 3 ]] || break
+done
+[[ $rc == 0 ]] || exit $rc
 node "$root/scripts/maskbench/xgrammar.cjs" "$root/.cache/maskbench/xgrammar.cjs" "$tok" "$out/gasp.jsonl" "$out/xgrammar.jsonl" >/dev/null
 python3 "$root/scripts/maskbench/summarize.py" "$out/gasp.jsonl" "$out/xgrammar.jsonl" \
 	--command "bash scripts/maskbench/run.sh $data $out $n $seed  # VERIFY=$verify: $cmd" >"$out/README.md"
