@@ -54,7 +54,7 @@ type schemaResult struct {
 	// under the compiled grammar), compact, members in schema order
 	// (jsonschema.Write); for a rejected schema, the test instance's
 	// compact text in its own member order (also where the grammar refused
-	// it, status wrong). From says which ("test",
+	// it, status wrong, or took too long, status timeout). From says which ("test",
 	// "sampled", ""). IDs are its Llama-3 token ids.
 	Instance string    `json:"instance,omitempty"`
 	From     string    `json:"from,omitempty"`
@@ -186,7 +186,9 @@ func (o schemaBench) run(stdout io.Writer) error {
 		select {
 		case r = <-done:
 		case <-time.After(o.timeout):
-			r = schemaResult{Name: filepath.Base(names[i]), Status: "timeout", Error: fmt.Sprintf("over %v", o.timeout)}
+			p, _ := prepare(names[i], tok) // for the other engine: the schema and the test instance
+			r = p.r
+			r.Status, r.Error = "timeout", fmt.Sprintf("over %v", o.timeout)
 			if err := enc.Encode(r); err != nil {
 				return err
 			}
@@ -199,13 +201,19 @@ func (o schemaBench) run(stdout io.Writer) error {
 	return nil
 }
 
-// one runs one schema file.
-func (o schemaBench) one(path string, tok *tokenizer.Tokenizer, vocab *gcd.Vocab, trie *gcd.Trie, rng *rand.Rand) schemaResult {
-	r := schemaResult{Name: filepath.Base(path)}
-	fail := func(status string, err error) schemaResult {
-		r.Status, r.Error = status, err.Error()
-		return r
-	}
+// prepared is a schema file read, before compiling.
+type prepared struct {
+	r      schemaResult // Name, Schema; Instance, From and IDs of the first valid test instance
+	schema []byte       // compact
+	tests  []*jsonschema.Value
+	check  func([]byte) error
+}
+
+// prepare reads a schema file: the schema's compact text, and its valid
+// test instances, the first one (compact, its own member order) encoded
+// for an engine that cannot use the grammar's form.
+func prepare(path string, tok *tokenizer.Tokenizer) (*prepared, error) {
+	p := &prepared{r: schemaResult{Name: filepath.Base(path)}}
 	var c schemaCase
 	data, err := os.ReadFile(path)
 	if err == nil {
@@ -215,41 +223,50 @@ func (o schemaBench) one(path string, tok *tokenizer.Tokenizer, vocab *gcd.Vocab
 		err = fmt.Errorf("no \"schema\" member")
 	}
 	if err != nil {
-		return fail("error", fmt.Errorf("%s: %v", path, err))
+		return p, fmt.Errorf("%s: %v", path, err)
 	}
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, c.Schema); err != nil {
+		return p, err
+	}
+	p.schema, p.r.Schema = compact.Bytes(), compact.String()
+	p.check = newInstanceCheck(c.Schema)
+	p.tests = validTests(c, p.check)
+	if len(p.tests) > 0 {
+		p.r.Instance, p.r.From = jsonschema.Canonical(p.tests[0]), "test"
+		p.r.IDs = tok.Encode(p.r.Instance, false)
+	}
+	return p, nil
+}
+
+// one runs one schema file.
+func (o schemaBench) one(path string, tok *tokenizer.Tokenizer, vocab *gcd.Vocab, trie *gcd.Trie, rng *rand.Rand) schemaResult {
+	p, err := prepare(path, tok)
+	r := p.r
+	fail := func(status string, err error) schemaResult {
+		r.Status, r.Error = status, err.Error()
+		return r
+	}
+	if err != nil {
 		return fail("error", err)
 	}
-	r.Schema = compact.String()
-	check := newInstanceCheck(c.Schema)
-	tests := validTests(c, check)
-
 	runtime.GC()
 	t0 := time.Now()
-	g, err := jsonschema.Compile(r.Name, compact.Bytes())
+	g, err := jsonschema.Compile(r.Name, p.schema)
 	if err != nil {
 		r.Keyword = rejectedKeyword(err.Error())
-		if len(tests) > 0 {
-			r.Instance, r.From = jsonschema.Canonical(tests[0]), "test"
-			r.IDs = tok.Encode(r.Instance, false)
-		}
-		return fail("rejected", err)
+		return fail("rejected", err) // the other engine still gets the test instance
 	}
 	m := earley.New(g)
 	masker := gcd.NewMasker(m, vocab, trie)
 	r.CompileMS = ms(time.Since(t0))
 
-	text, from, err := o.instance(g, tests, check, rng)
+	text, from, err := o.instance(g, p.tests, p.check, rng)
 	if err != nil {
-		if len(tests) > 0 { // the other engine still gets the instance
-			r.Instance, r.From = jsonschema.Canonical(tests[0]), "test"
-			r.IDs = tok.Encode(r.Instance, false)
-		}
-		return fail("wrong", err)
+		return fail("wrong", err) // the other engine still gets the test instance
 	}
 	if text == nil {
-		r.Status = "no_instance"
+		r.Status, r.Instance, r.From, r.IDs = "no_instance", "", "", nil
 		return r
 	}
 	r.Instance, r.From = string(text), from

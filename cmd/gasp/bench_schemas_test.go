@@ -173,6 +173,10 @@ func TestBenchSchemasFailures(t *testing.T) {
 		!strings.Contains(out.String(), `"name":"a.json","status":"timeout"`) || !strings.Contains(errb.String(), "--from 1") {
 		t.Errorf("--timeout 1ns: exit %d, %s%s", code, out.String(), errb.String())
 	}
+	var to schemaResult // the timed-out line still carries the schema and instance, for the other engine
+	if err := json.Unmarshal(out.Bytes(), &to); err != nil || to.Schema == "" || to.Instance != `{"x1":1}` || len(to.IDs) == 0 {
+		t.Errorf("--timeout 1ns: %+v (%v)", to, err)
+	}
 	if rs, _ := runSchemas(t, "--dir", dir, "--tokenizer", tok, "--from", "3"); len(rs) != 1 || rs[0].Name != "d.json" {
 		t.Errorf("--from 3: %+v", rs)
 	}

@@ -43,7 +43,7 @@ def load(path):
 
 
 # status of each engine's record mapped onto the table's categories
-GASP = {"ok": "ok", "no_instance": "compiled", "wrong": "wrong", "rejected": "rejected", "error": "error"}
+GASP = {"ok": "ok", "no_instance": "compiled", "wrong": "wrong", "rejected": "rejected", "error": "error", "timeout": "timeout"}
 XG = {"ok": "ok", "compiled": "compiled", "refused": "wrong", "rejected": "rejected", "timeout": "timeout"}
 
 
