@@ -47,6 +47,44 @@ GASP = {"ok": "ok", "no_instance": "compiled", "wrong": "wrong", "rejected": "re
 XG = {"ok": "ok", "compiled": "compiled", "refused": "wrong", "rejected": "rejected", "timeout": "timeout"}
 
 
+# keywords the front end asserts (pkg/jsonschema); others beside enum/const are annotations
+ASSERTIONS = {"properties", "required", "additionalProperties", "items", "prefixItems", "minItems", "maxItems",
+              "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
+              "exclusiveMaximum", "anyOf", "oneOf", "allOf", "$ref"}
+
+
+def reason(err):
+    """The kind of a front-end error, from its first line."""
+    e = err.split("\n")[0]
+    m = re.search(r"keyword (\S+) beside enum or const", e)
+    if m:
+        k = m.group(1)
+        return f"{k} beside enum/const" if k in ASSERTIONS else "a non-keyword member (annotation) beside enum/const"
+    m = re.search(r"keyword (\S+) is not supported", e)
+    if m:
+        return f"{m.group(1)} (not supported)"
+    m = re.search(r'format "[^"]*" is not supported', e)
+    if m:
+        return "format of an unsupported name"
+    m = re.search(r"(\w+): \d+ is over the supported", e)
+    if m:
+        return f"{m.group(1)} over the supported bound"
+    m = re.search(r"(\w+) beside minLength/maxLength", e)
+    if m:
+        return f"{m.group(1)} beside minLength/maxLength"
+    m = re.search(r"cannot intersect two different values of (\S+)", e)
+    if m:
+        k = m.group(1)
+        return (f"allOf/$ref: two values of {k}" if k in ASSERTIONS
+                else "allOf/$ref: two values of a non-keyword member (annotation)")
+    for key, label in (("oneOf whose branches may overlap", "oneOf with branches that may overlap"),
+                       ("grammar too large", "grammar too large (> 2^20 symbols after expanding repetitions)"),
+                       ("$id below the root", "$id below the root above a $ref")):
+        if key in e:
+            return label
+    return " ".join(e.split(": ", 1)[-1].split()[:8])
+
+
 def stats(recs, kind, steps_of=None):
     cnt = collections.Counter(kind[r["status"]] for r in recs)
     compiled = [r for r in recs if kind[r["status"]] in ("ok", "compiled", "wrong") and r.get("compile_ms")]
@@ -150,9 +188,9 @@ def main():
     p(f"| none wrong | 0 | {sg['wrong']} | {'yes' if sg['wrong'] == 0 else 'no'} | | |")
     p("")
 
-    p("## Why gasp rejected schemas (the keyword its error names)\n")
-    p("| keyword | schemas |\n|---|---|")
-    kw = collections.Counter(r.get("keyword") or "(other)" for r in g if r["status"] == "rejected")
+    p("## Why gasp rejected schemas (its first error, by kind)\n")
+    p("| reason | schemas |\n|---|---|")
+    kw = collections.Counter(reason(r["error"]) for r in g if r["status"] == "rejected")
     for k, c in kw.most_common():
         p(f"| {k} | {c} |")
     p("")
