@@ -37,6 +37,7 @@ while true; do
 done
 [[ $rc == 0 ]] || exit $rc
 node "$root/scripts/maskbench/xgrammar.cjs" "$root/.cache/maskbench/xgrammar.cjs" "$tok" "$out/gasp.jsonl" "$out/xgrammar.jsonl" >/dev/null
-python3 "$root/scripts/maskbench/summarize.py" "$out/gasp.jsonl" "$out/xgrammar.jsonl" \
-	--command "bash scripts/maskbench/run.sh $data $out $n $seed  # VERIFY=$verify: $cmd" >"$out/README.md"
+python3 "$root/scripts/maskbench/summarize.py" "$out/gasp.jsonl" "$out/xgrammar.jsonl" --csv "$out/results.csv" \
+	--command "VERIFY=$verify GASP_TIMEOUT=${GASP_TIMEOUT:-60s} XG_TIMEOUT_S=${XG_TIMEOUT_S:-60} bash scripts/maskbench/run.sh $data $out $n $seed
+# which runs: $cmd" >"$out/README.md"
 echo "maskbench: $out/README.md" >&2

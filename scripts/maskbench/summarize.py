@@ -122,15 +122,35 @@ HEAD = ("| engine | schemas | compiled | instance accepted | rejected | timeout 
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
+def write_csv(path, g, xs):
+    """One row per schema: each engine's status, compile time, steps and mask CPU p50/max."""
+    import csv
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["schema", "gasp_status", "gasp_reason", "gasp_compile_ms", "xgrammar_status", "xgrammar_compile_ms",
+                    "steps", "gasp_cpu_p50_us", "gasp_cpu_max_us", "xgrammar_cpu_p50_us", "xgrammar_cpu_max_us"])
+        for r in g:
+            x = xs.get(r["name"], {})
+            gc, xc = r.get("cpu_us") or [], x.get("cpu_us") or []
+            fmt = lambda v: "" if v is None else f"{v:.3f}"
+            w.writerow([r["name"], r["status"], reason(r["error"]) if r["status"] == "rejected" else "",
+                        fmt(r.get("compile_ms")), x.get("status", ""), fmt(x.get("compile_ms")),
+                        len(r.get("step_us") or []), fmt(pct(gc, 50) if gc else None), fmt(max(gc) if gc else None),
+                        fmt(pct(xc, 50) if xc else None), fmt(max(xc) if xc else None)])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("gasp")
     ap.add_argument("xgrammar")
     ap.add_argument("--command", default="")
+    ap.add_argument("--csv", help="also write one row per schema (no schema text) to this file")
     a = ap.parse_args()
     g = load(a.gasp)
     xs = {r["name"]: r for r in load(a.xgrammar)}
     x = [xs[r["name"]] for r in g if r["name"] in xs]
+    if a.csv:
+        write_csv(a.csv, g, xs)
     out = []
     p = out.append
     if a.command:
