@@ -21,6 +21,7 @@ const benchAbout = "Benchmarks. Workloads are in data/bench/masks."
 
 var benchCommands = []subcommand{
 	{"masks", "token-mask speed: step through a sentence's tokens under a grammar", runBenchMasks},
+	{"schemas", "MaskBench-style: compile JSON schemas, step masks through a valid instance of each", runBenchSchemas},
 	{"tokenize", "tokenizer speed: encode megabytes of mixed text (MB/s)", runBenchTokenize},
 	{"lm", "LM speed: batched KV-cached decode tokens/s per batch size, prefill tokens/s", runBenchLM},
 	{"sample", "MCMC speed on a model: samples/s, time outside the model, evaluations per step", runBenchSample},
