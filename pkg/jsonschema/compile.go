@@ -156,6 +156,14 @@ var (
 		"$dynamicRef", "$dynamicAnchor", "$anchor", "$recursiveRef", "$recursiveAnchor")
 )
 
+// asserts reports whether k is a keyword this package knows to assert
+// something (compiled or refused): any other is an annotation or a keyword
+// unknown to draft 2020-12, which the specification says to ignore.
+func asserts(k string) bool {
+	_, compiled := kinds[k]
+	return compiled || unsupported[k] || k == "const" || k == "items" || k == "additionalProperties"
+}
+
 func set(names ...string) map[string]bool {
 	m := map[string]bool{}
 	for _, n := range names {
@@ -424,7 +432,7 @@ func (c *compiler) plain(s *Value, ptr string) grammar.Expr {
 // are of the allowed types. Other assertions beside them are errors.
 func (c *compiler) enum(s *Value, ptr string, types []string) grammar.Expr {
 	for _, m := range s.Obj {
-		if !annotations[m.Key] && m.Key != "enum" && m.Key != "const" && m.Key != "type" {
+		if asserts(m.Key) && m.Key != "enum" && m.Key != "const" && m.Key != "type" {
 			c.errorf(ptr+"/"+escapePtr(m.Key), "keyword %s beside enum or const is not supported", m.Key)
 			return nil
 		}

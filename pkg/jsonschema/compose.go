@@ -106,7 +106,7 @@ func (c *compiler) merge(a, b *Value, ptr string) (*Value, bool) {
 	for _, src := range []*Value{a, b} {
 		for _, m := range src.Obj {
 			k := m.Key
-			if done[k] || annotations[k] {
+			if done[k] || annotations[k] || !asserts(k) {
 				continue
 			}
 			done[k] = true

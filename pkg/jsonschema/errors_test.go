@@ -30,6 +30,10 @@ func TestErrors(t *testing.T) {
 		{`{"$ref":"#/$defs/missing"}`, `s.json#/$ref: $ref "#/$defs/missing" names nothing in the document`},
 		{`{"$ref":"#","minimum":1}`, `s.json#: $ref/allOf expansion does not terminate (a $ref cycle with sibling keywords)`},
 		{`{"enum":[1,"a"],"minimum":0}`, `s.json#/minimum: keyword minimum beside enum or const is not supported`},
+		// Keywords unknown to draft 2020-12 are ignored, as it says: beside
+		// enum/const and in merges too.
+		{`{"enum":[1,"a"],"readonly":true,"example":1,"id":"x"}`, ``},
+		{`{"allOf":[{"type":"integer","x-unit":"ms"},{"minimum":1,"x-unit":"s"}]}`, ``},
 		{`{"type":"integer","minimum":5,"maximum":4}`, `s.json#: the schema accepts no value`},
 		{`false`, `s.json#: the schema accepts no value`},
 		{`{"type":`, `s.json: invalid JSON: offset 8: unexpected end of input`},
