@@ -143,22 +143,30 @@ func holdsOwned(owned map[string]bool, dir string) bool {
 	return false
 }
 
-// TestCommittedTrueAnalysis regenerates analysis/quick-true/ with "gasp analyze-true" from the committed stores
-// mcmc/quick, mcmc/quick-smc and mcmc/quick-true and checks that it is the committed one, byte for byte.
+// TestCommittedTrueAnalysis regenerates each committed true-distance analysis with "gasp analyze-true" from its
+// committed stores, and checks that it is the committed one, byte for byte: analysis/quick-true from mcmc/quick,
+// mcmc/quick-smc and mcmc/quick-true; analysis/paper-tiny-true from mcmc/paper-tiny and mcmc/paper-tiny-true.
 func TestCommittedTrueAnalysis(t *testing.T) {
-	committed := "../../analysis/quick-true"
-	if _, err := os.Stat(filepath.Join(committed, "true.csv")); err != nil {
-		t.Skip("analysis/quick-true is not committed")
-	}
-	out := t.TempDir()
-	if code, _, errOut := gasp("analyze-true", "--store", "../../mcmc/quick,../../mcmc/quick-smc", "--exact", "../../mcmc/quick-true", "--out", out); code != 0 {
-		t.Fatalf("gasp analyze-true: exit %d: %s", code, errOut)
-	}
-	for _, name := range []string{"README.md", "true.csv", "tasks.csv", "fig_true_vs_evals.svg"} {
-		got, _ := os.ReadFile(filepath.Join(out, name))
-		want, err := os.ReadFile(filepath.Join(committed, name))
-		if err != nil || !bytes.Equal(got, want) {
-			t.Errorf("%s: regenerated file differs from the committed one (%v)", name, err)
-		}
+	for _, c := range []struct{ out, stores, exact string }{
+		{"quick-true", "../../mcmc/quick,../../mcmc/quick-smc", "../../mcmc/quick-true"},
+		{"paper-tiny-true", "../../mcmc/paper-tiny", "../../mcmc/paper-tiny-true"},
+	} {
+		t.Run(c.out, func(t *testing.T) {
+			committed := filepath.Join("../../analysis", c.out)
+			if _, err := os.Stat(filepath.Join(committed, "true.csv")); err != nil {
+				t.Skipf("analysis/%s is not committed", c.out)
+			}
+			out := t.TempDir()
+			if code, _, errOut := gasp("analyze-true", "--store", c.stores, "--exact", c.exact, "--out", out); code != 0 {
+				t.Fatalf("gasp analyze-true: exit %d: %s", code, errOut)
+			}
+			for _, name := range []string{"README.md", "true.csv", "tasks.csv", "fig_true_vs_evals.svg"} {
+				got, _ := os.ReadFile(filepath.Join(out, name))
+				want, err := os.ReadFile(filepath.Join(committed, name))
+				if err != nil || !bytes.Equal(got, want) {
+					t.Errorf("%s: regenerated file differs from the committed one (%v)", name, err)
+				}
+			}
+		})
 	}
 }

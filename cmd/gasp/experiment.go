@@ -22,6 +22,7 @@ import (
 var experimentCommands = []subcommand{
 	{"run", "run an experiment's grid into its run store (mcmc/<name>), resumably", runExperimentRun},
 	{"merge", "merge the run stores of an experiment's shards into one", runExperimentMerge},
+	{"compact", "seal a run store's records into gzip'd segments (a tenth of the size; for git)", runExperimentCompact},
 }
 
 // experimentAbout introduces the subcommands of "gasp experiment".

@@ -81,11 +81,23 @@ func TestExperimentRunResume(t *testing.T) {
 			t.Errorf("limited run stored a record the full run does not have: %s", r)
 		}
 	}
+	// Compacted, then resumed: the resume reads the sealed segments.
+	compactStore(t, part)
+	if open, _ := filepath.Glob(filepath.Join(part, "*", "*.jsonl")); len(open) != 0 {
+		t.Fatalf("open segments after compaction: %v", open)
+	}
+	if got := runstest.Lines(t, part); len(got) != 3 {
+		t.Fatalf("the compacted store reads %d records", len(got))
+	}
 	for range 2 {
 		if code, _, errOut := gasp("experiment", "run", cfg, "--store", part); code != 0 {
 			t.Fatalf("resume: exit %d: %s", code, errOut)
 		}
 	}
+	if got := runstest.Lines(t, part); !slices.Equal(got, want) {
+		t.Errorf("resumed store:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	compactStore(t, part)
 	if got := runstest.Lines(t, part); !slices.Equal(got, want) {
 		t.Errorf("resumed store:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -96,6 +108,14 @@ func TestExperimentRunResume(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(out, "README.md")); err != nil || !bytes.Contains(b, []byte("protocol")) {
 		t.Errorf("README.md: %v\n%s", err, b)
+	}
+}
+
+// compactStore runs "gasp experiment compact" on store.
+func compactStore(t *testing.T, store string) {
+	t.Helper()
+	if code, _, errOut := gasp("experiment", "compact", store); code != 0 || !strings.Contains(errOut, "series sealed") {
+		t.Fatalf("compact: exit %d: %s", code, errOut)
 	}
 }
 
@@ -123,6 +143,8 @@ func TestExperimentErrors(t *testing.T) {
 		{[]string{"analyze"}, 2, "EXPERIMENT"},
 		{[]string{"analyze", "a/b"}, 2, "EXPERIMENT"},
 		{[]string{"analyze", "x", "--store", filepath.Join(t.TempDir(), "none")}, 1, "none"},
+		{[]string{"experiment", "compact"}, 2, "want at least one STORE"},
+		{[]string{"experiment", "compact", filepath.Join(t.TempDir(), "none")}, 1, "does not exist"},
 	} {
 		code, _, errOut := gasp(tt.args...)
 		if code != tt.code || !strings.Contains(errOut, tt.err) {

@@ -25,25 +25,34 @@ func tornRecord(line []byte) bool {
 	return len(bytes.Trim(line, "\x00")) == 0
 }
 
-// checker rejects, while a file is read, records that no writer of this
-// package appends: a record Append would refuse (negative k or run, a NaN
-// log probability, ...), and a second record of a (k, run) already read,
-// which would count one run twice.
+// checker rejects, while a series is read, records that no writer of
+// this package appends: a record Append would refuse (negative k or run, a
+// NaN log probability, ...), and a second record of a (k, run) already
+// read, in the same segment or another, which would count one run twice.
 type checker struct {
-	seen map[Sample]int // sample → line of its record
+	seen map[Sample]place // sample → where its record is
 }
 
-func (c *checker) add(r *Record, line int) error {
+// place is a record's file and line.
+type place struct {
+	file string
+	line int
+}
+
+func (c *checker) add(r *Record, file string, line int) error {
 	if err := r.check(); err != nil {
 		return err
 	}
 	if c.seen == nil {
-		c.seen = map[Sample]int{}
+		c.seen = map[Sample]place{}
 	}
 	s := Sample{K: r.K, Run: r.Run}
 	if first, ok := c.seen[s]; ok {
-		return fmt.Errorf("second record of k %d, run %d (the first is on line %d)", r.K, r.Run, first)
+		if first.file == file {
+			return fmt.Errorf("second record of k %d, run %d (the first is on line %d)", r.K, r.Run, first.line)
+		}
+		return fmt.Errorf("second record of k %d, run %d (the first is at %s:%d)", r.K, r.Run, first.file, first.line)
 	}
-	c.seen[s] = line
+	c.seen[s] = place{file, line}
 	return nil
 }

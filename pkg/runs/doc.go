@@ -6,12 +6,28 @@
 // # Layout
 //
 //	mcmc/<experiment>/LOCK                    writer lock: flock(2), holder's pid inside
-//	mcmc/<experiment>/<task>/<method>.jsonl   the records of one method on one task
+//	mcmc/<experiment>/<task>/<method>.jsonl     the records of one method on one task (open segment)
+//	mcmc/<experiment>/<task>/<method>.jsonl.gz  the same, sealed by Compact: gzip'd JSONL
 //
 // Task and method names are escaped to one path element each: bytes other
 // than [A-Za-z0-9._-], '%' and a leading '.' become %XX, so the task
 // "SLIA/name-combine-4" lives in SLIA%2Fname-combine-4/. Store.Path gives
 // the file of a (task, method); every record also names both.
+//
+// # Sealed segments
+//
+// A series may also have a sealed segment, <method>.jsonl.gz: records
+// that Store.Compact moved out of the open segment, gzip-compressed,
+// which nothing appends to. Readers read the sealed records, then the
+// open ones; Has, Done and Append's duplicate and seed checks cover both,
+// and a (k, run) in both is corruption. Compact writes the new sealed
+// segment atomically (temporary file, fsync, rename), then removes the
+// open one; the sealed segment's gzip comment names the open segment it
+// absorbed (length and SHA-256), so that one left by a compaction killed
+// in between is skipped by readers and removed by the next writer. A
+// sealed segment's gzip errors (truncated, corrupt) are *CorruptError
+// naming its file and the line where reading stopped. compact.go has the
+// details.
 //
 // # Writing and resuming
 //

@@ -51,11 +51,14 @@ func (e *LockedError) Is(target error) bool { return target == ErrLocked }
 // skip it: it would silently drop a sample.
 type CorruptError struct {
 	File string // path of the JSONL file
-	Line int    // 1-based line number
+	Line int    // 1-based line number (of the uncompressed records, in a sealed segment); 0 for the whole file
 	Err  error
 }
 
 func (e *CorruptError) Error() string {
+	if e.Line == 0 { // the file as a whole: a sealed segment's gzip header
+		return fmt.Sprintf("%s: corrupt run records: %v", e.File, e.Err)
+	}
 	return fmt.Sprintf("%s:%d: corrupt run record: %v", e.File, e.Line, e.Err)
 }
 

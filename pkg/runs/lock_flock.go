@@ -130,3 +130,33 @@ func busy(dir string) (bool, error) {
 	}
 	return false, nil
 }
+
+// exclusive turns the writing lock f of the store dir (holdWriting) into
+// an exclusive one, failing with ErrBusy if another writer holds it too.
+// flock(2) may drop the shared lock on the way; shared takes it back.
+func exclusive(f *os.File, dir string) error {
+	if f == nil {
+		return nil
+	}
+	switch err := flock(f); {
+	case err == errLocked:
+		shared(f)
+		return fmt.Errorf("%w: %s (a shard of gasp experiment run between appends?); try again once it has ended", ErrBusy, dir)
+	case err != nil:
+		shared(f)
+		return fmt.Errorf("runs: locking %s: %w", dir, err)
+	}
+	return nil
+}
+
+// shared turns the writing lock f back into a shared one.
+func shared(f *os.File) {
+	if f == nil {
+		return
+	}
+	for {
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); !errors.Is(err, syscall.EINTR) {
+			return
+		}
+	}
+}

@@ -16,8 +16,12 @@ import (
 // lockName is the lock file in an experiment directory.
 const lockName = "LOCK"
 
-// ext is the extension of record files.
+// ext is the extension of record files: a series' open segment.
 const ext = ".jsonl"
+
+// sealedExt is the extension of a series' sealed segment: records that
+// Compact moved out of the open segment, gzip-compressed JSONL.
+const sealedExt = ext + ".gz"
 
 // Options configure OpenWith.
 type Options struct {
@@ -55,7 +59,9 @@ type Key struct {
 
 // series is the state of one (task, method) file.
 type series struct {
-	path    string
+	path    string // the open segment: what Append appends to
+	sealed  string // the sealed segment; "" in a store of one file
+	hasSeal bool   // the sealed segment exists
 	loaded  bool
 	good    int64 // length of the valid prefix
 	f       *os.File
@@ -179,8 +185,10 @@ func OpenFile(path string, opt Options) (*Store, error) {
 // Dir returns the experiment directory.
 func (s *Store) Dir() string { return s.dir }
 
-// Path returns the file that holds the records of (task, method):
-// dir/<task>/<method>.jsonl, each name escaped to one path element.
+// Path returns the file that Append appends the records of (task, method)
+// to, the series' open segment: dir/<task>/<method>.jsonl, each name
+// escaped to one path element. Records that Compact sealed are in
+// Path(task, method)+".gz".
 func (s *Store) Path(task, method string) string {
 	if s.file != "" {
 		return s.file
@@ -223,18 +231,21 @@ func (s *Store) get(task, method string) (*series, error) {
 	sr := s.series[k]
 	if sr == nil {
 		sr = &series{path: s.Path(task, method)}
+		if s.file == "" {
+			sr.sealed = sr.path + ".gz"
+		}
 		s.series[k] = sr
 	}
 	if sr.loaded {
 		return sr, nil
 	}
 	if s.file == "" {
-		if err := checkSeries(sr.path); err != nil {
+		if err := checkSeries(sr.path, sr.sealed); err != nil {
 			return nil, err
 		}
 	}
 	done, seeds := map[Sample]bool{}, map[int]uint64{}
-	res, err := scan(sr.path, task, method, 0, s.settings, func(r Record) error {
+	res, err := scan(sr.path, sr.sealed, task, method, -1, s.settings, func(r Record) error {
 		done[Sample{r.K, r.Run}] = true
 		seeds[r.Run] = r.Seed
 		return nil
@@ -252,7 +263,16 @@ func (s *Store) get(task, method string) (*series, error) {
 			return nil, fmt.Errorf("runs: dropping the torn line of %s: %w", sr.path, err)
 		}
 	}
+	if res.leftover && !s.opt.ReadOnly {
+		// What a compaction killed before its last step leaves: the
+		// sealed segment holds these records already.
+		if err := os.Remove(sr.path); err != nil {
+			return nil, fmt.Errorf("runs: removing %s, which %s absorbed: %w", sr.path, sr.sealed, err)
+		}
+		syncDir(filepath.Dir(sr.path))
+	}
 	sr.loaded, sr.good, sr.done, sr.seeds, sr.prompt = true, res.good, done, seeds, res.prompt
+	sr.hasSeal = res.sealed
 	return sr, nil
 }
 
@@ -448,16 +468,16 @@ func (s *Store) each(task, method string, fn func(Record) error) error {
 	s.mu.Lock()
 	sr, err := s.get(task, method)
 	// A writable store reads what it wrote; a read-only one reads what the
-	// file holds now, which a writer may have extended since.
-	var limit int64
+	// files hold now, which a writer may have extended since.
+	limit, empty := int64(-1), false
 	if err == nil && !s.opt.ReadOnly {
-		limit = sr.good
+		limit, empty = sr.good, sr.good == 0 && !sr.hasSeal
 	}
 	s.mu.Unlock()
-	if err != nil || limit == 0 && !s.opt.ReadOnly {
+	if err != nil || empty {
 		return err
 	}
-	res, err := scan(sr.path, task, method, limit, s.settings, fn)
+	res, err := scan(sr.path, sr.sealed, task, method, limit, s.settings, fn)
 	s.mu.Lock()
 	s.warn(res.torn)
 	s.mu.Unlock()
@@ -492,6 +512,9 @@ func (s *Store) Keys() ([]Key, error) {
 		for _, f := range files {
 			name, ok := strings.CutSuffix(f.Name(), ext)
 			if !ok {
+				name, ok = strings.CutSuffix(f.Name(), sealedExt)
+			}
+			if !ok {
 				continue
 			}
 			p := filepath.Join(s.dir, t.Name(), f.Name())
@@ -511,25 +534,26 @@ func (s *Store) Keys() ([]Key, error) {
 		}
 		return strings.Compare(a.Method, b.Method)
 	})
-	return keys, nil
+	return slices.Compact(keys), nil // a series with both segments is one key
 }
 
-// checkSeries fails when the task directory or the record file of path, a
-// series of a directory store, is a symbolic link, or the file exists and
-// is not a regular file. A store follows no link, reading or writing: a
-// writer would write through it outside the store, and a reader that
-// skipped it would report a store without its records.
-func checkSeries(path string) error {
-	for _, p := range []string{filepath.Dir(path), path} {
+// checkSeries fails when the task directory or a segment file of a series
+// of a directory store (path, its open segment, and sealed) is a symbolic
+// link, or a segment exists and is not a regular file. A store follows no
+// link, reading or writing: a writer would write through it outside the
+// store, and a reader that skipped it would report a store without its
+// records.
+func checkSeries(path, sealed string) error {
+	for _, p := range []string{filepath.Dir(path), path, sealed} {
 		fi, err := os.Lstat(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return nil
+			continue
 		case err != nil:
 			return fmt.Errorf("runs: %w", err)
 		case fi.Mode()&fs.ModeSymlink != 0:
 			return linkError(p)
-		case p == path && !fi.Mode().IsRegular():
+		case p != filepath.Dir(path) && !fi.Mode().IsRegular():
 			return fmt.Errorf("runs: %s is not a regular file", p)
 		}
 	}
