@@ -7,13 +7,15 @@
 #   python3-numpy  numpy for Debian's /usr/bin/python3: cmd/gasp's test of
 #                scripts/gpu-check.sh (its CPU mode) and regenerating
 #                pkg/llama/testdata (make_reference.py).
+#   python3-scipy  scipy.stats.mannwhitneyu, the reference pkg/fuzz's
+#                Mann-Whitney U test is compared with (TestMannWhitneyScipy).
 set -euo pipefail
 
 log() { echo "test-deps: $*" >&2; }
 sudo=()
 if [[ "$(id -u)" != 0 ]]; then sudo=(sudo -n); fi
 
-pkgs=(libonig-dev gcc python3-numpy)
+pkgs=(libonig-dev gcc python3-numpy python3-scipy)
 missing=()
 for p in "${pkgs[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
