@@ -423,7 +423,9 @@ xml or sql; method gcd, asap-kN, grammarinator, mcmc-uniform-kN,
 mcmc-priority-kN, mcmc-restart-kN) and writes into DIR the coverage tables
 of the paper's Tables 2-3 (tab2-supp-metrics-sql.md and .csv, tab3-…-xml,
 and tables.md: branch, function and line coverage with bootstrap 95% CIs
-over trials, and the branch gain over GCD) and coverage-over-time figures
+over trials (none from fewer than 3), the branch gain over GCD, and on the
+trials' final branch coverage against GCD's the Vargha-Delaney A12 and the
+two-sided Mann-Whitney U test's p, * below 0.05) and coverage-over-time figures
 as SVG, named after the paper's: Figs. 3b/6b (branch coverage, MCMC at
 k = 10) and Figs. 7-12 (ablations of branch, function and line coverage:
 one panel per proposal, k as line style, GCD for reference). The output
