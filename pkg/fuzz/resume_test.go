@@ -92,6 +92,17 @@ func TestRunResume(t *testing.T) {
 		t.Errorf("a resume refused for a stored trial ran another: %v", err)
 	}
 
+	// A trial stored under another trial's directory is refused.
+	misplaced := filepath.Join(out, "trial-0", trialFile)
+	os.MkdirAll(filepath.Dir(misplaced), 0o755)
+	os.WriteFile(misplaced, before, 0o644)
+	resumeAll := opts
+	resumeAll.Resume = true
+	if _, err := Run(ctx, tc, resumeAll); err == nil || err.Error() != misplaced+" holds trial 1, not 0; remove it to run the trial again" {
+		t.Errorf("misplaced trial: %v", err)
+	}
+	os.RemoveAll(filepath.Dir(misplaced))
+
 	var log bytes.Buffer
 	resume := opts
 	resume.Resume, resume.Log = true, &log

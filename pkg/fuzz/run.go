@@ -212,9 +212,13 @@ func storedTrials(out string, opts Options, key trialKey) (map[int]*Trial, error
 		return stored, nil
 	}
 	for i := range opts.Trials {
-		tr, ok, err := loadTrial(filepath.Join(out, fmt.Sprintf("trial-%d", i)), key)
+		dir := filepath.Join(out, fmt.Sprintf("trial-%d", i))
+		tr, ok, err := loadTrial(dir, key)
 		if err != nil {
 			return nil, err
+		}
+		if ok && tr.Trial != i {
+			return nil, fmt.Errorf("%s holds trial %d, not %d; remove it to run the trial again", filepath.Join(dir, trialFile), tr.Trial, i)
 		}
 		if ok {
 			stored[i] = tr
