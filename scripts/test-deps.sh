@@ -11,13 +11,15 @@
 #                template as transformers does (testdata/chat/render.py).
 #   python3-lark  Lark, the oracle pkg/lark's tests compare membership with
 #                (pkg/lark/testdata/oracle.py, Earley with the dynamic lexer).
+#   python3-scipy  scipy.stats.mannwhitneyu, the reference pkg/fuzz's
+#                Mann-Whitney U test is compared with (TestMannWhitneyScipy).
 set -euo pipefail
 
 log() { echo "test-deps: $*" >&2; }
 sudo=()
 if [[ "$(id -u)" != 0 ]]; then sudo=(sudo -n); fi
 
-pkgs=(libonig-dev gcc python3-numpy python3-jinja2 python3-lark)
+pkgs=(libonig-dev gcc python3-numpy python3-jinja2 python3-lark python3-scipy)
 missing=()
 for p in "${pkgs[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

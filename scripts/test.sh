@@ -49,7 +49,8 @@ fi
 
 step "test packages"
 # libonig-dev and gcc, for pkg/tokenizer's comparison with Oniguruma;
-# python3-numpy, for the test of scripts/gpu-check.sh (scripts/test-deps.sh).
+# python3-numpy, for the test of scripts/gpu-check.sh; python3-scipy, the
+# reference of pkg/fuzz's Mann-Whitney U test (scripts/test-deps.sh).
 if ! bash scripts/test-deps.sh; then
 	if [[ "${CI:-}" == "true" ]]; then
 		failed+=("test-deps")

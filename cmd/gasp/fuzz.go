@@ -293,14 +293,21 @@ func writeValidity(w io.Writer, res *fuzz.ValidityResult, asJSON bool) {
 }
 
 func runFuzzRun(args []string, stdout, stderr io.Writer) int {
-	cl := newCmdLine("gasp fuzz run", "gasp fuzz run --target xml|sql --seeds DIR [--protocol quick|paper] [--time D] [--trials N] --out DIR", `
+	cl := newCmdLine("gasp fuzz run", "gasp fuzz run --target xml|sql --seeds DIR [--protocol quick|paper] [--time D] [--trials N] [--resume | --only-trial I] --out DIR", `
 Fuzzes the target with AFL++ (in the sandbox) from the seed files in DIR for
 --time per trial, trial i (1..N) with AFL_RANDOM_SEED=42+i, replays each
 trial's queue through the coverage build, and writes DIR/coverage.json:
 branch_pct, line_pct and function_pct (final, mean over trials, with
 bootstrap 95% CIs) and over_time. --time 0 measures the seeds alone.
 --protocol sets the defaults of --time and --trials: quick (20s, 1 trial)
-or paper (1h, 5 trials).`, stdout, stderr)
+or paper (1h, 5 trials).
+
+Each finished trial i is stored in OUT/trial-<i-1>/trial.json. --resume
+keeps the stored trials made with the same target, seeds, --time,
+--snapshots, --exec-timeout and dictionary, and runs the others: a run
+stopped part way goes on where it stopped. --only-trial I runs trial I
+alone (or keeps it, if stored), as one task of a Slurm array; coverage.json
+is written by the task that stores the last trial, or by a --resume after.`, stdout, stderr)
 	f := fuzzRunFlags{}
 	cl.StringVar(&f.target, "target", "", "fuzz target: xml or sql")
 	cl.StringVar(&f.seeds, "seeds", "", "directory of seed files")
@@ -312,6 +319,8 @@ or paper (1h, 5 trials).`, stdout, stderr)
 	cl.StringVar(&f.root, "root", ".", "repository root (where grammar/ is), for --grammar-dict")
 	cl.DurationVar(&f.execTimeout, "exec-timeout", 0, "afl-fuzz's fixed per-execution timeout (default: per target, xml 1s, sql 1s); seeds slower than half of it are not fuzzed")
 	cl.StringVar(&f.out, "out", "", "output directory")
+	cl.BoolVar(&f.resume, "resume", false, "keep the trials stored under --out by an earlier run with the same options; run the others")
+	cl.IntVar(&f.only, "only-trial", 0, "run trial I (1..N) alone, or keep it if stored")
 	tcDir := cl.String("toolchain", ".cache/fuzz", "toolchain directory (scripts/fuzz-setup.sh)")
 	quiet := cl.Bool("q", false, "no progress lines on standard error")
 	if done, code := cl.parseNoArgs(args); done {
@@ -334,6 +343,10 @@ or paper (1h, 5 trials).`, stdout, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	rep, err := fuzz.Run(ctx, tc, opts)
+	if errors.Is(err, fuzz.ErrTrialsPending) {
+		fmt.Fprintf(stdout, "%s %s: trial %d stored; %v\n", opts.Target, opts.Out, opts.Only, err)
+		return 0
+	}
 	if err != nil {
 		return cl.fail(err)
 	}
@@ -347,8 +360,8 @@ or paper (1h, 5 trials).`, stdout, stderr)
 // fuzzRunFlags are the flags of gasp fuzz run that make its fuzz.Options.
 type fuzzRunFlags struct {
 	target, seeds, protocol, time, root, out string
-	trials, snaps                            int
-	grammarDict                              bool
+	trials, snaps, only                      int
+	grammarDict, resume                      bool
 	execTimeout                              time.Duration
 }
 
@@ -360,6 +373,8 @@ func (f *fuzzRunFlags) options() (opts fuzz.Options, usage bool, err error) {
 		flagCheck{f.trials < 0 || f.trials > 1000, fmt.Sprintf("--trials must be in [1, 1000] (0: the protocol's), got %d", f.trials)},
 		flagCheck{f.snaps < 1 || f.snaps > 10000, fmt.Sprintf("--snapshots must be in [1, 10000], got %d", f.snaps)},
 		flagCheck{f.execTimeout < 0, fmt.Sprintf("--exec-timeout must not be negative, got %v", f.execTimeout)},
+		flagCheck{f.only < 0, fmt.Sprintf("--only-trial must be in [1, --trials], got %d", f.only)},
+		flagCheck{f.only > 0 && f.resume, "--only-trial and --resume exclude each other (--only-trial keeps a stored trial too)"},
 	); bad != "" {
 		return fuzz.Options{}, true, errors.New(bad)
 	}
@@ -384,6 +399,10 @@ func (f *fuzzRunFlags) options() (opts fuzz.Options, usage bool, err error) {
 	if f.trials > 0 {
 		opts.Trials = f.trials
 	}
+	if f.only > opts.Trials {
+		return fuzz.Options{}, true, fmt.Errorf("--only-trial must be in [1, %d] (--trials), got %d", opts.Trials, f.only)
+	}
+	opts.Resume, opts.Only = f.resume, f.only
 	if f.grammarDict {
 		rel, err := fuzz.GrammarFile(f.target)
 		if err != nil {
@@ -409,7 +428,9 @@ xml or sql; method gcd, asap-kN, grammarinator, mcmc-uniform-kN,
 mcmc-priority-kN, mcmc-restart-kN) and writes into DIR the coverage tables
 of the paper's Tables 2-3 (tab2-supp-metrics-sql.md and .csv, tab3-…-xml,
 and tables.md: branch, function and line coverage with bootstrap 95% CIs
-over trials, and the branch gain over GCD) and coverage-over-time figures
+over trials (none from fewer than 3), the branch gain over GCD, and on the
+trials' final branch coverage against GCD's the Vargha-Delaney A12 and the
+two-sided Mann-Whitney U test's p, * below 0.05) and coverage-over-time figures
 as SVG, named after the paper's: Figs. 3b/6b (branch coverage, MCMC at
 k = 10) and Figs. 7-12 (ablations of branch, function and line coverage:
 one panel per proposal, k as line style, GCD for reference). The output

@@ -49,6 +49,20 @@ func TestFuzzUsage(t *testing.T) {
 	if code, _, errOut := gasp("fuzz", "run", "--target", "xml", "--seeds", t.TempDir(), "--out", t.TempDir(), "--toolchain", t.TempDir()); code != 1 || !strings.Contains(errOut, "fuzz-setup.sh") {
 		t.Errorf("run without a toolchain: exit %d, %q", code, errOut)
 	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--trials", "5", "--only-trial", "6"}, "--only-trial must be in [1, 5] (--trials), got 6"},
+		{[]string{"--protocol", "paper", "--only-trial", "6"}, "--only-trial must be in [1, 5] (--trials), got 6"},
+		{[]string{"--only-trial", "-1"}, "--only-trial must be in [1, --trials], got -1"},
+		{[]string{"--trials", "5", "--only-trial", "2", "--resume"}, "--only-trial and --resume exclude each other"},
+	} {
+		args := append([]string{"fuzz", "run", "--target", "xml", "--seeds", t.TempDir(), "--out", t.TempDir()}, c.args...)
+		if code, _, errOut := gasp(args...); code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
 }
 
 func TestFuzzSeedsFromStore(t *testing.T) {
@@ -109,7 +123,9 @@ func TestFuzzTable(t *testing.T) {
 		"seconds": 0, "branch_pct": 20, "line_pct": 28, "function_pct": 40,
 		"branch_ci": [20, 20], "line_ci": [28, 28], "function_ci": [40, 40],
 		"over_time": [{"seconds": 0, "branch_pct": 20, "line_pct": 28, "function_pct": 40,
-		"branch_ci": [20, 20], "line_ci": [28, 28], "function_ci": [40, 40]}]}`
+		"branch_ci": [20, 20], "line_ci": [28, 28], "function_ci": [40, 40]}],
+		"trial_results": [{"trial": 0, "afl_seed": 43, "execs": 0, "queue": 0, "over_time": null,
+		"branch_pct": 20, "line_pct": 28, "function_pct": 40}]}`
 	for m, b := range map[string]string{"gcd": "20", "mcmc-priority-k10": "25"} {
 		os.MkdirAll(filepath.Join(dir, "sql", m), 0o755)
 		os.WriteFile(filepath.Join(dir, "sql", m, "coverage.json"), []byte(strings.ReplaceAll(rep, "20", b)), 0o644)
@@ -122,7 +138,7 @@ func TestFuzzTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(md), "| MCMC-Priority | 10 | 3 | 25.00 [25.00, 25.00] | 40.00 [40.00, 40.00] | 28.00 [28.00, 28.00] | +25.0 |") {
+	if !strings.Contains(string(md), "| MCMC-Priority | 10 | 3 | 1 | 25.00 (n < 3: no interval) | 40.00 (n < 3: no interval) | 28.00 (n < 3: no interval) | +25.0 | 1.00 large | 1.000 |") {
 		t.Errorf("tab2-supp-metrics-sql.md:\n%s", md)
 	}
 	if !strings.Contains(out, "fig8-abl-sql.svg") {

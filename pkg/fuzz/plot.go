@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"strings"
 
@@ -39,8 +40,9 @@ func metricOf(metric string) (func(Point) (v, lo, hi float64), error) {
 
 // PlotOverTime draws, as an SVG, one metric's coverage over time of one
 // target's results, as the paper's Fig. 3b / 6b: one line per method with
-// its bootstrap 95 % band over trials, the MCMC proposals at their largest
-// k. It returns nil if there is nothing to draw.
+// its bootstrap 95 % band over trials (none from fewer than three), the
+// MCMC proposals at their largest k; the title gives the scale. It returns
+// nil if there is nothing to draw.
 func PlotOverTime(rs []Result, metric string) ([]byte, error) {
 	get, err := metricOf(metric)
 	if err != nil {
@@ -66,16 +68,17 @@ func PlotOverTime(rs []Result, metric string) ([]byte, error) {
 		return nil, err
 	}
 	r0 := chosen[0]
-	p.Title.Text = fmt.Sprintf("%s %s: %s coverage over AFL++ time\nmean and 95 %% CI over %s", r0.Library, r0.Version, metric, scaleText(chosen))
+	p.Title.Text = fmt.Sprintf("%s %s: %s coverage over AFL++ time\nmean over trials, bootstrap 95 %% band (%s)\n%s",
+		r0.Library, r0.Version, metric, noInterval, strings.Join(scaleText(chosen), "\n"))
 	p.Y.Label.Text = metric + " coverage (%)"
-	return figure.SVG(7*vg.Inch, 4.2*vg.Inch, p)
+	return figure.SVG(7*vg.Inch, 4.8*vg.Inch, p)
 }
 
 // PlotAblation draws, as an SVG, the paper's ablation figures (Figs. 7–12):
 // one panel per MCMC proposal (Priority, Restart, Uniform), each with its
 // runs at every k (k = 2 dotted, 5 dashed, the largest solid) and GCD for
-// reference, all with bootstrap 95 % bands. It returns nil if no MCMC
-// result is there.
+// reference, all with bootstrap 95 % bands (none from fewer than three
+// trials). It returns nil if no MCMC result is there.
 func PlotAblation(rs []Result, metric string) ([]byte, error) {
 	get, err := metricOf(metric)
 	if err != nil {
@@ -102,14 +105,15 @@ func PlotAblation(rs []Result, metric string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.Title.Text = fmt.Sprintf("%s, by k\n%s %s coverage\n%s", label(Result{Base: base}), chosen[0].Library, metric, scaleText(chosen))
+		p.Title.Text = fmt.Sprintf("%s, %s %s, by k\n95 %% band (%s)\n%s",
+			label(Result{Base: base}), chosen[0].Library, metric, noInterval, strings.Join(scaleText(chosen), "\n"))
 		p.Y.Label.Text = metric + " coverage (%)"
 		row = append(row, p)
 	}
 	if len(row) == 0 {
 		return nil, nil
 	}
-	return figure.SVG(vg.Length(len(row))*3.6*vg.Inch, 3.2*vg.Inch, row...)
+	return figure.SVG(vg.Length(len(row))*3.6*vg.Inch, 4*vg.Inch, row...)
 }
 
 // largestK returns the largest k of each base method.
@@ -121,8 +125,9 @@ func largestK(rs []Result) map[string]int {
 	return largest
 }
 
-// coveragePlot draws the results' curves with their bands, a colour per
-// base method and a dash per k; the y axis spans the data and its bands.
+// coveragePlot draws the results' curves with their bands (none from
+// fewer than minIntervalTrials trials), a colour per base method and a dash
+// per k; the y axis spans the data and its bands.
 func coveragePlot(rs []Result, get func(Point) (float64, float64, float64), largest map[string]int,
 	name func(Result) string) (*plot.Plot, error) {
 	p := plot.New()
@@ -142,9 +147,12 @@ func coveragePlot(rs []Result, get func(Point) (float64, float64, float64), larg
 		for i, pt := range r.OverTime {
 			v, l, h := get(pt)
 			band[i] = figure.BandPoint{X: pt.Seconds, Y: v, Lo: min(l, v), Hi: max(h, v)}
-			lo, hi = min(lo, l, v), max(hi, h, v)
+			lo, hi = min(lo, v), max(hi, v)
+			if r.Trials >= minIntervalTrials {
+				lo, hi = min(lo, l), max(hi, h)
+			}
 		}
-		l, err := figure.AddBand(p, band, col[r.Base])
+		l, err := curve(p, band, col[r.Base], r.Trials >= minIntervalTrials)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", r.Method, err)
 		}
@@ -159,4 +167,23 @@ func coveragePlot(rs []Result, get func(Point) (float64, float64, float64), larg
 		p.Y.Min, p.Y.Max = lo-0.05*span, hi+0.05*span
 	}
 	return p, nil
+}
+
+// curve adds the line of pts to p in colour c, over its band if withBand
+// (there is no band from fewer than minIntervalTrials trials).
+func curve(p *plot.Plot, pts []figure.BandPoint, c color.RGBA, withBand bool) (*plotter.Line, error) {
+	if withBand {
+		return figure.AddBand(p, pts, c)
+	}
+	xy := make(plotter.XYs, len(pts))
+	for i, pt := range pts {
+		xy[i] = plotter.XY{X: pt.X, Y: pt.Y}
+	}
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return nil, fmt.Errorf("line: %w", err)
+	}
+	l.Color = c
+	p.Add(l)
+	return l, nil
 }

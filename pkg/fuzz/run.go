@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gasplab/gasp/pkg/atomicfile"
 	"github.com/gasplab/gasp/pkg/infile"
 )
 
@@ -51,6 +52,16 @@ type Options struct {
 	Snapshots int
 	// Log, if not nil, receives progress lines.
 	Log io.Writer
+	// Resume keeps the trials an earlier run stored under Out
+	// (trial-N/trial.json) with the same target, seed files, time,
+	// snapshots, execution timeout and dictionary, and runs only the
+	// others; a trial stored with other options is an error.
+	Resume bool
+	// Only, if positive, runs trial Only (1 … Trials) alone, unless it is
+	// stored, as with Resume. Run writes coverage.json once every trial is
+	// stored, and until then returns an error wrapping ErrTrialsPending.
+	// A Slurm array runs one trial per task this way.
+	Only int
 }
 
 // A Point is the mean coverage over trials at a time, with bootstrap 95%
@@ -129,19 +140,44 @@ func Run(ctx context.Context, tc *Toolchain, opts Options) (*Report, error) {
 			grid = append(grid, opts.Time.Seconds()*float64(k)/float64(opts.Snapshots))
 		}
 	}
+	if opts.Only > opts.Trials || opts.Only < 0 {
+		return nil, fmt.Errorf("trial %d of %d: no such trial (want 1 … %d)", opts.Only, opts.Trials, opts.Trials)
+	}
+	if opts.Time == 0 {
+		// The seeds alone are deterministic: one trial says it all.
+		opts.Resume = opts.Resume || opts.Only > 0
+		opts.Trials, opts.Only = 1, 0
+	}
+	key, err := newTrialKey(t, seeds, opts)
+	if err != nil {
+		return nil, err
+	}
 	rep := &Report{Target: t.Name, Library: t.Library, Version: t.Version, Seeds: len(seeds),
 		TimeSeconds: opts.Time.Seconds(), Trials: opts.Trials}
+	stored, err := storedTrials(out, opts, key)
+	if err != nil {
+		return nil, err
+	}
 	for i := range opts.Trials {
-		tr, err := tc.trial(ctx, t, seeds, opts, i, filepath.Join(out, fmt.Sprintf("trial-%d", i)), grid, logf)
-		if err != nil {
-			return nil, fmt.Errorf("trial %d: %w", i, err)
+		tr := stored[i]
+		switch {
+		case tr != nil:
+			logf("fuzz: %s trial %d: stored in %s, kept", t.Name, i, out)
+		case opts.Only == 0 || opts.Only == i+1:
+			dir := filepath.Join(out, fmt.Sprintf("trial-%d", i))
+			if tr, err = tc.trial(ctx, t, seeds, opts, i, dir, grid, logf); err == nil {
+				err = saveTrial(dir, key, tr)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("trial-%d: %w", i, err)
+			}
 		}
-		rep.TrialReport = append(rep.TrialReport, *tr)
-		if opts.Time == 0 {
-			// The seeds alone are deterministic: one trial says it all.
-			rep.Trials = 1
-			break
+		if tr != nil {
+			rep.TrialReport = append(rep.TrialReport, *tr)
 		}
+	}
+	if n := len(rep.TrialReport); n < opts.Trials {
+		return nil, fmt.Errorf("%s: %d of %d trials stored: %w; coverage.json is written when all are", out, n, opts.Trials, ErrTrialsPending)
 	}
 	for k, sec := range grid {
 		var b, l, f []float64
@@ -159,10 +195,36 @@ func Run(ctx context.Context, tc *Toolchain, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(out, "coverage.json"), append(data, '\n'), 0o644); err != nil {
+	// Whole or not at all: the Slurm tasks that store the last trials may
+	// both write it.
+	if err := atomicfile.WriteFile(filepath.Join(out, "coverage.json"), append(data, '\n')); err != nil {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// storedTrials returns, by index, the trials stored under out that a run
+// with opts keeps (with opts.Resume or opts.Only; none otherwise), checking
+// them all before anything runs: one stored by another run is an error.
+func storedTrials(out string, opts Options, key trialKey) (map[int]*Trial, error) {
+	stored := map[int]*Trial{}
+	if !opts.Resume && opts.Only == 0 {
+		return stored, nil
+	}
+	for i := range opts.Trials {
+		dir := filepath.Join(out, fmt.Sprintf("trial-%d", i))
+		tr, ok, err := loadTrial(dir, key)
+		if err != nil {
+			return nil, err
+		}
+		if ok && tr.Trial != i {
+			return nil, fmt.Errorf("%s holds trial %d, not %d; remove it to run the trial again", filepath.Join(dir, trialFile), tr.Trial, i)
+		}
+		if ok {
+			stored[i] = tr
+		}
+	}
+	return stored, nil
 }
 
 // trial runs AFL++ once (unless opts.Time is 0) and replays its queue.

@@ -73,6 +73,9 @@ func LoadResults(dir, target string) ([]Result, error) {
 		if err := r.checkPercents(); err != nil {
 			return nil, fmt.Errorf("%s: %v", f, err)
 		}
+		if len(r.TrialReport) != r.Trials {
+			return nil, fmt.Errorf("%s: trials is %d but trial_results holds %d", f, r.Trials, len(r.TrialReport))
+		}
 		r.Base = r.Method
 		if m := kSuffix.FindStringSubmatch(r.Method); m != nil {
 			r.Base = m[1]
@@ -162,39 +165,162 @@ func label(r Result) string {
 	return n
 }
 
+// minIntervalTrials is the fewest trials an interval is drawn from: a
+// bootstrap over two trials is their min–max, not a 95 % interval.
+const minIntervalTrials = 3
+
+// noInterval is what a table or figure says instead of an interval over
+// fewer than minIntervalTrials trials.
+const noInterval = "n < 3: no interval"
+
+// alpha is the significance level the tables mark p-values at.
+const alpha = 0.05
+
+// A VsGCD compares a result's final branch coverage over its trials with
+// GCD's: the two-sided Mann–Whitney U test and the Vargha–Delaney Â12
+// (the probability that a trial of the method ends above one of GCD's).
+type VsGCD struct {
+	OK   bool // false without a GCD result, or for GCD itself
+	A12  float64
+	Test MannWhitney
+}
+
+// CompareGCD compares r with the GCD result of rs (see VsGCD).
+func CompareGCD(rs []Result, r Result) VsGCD {
+	if r.Method == "gcd" {
+		return VsGCD{}
+	}
+	for _, g := range rs {
+		if g.Method != "gcd" {
+			continue
+		}
+		x, y := r.finalBranch(), g.finalBranch()
+		test, err := MannWhitneyU(x, y)
+		if err != nil { // no trials: LoadResults refuses NaN coverage
+			return VsGCD{}
+		}
+		return VsGCD{OK: true, A12: VarghaDelaneyA12(x, y), Test: test}
+	}
+	return VsGCD{}
+}
+
+// finalBranch returns the final branch coverage of each trial.
+func (r Result) finalBranch() []float64 {
+	xs := make([]float64, len(r.TrialReport))
+	for i, tr := range r.TrialReport {
+		xs[i] = tr.BranchPct
+	}
+	return xs
+}
+
 // Markdown writes the coverage table of one target's results: per method
-// and k, the seeds, branch, function and line coverage (mean over trials
-// with its bootstrap 95% interval) and the branch gain over GCD.
+// and k, the seeds and trials, branch, function and line coverage (mean
+// over trials with its bootstrap 95% interval, none from fewer than three
+// trials), the branch gain over GCD, and Â12 and the Mann–Whitney p-value
+// of the final branch coverage against GCD's; notes under the table say
+// how to read them.
 func Markdown(rs []Result) string {
 	var b strings.Builder
 	if len(rs) == 0 {
 		return ""
 	}
 	r0 := rs[0]
-	fmt.Fprintf(&b, "%s %s, AFL++ %s per trial, %s; coverage of the library's own sources in %%, mean over trials [bootstrap 95%% CI]\n\n",
-		mdCell(r0.Library), mdCell(r0.Version), fmtSeconds(r0.TimeSeconds), trialsText(rs))
-	b.WriteString("| method | k | seeds | branch | function | line | Δ branch vs GCD |\n")
-	b.WriteString("|---|---:|---:|---|---|---|---:|\n")
+	fmt.Fprintf(&b, "%s %s: %s; coverage of the library's own sources in %%, mean over trials [bootstrap 95%% CI; %s]\n\n",
+		mdCell(r0.Library), mdCell(r0.Version), strings.Join(scaleText(rs), "; "), noInterval)
+	b.WriteString("| method | k | seeds | trials | branch | function | line | Δ branch vs GCD | Â12 vs GCD | p vs GCD |\n")
+	b.WriteString("|---|---:|---:|---:|---|---|---|---:|---:|---:|\n")
+	tests := 0
 	for _, r := range rs {
 		k := "—"
 		if r.K > 0 {
 			k = strconv.Itoa(r.K)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s |\n", mdCell(label(r)), k, r.Seeds,
-			ci(r.BranchPct, r.BranchCI), ci(r.FunctionPct, r.FunctionCI), ci(r.LinePct, r.LineCI),
-			signed(DeltaVsGCD(rs, r)))
+		a12, p := "—", "—"
+		if c := CompareGCD(rs, r); c.OK {
+			tests++
+			a12 = fmt.Sprintf("%.2f %s", c.A12, EffectSize(c.A12))
+			p = fmtP(c.Test.P)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s |\n", mdCell(label(r)), k, r.Seeds, r.Trials,
+			ci(r.BranchPct, r.BranchCI, r.Trials), ci(r.FunctionPct, r.FunctionCI, r.Trials), ci(r.LinePct, r.LineCI, r.Trials),
+			signed(DeltaVsGCD(rs, r)), a12, p)
+	}
+	if tests > 0 {
+		b.WriteString("\n" + testNotes(rs, tests))
 	}
 	return b.String()
 }
 
+// testNotes explains the Â12 and p columns of a table with tests
+// comparisons: what they measure, how p is computed, the multiple-comparison
+// caveat, and the smallest p the trial counts allow.
+func testNotes(rs []Result, tests int) string {
+	var b strings.Builder
+	b.WriteString("Â12 and p compare the final branch coverage of the method's trials with GCD's. " +
+		"Â12: the probability that a trial of the method ends above one of GCD's (0.5: no effect; Vargha–Delaney: " +
+		"|Â12 − 0.5| ≥ 0.06 small, ≥ 0.14 medium, ≥ 0.21 large). " +
+		"p: two-sided Mann–Whitney U test, exact where no values tie and one side has ≤ 8 trials, " +
+		"else the normal approximation with tie and continuity corrections.\n")
+	fmt.Fprintf(&b, "\n\\*: p < %g", alpha)
+	if tests > 1 {
+		fmt.Fprintf(&b, ", uncorrected for the %d comparisons of this table: with no real difference anywhere, "+
+			"about %.1f of them would fall below %g by chance; Bonferroni would ask p < %.2g", tests, alpha*float64(tests), alpha, alpha/float64(tests))
+	}
+	b.WriteString(".")
+	if smokeTest(rs) {
+		fmt.Fprintf(&b, " A smoke test (fewer than %d trials, or trials shorter than %s) checks the pipeline; it cannot compare methods.",
+			minIntervalTrials, fmtSeconds(minCompareSeconds))
+	}
+	if lo := smallestP(rs); lo >= alpha {
+		fmt.Fprintf(&b, " With these trial counts the exact test's smallest possible p is %.2f: too few trials to show a difference.", lo)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// smallestP returns the smallest two-sided p-value the exact test gives
+// any method's trials against GCD's: 2/C(m+n, m) for m and n trials (1 if
+// there is no GCD result). Where trials tie, the normal approximation
+// applies instead, which at so few trials is no firmer ground.
+func smallestP(rs []Result) float64 {
+	gcd := 0
+	for _, r := range rs {
+		if r.Method == "gcd" {
+			gcd = r.Trials
+		}
+	}
+	lo := 1.0
+	for _, r := range rs {
+		if r.Method != "gcd" && gcd > 0 && r.Trials > 0 {
+			lo = min(lo, 2*exactUpperTail(r.Trials, gcd, r.Trials*gcd))
+		}
+	}
+	return lo
+}
+
+// fmtP formats a p-value, marked with * below alpha.
+func fmtP(p float64) string {
+	s := fmt.Sprintf("%.3f", p)
+	if p < 0.001 {
+		s = "< 0.001"
+	}
+	if p < alpha {
+		s += " \\*"
+	}
+	return s
+}
+
 // CSV writes the table of Markdown as comma-separated values (RFC 4180,
 // by encoding/csv: a method, library or version may hold a comma, a quote
-// or a line break), with the interval bounds in columns of their own.
+// or a line break), with the interval bounds in columns of their own
+// (empty from fewer than three trials) and the comparison with GCD:
+// Â12, the p-value and whether it is exact.
 func CSV(rs []Result) string {
 	var b strings.Builder
 	w := csv.NewWriter(&b)
 	w.Write(strings.Split("target,library,version,method,base,k,seeds,time_seconds,trials,branch_pct,branch_lo,branch_hi,"+
-		"function_pct,function_lo,function_hi,line_pct,line_lo,line_hi,delta_branch_vs_gcd_pct", ","))
+		"function_pct,function_lo,function_hi,line_pct,line_lo,line_hi,delta_branch_vs_gcd_pct,"+
+		"a12_branch_vs_gcd,p_mwu_branch_vs_gcd,p_exact", ","))
 	f := func(x float64) string {
 		if math.IsNaN(x) {
 			return ""
@@ -202,10 +328,26 @@ func CSV(rs []Result) string {
 		return strconv.FormatFloat(x, 'f', 4, 64)
 	}
 	for _, r := range rs {
-		w.Write([]string{r.Target, r.Library, r.Version, r.Method, r.Base, strconv.Itoa(r.K), strconv.Itoa(r.Seeds), f(r.TimeSeconds),
-			strconv.Itoa(r.Trials), f(r.BranchPct), f(r.BranchCI[0]), f(r.BranchCI[1]),
-			f(r.FunctionPct), f(r.FunctionCI[0]), f(r.FunctionCI[1]),
-			f(r.LinePct), f(r.LineCI[0]), f(r.LineCI[1]), f(DeltaVsGCD(rs, r))})
+		bounds := func(c [2]float64) []string {
+			if r.Trials < minIntervalTrials {
+				return []string{"", ""}
+			}
+			return []string{f(c[0]), f(c[1])}
+		}
+		row := []string{r.Target, r.Library, r.Version, r.Method, r.Base, strconv.Itoa(r.K), strconv.Itoa(r.Seeds), f(r.TimeSeconds),
+			strconv.Itoa(r.Trials), f(r.BranchPct)}
+		row = append(row, bounds(r.BranchCI)...)
+		row = append(row, f(r.FunctionPct))
+		row = append(row, bounds(r.FunctionCI)...)
+		row = append(row, f(r.LinePct))
+		row = append(row, bounds(r.LineCI)...)
+		row = append(row, f(DeltaVsGCD(rs, r)))
+		if c := CompareGCD(rs, r); c.OK {
+			row = append(row, f(c.A12), strconv.FormatFloat(c.Test.P, 'g', 6, 64), strconv.FormatBool(c.Test.Exact))
+		} else {
+			row = append(row, "", "", "")
+		}
+		w.Write(row)
 	}
 	w.Flush() // a strings.Builder does not fail
 	return b.String()
@@ -215,7 +357,12 @@ func CSV(rs []Result) string {
 // a line break the row.
 var mdCell = strings.NewReplacer("|", `\|`, "\n", `\n`, "\r", `\r`).Replace
 
-func ci(m float64, c [2]float64) string {
+// ci formats a mean and its interval over trials; none from fewer than
+// minIntervalTrials.
+func ci(m float64, c [2]float64, trials int) string {
+	if trials < minIntervalTrials {
+		return fmt.Sprintf("%.2f (%s)", m, noInterval)
+	}
 	return fmt.Sprintf("%.2f [%.2f, %.2f]", m, c[0], c[1])
 }
 
@@ -257,25 +404,62 @@ func trialsText(rs []Result) string {
 	return fmt.Sprintf("%d–%d trials", lo, hi)
 }
 
-// paperTrialSeconds is the length of one of the paper's fuzzing trials
-// (§4.2: 5 trials of 1 h).
-const paperTrialSeconds = 3600
+// The scale of the paper's fuzzing runs (§4.2: 100 seeds per method, 5
+// trials of 1 h), and the least a comparison of methods needs here: trials
+// of five minutes (shorter ones measure the seeds more than the fuzzing;
+// see experiments/fuzz-main.json), at least minIntervalTrials of them.
+// Fewer or shorter trials make a smoke test, which checks the pipeline.
+const (
+	paperSeeds        = 100
+	paperTrials       = 5
+	paperTrialSeconds = 3600
+	minCompareSeconds = 300
+)
 
-// scaleText is trialsText with the trials' length, for figure titles, and
-// says "quick scale" on a line of its own where they are shorter than the
-// paper's: coverage after
-// seconds measures the seeds themselves, not how fuzzing grows from them, so
-// such a figure must not pass for the paper's.
-func scaleText(rs []Result) string {
-	secs := rs[0].TimeSeconds
+// scaleText says the scale of results in short lines, for figure titles
+// and (joined) table captions: seeds per method, trials and their length;
+// then, below the paper's scale, that it is so, or a "smoke test" (fewer
+// than minIntervalTrials trials, or trials under minCompareSeconds: it
+// checks the pipeline and cannot compare methods); then the paper's scale.
+func scaleText(rs []Result) []string {
+	secs, lo, hi := rs[0].TimeSeconds, rs[0].Seeds, rs[0].Seeds
 	for _, r := range rs {
 		secs = min(secs, r.TimeSeconds)
+		lo, hi = min(lo, r.Seeds), max(hi, r.Seeds)
 	}
-	t := trialsText(rs) + " of " + fmtSeconds(secs)
-	if secs < paperTrialSeconds {
-		t += "\nquick scale (paper: 5 × 1 h)"
+	seeds := fmt.Sprintf("%d seeds per method", lo)
+	if lo != hi {
+		seeds = fmt.Sprintf("%d–%d seeds per method", lo, hi)
 	}
-	return t
+	lines := []string{seeds + ", " + trialsText(rs) + " of " + fmtSeconds(secs)}
+	paper := fmt.Sprintf("paper: %d seeds, %d × %s", paperSeeds, paperTrials, fmtSeconds(paperTrialSeconds))
+	switch {
+	case smokeTest(rs):
+		lines = append(lines, fmt.Sprintf("smoke test: < %d trials or < %s", minIntervalTrials, fmtSeconds(minCompareSeconds)), paper)
+	case secs < paperTrialSeconds || lo < paperSeeds || smallestTrials(rs) < paperTrials:
+		lines = append(lines, "below the paper's scale", paper)
+	}
+	return lines
+}
+
+// smokeTest says whether some result has fewer than minIntervalTrials
+// trials or trials shorter than minCompareSeconds.
+func smokeTest(rs []Result) bool {
+	for _, r := range rs {
+		if r.Trials < minIntervalTrials || r.TimeSeconds < minCompareSeconds {
+			return true
+		}
+	}
+	return false
+}
+
+// smallestTrials returns the fewest trials of any result.
+func smallestTrials(rs []Result) int {
+	n := rs[0].Trials
+	for _, r := range rs {
+		n = min(n, r.Trials)
+	}
+	return n
 }
 
 // paperItems names, per target, the files of the paper's tables and

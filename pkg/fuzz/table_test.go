@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -15,13 +16,21 @@ import (
 )
 
 // writeResult writes a coverage.json of target and method under dir whose
-// final branch coverage is branch; line and function coverage are offset
-// from it so that columns cannot be swapped unnoticed.
+// final branch coverage is branch, over 5 trials of 5 minutes; line and
+// function coverage are offset from it so that columns cannot be swapped
+// unnoticed.
 func writeResult(t *testing.T, dir, target, method string, branch float64) {
 	t.Helper()
-	rep := Report{Target: target, Library: "lib" + target, Version: "1.0", Seeds: 20, TimeSeconds: 20, Trials: 2}
-	for _, s := range []float64{0, 10, 20} {
-		b := branch - (20-s)/10
+	writeTrials(t, dir, target, method, branch, 5, 300)
+}
+
+// writeTrials is writeResult with the number and length of the trials:
+// trial i ends at branch + (i − (trials−1)/2)/10, which averages to branch.
+func writeTrials(t *testing.T, dir, target, method string, branch float64, trials int, secs float64) {
+	t.Helper()
+	rep := Report{Target: target, Library: "lib" + target, Version: "1.0", Seeds: 20, TimeSeconds: secs, Trials: trials}
+	for _, s := range []float64{0, secs / 2, secs} {
+		b := branch - (secs-s)/secs*2
 		p := Point{Seconds: s, Coverage: Coverage{BranchPct: b, LinePct: b + 10, FunctionPct: b + 20}}
 		p.BranchCI = [2]float64{b - 0.5, b + 0.5}
 		p.LineCI = [2]float64{b + 9, b + 11}
@@ -29,6 +38,10 @@ func writeResult(t *testing.T, dir, target, method string, branch float64) {
 		rep.OverTime = append(rep.OverTime, p)
 	}
 	rep.Point = rep.OverTime[len(rep.OverTime)-1]
+	for i := range trials {
+		b := branch + (float64(i)-float64(trials-1)/2)/10
+		rep.TrialReport = append(rep.TrialReport, Trial{Trial: i, Coverage: Coverage{BranchPct: b, LinePct: b + 10, FunctionPct: b + 20}})
+	}
 	data, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		t.Fatal(err)
@@ -71,20 +84,22 @@ func TestLoadResultsOrderAndDelta(t *testing.T) {
 	}
 	md := Markdown(rs)
 	for _, row := range []string{
-		"| GCD | — | 20 | 10.00 [9.50, 10.50] | 30.00 [29.00, 31.00] | 20.00 [19.00, 21.00] | 0.0 |",
-		"| MCMC-Priority | 10 | 20 | 13.00 [12.50, 13.50] | 33.00 [32.00, 34.00] | 23.00 [22.00, 24.00] | +30.0 |",
-		"| Grammarinator-style | — | 20 | 8.00 [7.50, 8.50] | 28.00 [27.00, 29.00] | 18.00 [17.00, 19.00] | -20.0 |",
+		"| GCD | — | 20 | 5 | 10.00 [9.50, 10.50] | 30.00 [29.00, 31.00] | 20.00 [19.00, 21.00] | 0.0 | — | — |",
+		// Five trials a side, all above GCD's: p = 2/C(10, 5) = 2/252.
+		"| MCMC-Priority | 10 | 20 | 5 | 13.00 [12.50, 13.50] | 33.00 [32.00, 34.00] | 23.00 [22.00, 24.00] | +30.0 | 1.00 large | 0.008 \\* |",
+		"| Grammarinator-style | — | 20 | 5 | 8.00 [7.50, 8.50] | 28.00 [27.00, 29.00] | 18.00 [17.00, 19.00] | -20.0 | 0.00 large | 0.008 \\* |",
 	} {
 		if !strings.Contains(md, row) {
 			t.Errorf("table lacks row\n%s\n%s", row, md)
 		}
 	}
-	if !strings.Contains(md, "libxml 1.0, AFL++ 20 s per trial, 2 trials") {
+	if !strings.Contains(md, "libxml 1.0: 20 seeds per method, 5 trials of 5 min; below the paper's scale; paper: 100 seeds, 5 × 1 h;") ||
+		!strings.Contains(md, "uncorrected for the 6 comparisons of this table") || strings.Contains(md, "can be significant") {
 		t.Errorf("table header:\n%s", md)
 	}
 	csv := strings.Split(strings.TrimSpace(CSV(rs)), "\n")
-	if len(csv) != 8 || !strings.HasPrefix(csv[6], "xml,libxml,1.0,mcmc-priority-k10,mcmc-priority,10,20,20.0000,2,13.0000,12.5000,13.5000,33.0000,") ||
-		!strings.HasSuffix(csv[6], ",30.0000") {
+	if len(csv) != 8 || !strings.HasPrefix(csv[6], "xml,libxml,1.0,mcmc-priority-k10,mcmc-priority,10,20,300.0000,5,13.0000,12.5000,13.5000,33.0000,") ||
+		!strings.HasSuffix(csv[6], ",30.0000,1.0000,0.00793651,true") || !strings.HasSuffix(csv[1], ",0.0000,,,") {
 		t.Errorf("csv:\n%s", strings.Join(csv, "\n"))
 	}
 }
@@ -231,8 +246,8 @@ func TestTableOddMethodNames(t *testing.T) {
 	}
 	got := map[string]bool{}
 	for i, row := range rows {
-		if len(row) != 19 {
-			t.Errorf("csv row %d has %d fields, want 19: %q", i, len(row), row)
+		if len(row) != 22 {
+			t.Errorf("csv row %d has %d fields, want 22: %q", i, len(row), row)
 			continue
 		}
 		got[row[3]] = true
@@ -245,8 +260,11 @@ func TestTableOddMethodNames(t *testing.T) {
 	md := Markdown(rs)
 	lines := strings.Split(strings.TrimSpace(md), "\n")
 	for _, l := range lines[2:] {
-		if n := strings.Count(l, "|") - strings.Count(l, `\|`); n != 8 {
-			t.Errorf("markdown row with %d cell separators, want 8: %q", n, l)
+		if !strings.HasPrefix(l, "|") {
+			break // the notes under the table
+		}
+		if n := strings.Count(l, "|") - strings.Count(l, `\|`); n != 11 {
+			t.Errorf("markdown row with %d cell separators, want 11: %q", n, l)
 		}
 	}
 	for _, cell := range []string{`| a\|b |`, `| two\nlines | 3 |`, `| my,method |`} {
@@ -300,26 +318,88 @@ func TestLoadResultsRefusesOutOfRange(t *testing.T) {
 	}
 }
 
-// TestScaleText: a figure of trials shorter than the paper's says it is at quick scale.
+// TestScaleText: titles and captions give seeds, trials and their length,
+// and call fewer than 3 trials or trials under 5 minutes a smoke test.
 func TestScaleText(t *testing.T) {
-	res := func(secs ...float64) []Result {
+	res := func(trials int, seeds []int, secs ...float64) []Result {
 		var rs []Result
-		for _, s := range secs {
-			rs = append(rs, Result{Report: Report{TimeSeconds: s, Trials: 2}})
+		for i, s := range secs {
+			rs = append(rs, Result{Report: Report{TimeSeconds: s, Trials: trials, Seeds: seeds[i%len(seeds)]}})
 		}
 		return rs
 	}
+	const smoke = "\nsmoke test: < 3 trials or < 5 min\npaper: 100 seeds, 5 × 1 h"
+	const below = "\nbelow the paper's scale\npaper: 100 seeds, 5 × 1 h"
 	for _, c := range []struct {
 		rs   []Result
 		want string
 	}{
-		{res(20, 20), "2 trials of 20 s\nquick scale (paper: 5 × 1 h)"},
-		{res(3600, 20), "2 trials of 20 s\nquick scale (paper: 5 × 1 h)"},
-		{res(3600), "2 trials of 1 h"},
-		{res(7200), "2 trials of 2 h"},
+		{res(2, []int{20}, 20, 20), "20 seeds per method, 2 trials of 20 s" + smoke},
+		{res(2, []int{3, 20}, 3600, 20), "3–20 seeds per method, 2 trials of 20 s" + smoke},
+		{res(2, []int{50}, 600), "50 seeds per method, 2 trials of 10 min" + smoke},
+		{res(3, []int{50}, 600), "50 seeds per method, 3 trials of 10 min" + below},
+		{res(3, []int{100}, 3600), "100 seeds per method, 3 trials of 1 h" + below},
+		{res(5, []int{50}, 299), "50 seeds per method, 5 trials of 299 s" + smoke},
+		{res(5, []int{50}, 300), "50 seeds per method, 5 trials of 5 min" + below},
+		{res(5, []int{100}, 3600), "100 seeds per method, 5 trials of 1 h"},
+		{res(5, []int{60, 100}, 7200, 7200), "60–100 seeds per method, 5 trials of 2 h" + below},
 	} {
-		if got := scaleText(c.rs); got != c.want {
+		if got := strings.Join(scaleText(c.rs), "\n"); got != c.want {
 			t.Errorf("scaleText(%v s) = %q, want %q", c.rs[0].TimeSeconds, got, c.want)
 		}
+	}
+}
+
+// Fewer than three trials give no interval: the tables say so and the
+// CSV leaves the bounds empty; with two trials a side the exact test's p
+// is at least 1/3, and the notes say so.
+func TestTableFewTrials(t *testing.T) {
+	dir := t.TempDir()
+	writeTrials(t, dir, "sql", "gcd", 10, 2, 20)
+	writeTrials(t, dir, "sql", "mcmc-priority-k10", 13, 2, 20)
+	rs, err := LoadResults(dir, "sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := Markdown(rs)
+	for _, want := range []string{
+		"libsql 1.0: 20 seeds per method, 2 trials of 20 s; smoke test: < 3 trials or < 5 min;",
+		"A smoke test (fewer than 3 trials, or trials shorter than 5 min) checks the pipeline; it cannot compare methods.",
+		"| MCMC-Priority | 10 | 20 | 2 | 13.00 (n < 3: no interval) | 33.00 (n < 3: no interval) | 23.00 (n < 3: no interval) | +30.0 | 1.00 large | 0.333 |",
+		"With these trial counts the exact test's smallest possible p is 0.33: too few trials to show a difference.",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("table lacks %q:\n%s", want, md)
+		}
+	}
+	if regexp.MustCompile(`\[[0-9]`).MatchString(md) {
+		t.Errorf("table draws an interval from 2 trials:\n%s", md)
+	}
+	rows := strings.Split(strings.TrimSpace(CSV(rs)), "\n")
+	if !strings.HasPrefix(rows[2], "sql,libsql,1.0,mcmc-priority-k10,mcmc-priority,10,20,20.0000,2,13.0000,,,33.0000,,,23.0000,,,30.0000,1.0000,0.333333,true") {
+		t.Errorf("csv row %q", rows[2])
+	}
+	svg, err := PlotOverTime(rs, "branch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(svg, []byte("n &lt; 3: no interval")) || !bytes.Contains(svg, []byte("smoke test")) {
+		t.Errorf("figure title lacks the scale or the interval note")
+	}
+}
+
+// A report whose trial_results do not match its trial count is refused.
+func TestLoadResultsTrialCount(t *testing.T) {
+	dir := t.TempDir()
+	writeResult(t, dir, "xml", "gcd", 10)
+	path := filepath.Join(dir, "xml", "gcd", "coverage.json")
+	b, _ := os.ReadFile(path)
+	var r Report
+	json.Unmarshal(b, &r)
+	r.TrialReport = r.TrialReport[:3]
+	b, _ = json.Marshal(r)
+	os.WriteFile(path, b, 0o644)
+	if _, err := LoadResults(dir, "xml"); err == nil || err.Error() != path+": trials is 5 but trial_results holds 3" {
+		t.Errorf("err = %v", err)
 	}
 }

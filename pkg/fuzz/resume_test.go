@@ -1,0 +1,129 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A stored trial comes back with its key; with another key, or garbled, it
+// is refused with the file's path and what to do.
+func TestStoredTrial(t *testing.T) {
+	dir := t.TempDir()
+	key := trialKey{Target: "sql", Version: "3.40", SeedsSHA256: "ab", TimeSeconds: 300, Snapshots: 10, ExecTimeoutMs: 1000}
+	if _, ok, err := loadTrial(dir, key); ok || err != nil {
+		t.Fatalf("nothing stored: ok %v, err %v", ok, err)
+	}
+	tr := &Trial{Trial: 2, AFLSeed: 45, Execs: 1234, Coverage: Coverage{BranchPct: 12.5}}
+	if err := saveTrial(dir, key, tr); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := loadTrial(dir, key)
+	if !ok || err != nil || got.AFLSeed != 45 || got.Execs != 1234 || got.BranchPct != 12.5 {
+		t.Fatalf("stored trial: %+v, ok %v, err %v", got, ok, err)
+	}
+	path := filepath.Join(dir, trialFile)
+	for _, c := range []struct {
+		change func(*trialKey)
+		want   string
+	}{
+		{func(k *trialKey) { k.SeedsSHA256 = "cd" }, "seed files ab, this run cd"},
+		{func(k *trialKey) { k.TimeSeconds = 600 }, "time 300, this run 600"},
+		{func(k *trialKey) { k.DictSHA256 = "ef" }, "dictionary , this run ef"},
+	} {
+		other := key
+		c.change(&other)
+		_, _, err := loadTrial(dir, other)
+		want := path + " was made by another run (" + c.want + "); remove it, or give --out a new directory"
+		if err == nil || err.Error() != want {
+			t.Errorf("err %v, want %q", err, want)
+		}
+	}
+	os.WriteFile(path, []byte(`{"key": `), 0o644)
+	if _, _, err := loadTrial(dir, key); err == nil || !strings.HasPrefix(err.Error(), path+": ") || !strings.HasSuffix(err.Error(), "; remove it to run the trial again") {
+		t.Errorf("garbled trial.json: %v", err)
+	}
+}
+
+// TestRunResume runs trial 2 of 2 alone (as a Slurm array task would), then
+// resumes: only trial 1 runs, trial 2 is kept as stored, and coverage.json
+// has both, with their AFL++ seeds. A resume with other options is refused.
+func TestRunResume(t *testing.T) {
+	tc := toolchain(t)
+	tg, err := tc.Target("xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds := t.TempDir()
+	if err := WriteSeeds(seeds, tg.Ext, mustSeeds(t, compile(t, "xml"), 10, 1, DefaultDepth["xml"])); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	out := t.TempDir()
+	opts := Options{Target: "xml", Seeds: seeds, Time: 2 * time.Second, Trials: 2, Snapshots: 2, Out: out}
+	only := opts
+	only.Only = 2
+	if _, err := Run(ctx, tc, only); !errors.Is(err, ErrTrialsPending) || !strings.Contains(err.Error(), "1 of 2 trials stored") {
+		t.Fatalf("trial 2 alone: err %v, want 1 of 2 trials stored", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "trial-0")); !os.IsNotExist(err) {
+		t.Errorf("trial 1 ran with Only = 2: %v", err)
+	}
+	second := filepath.Join(out, "trial-1", trialFile)
+	before, err := os.ReadFile(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "coverage.json")); !os.IsNotExist(err) {
+		t.Errorf("coverage.json written with a trial pending: %v", err)
+	}
+
+	longer := opts
+	longer.Resume, longer.Time = true, 3*time.Second
+	if _, err := Run(ctx, tc, longer); err == nil || !strings.Contains(err.Error(), "was made by another run (time 2, this run 3)") {
+		t.Errorf("resume with another time: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "trial-0")); !os.IsNotExist(err) {
+		t.Errorf("a resume refused for a stored trial ran another: %v", err)
+	}
+
+	// A trial stored under another trial's directory is refused.
+	misplaced := filepath.Join(out, "trial-0", trialFile)
+	os.MkdirAll(filepath.Dir(misplaced), 0o755)
+	os.WriteFile(misplaced, before, 0o644)
+	resumeAll := opts
+	resumeAll.Resume = true
+	if _, err := Run(ctx, tc, resumeAll); err == nil || err.Error() != misplaced+" holds trial 1, not 0; remove it to run the trial again" {
+		t.Errorf("misplaced trial: %v", err)
+	}
+	os.RemoveAll(filepath.Dir(misplaced))
+
+	var log bytes.Buffer
+	resume := opts
+	resume.Resume, resume.Log = true, &log
+	rep, err := Run(ctx, tc, resume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(second); !bytes.Equal(after, before) {
+		t.Error("the stored trial 2 was run again")
+	}
+	if !strings.Contains(log.String(), "xml trial 1: stored in "+out+", kept") || strings.Count(log.String(), "afl-fuzz for") != 1 {
+		t.Errorf("resume log:\n%s", log.String())
+	}
+	if len(rep.TrialReport) != 2 || rep.TrialReport[0].AFLSeed != 43 || rep.TrialReport[1].AFLSeed != 44 {
+		t.Fatalf("trials %+v", rep.TrialReport)
+	}
+	if _, err := os.Stat(filepath.Join(out, "coverage.json")); err != nil {
+		t.Errorf("no coverage.json after the last trial: %v", err)
+	}
+	want := (rep.TrialReport[0].BranchPct + rep.TrialReport[1].BranchPct) / 2
+	if d := rep.BranchPct - want; d > 1e-9 || d < -1e-9 {
+		t.Errorf("branch %v is not the mean of the trials' %v", rep.BranchPct, want)
+	}
+}
