@@ -163,7 +163,8 @@ func TestGPUCheckTiny(t *testing.T) {
 	if rep.MemoryPlan == nil || rep.MemoryPlan.MemoryEstimate <= 0 {
 		t.Errorf("memory plan: %+v", rep.MemoryPlan)
 	}
-	if rep.Sample == nil || rep.Sample.Records != 4 || rep.SampleGCD == nil || rep.SampleGCD.Records != 8 {
+	// 4 chains of k = 2 leave their states k = 0…2; 8 GCD runs a record each.
+	if rep.Sample == nil || rep.Sample.Records != 12 || rep.SampleGCD == nil || rep.SampleGCD.Records != 8 {
 		t.Errorf("sampling: %+v %+v", rep.Sample, rep.SampleGCD)
 	}
 	if len(md) < 1000 || !strings.Contains(md, "| sample_gcd | ok |") {

@@ -303,8 +303,8 @@ func TestMisuseFuzzTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil || len(rows) != 2 || len(rows[1]) != 19 || rows[1][3] != "my,method" {
-		t.Errorf("tab3 csv: %q, %v; want 2 rows of 19 fields, method \"my,method\"", rows, err)
+	if err != nil || len(rows) != 2 || len(rows[1]) != len(rows[0]) || len(rows[0]) != 22 || rows[1][3] != "my,method" {
+		t.Errorf("tab3 csv: %q, %v; want 2 rows of 22 fields, method \"my,method\"", rows, err)
 	}
 	for _, c := range []struct {
 		dirs []string
