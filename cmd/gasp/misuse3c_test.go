@@ -436,18 +436,10 @@ func TestMisuseTinyTemperatureExperiment(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs an experiment")
 	}
-	_, tiny := repoPaths(t)
-	dir := t.TempDir()
-	writeSandboxFile(t, filepath.Join(dir, "tasks", "T", "ab", "grammar.ebnf"), []byte("root ::= \"a\" | \"b\"\n"))
-	writeSandboxFile(t, filepath.Join(dir, "tasks", "T", "ab", "prompt.txt"), []byte("a or b?\n"))
-	cfg, _ := json.Marshal(map[string]any{
-		"name": "cold", "protocol": "quick", "task_root": filepath.Join(dir, "tasks"), "tasks": []string{"T/ab"},
-		"methods": []string{"gcd", "mcmc-uniform"}, "k": 2, "runs": 3, "batch": 0, "model": tiny, "template": "chat",
-		"temperature": 1e-300, "top_p": 1.0, "top_k": 0, "max_new_tokens": 4, "seed": 1, "lenient": true,
-	})
-	writeSandboxFile(t, filepath.Join(dir, "exp.json"), cfg)
+	dir, exp := abExperiment(t, map[string]any{"name": "cold", "methods": []string{"gcd", "mcmc-uniform"},
+		"k": 2, "batch": 0, "temperature": 1e-300})
 	store := filepath.Join(dir, "store")
-	if code, _, errOut := gaspNoPanic("experiment", "run", filepath.Join(dir, "exp.json"), "--store", store); code != 0 {
+	if code, _, errOut := gaspNoPanic("experiment", "run", exp, "--store", store); code != 0 {
 		t.Fatalf("experiment run: exit %d: %s", code, errOut)
 	}
 	files, _ := filepath.Glob(filepath.Join(store, "*", "*.jsonl"))
@@ -475,17 +467,7 @@ func TestMisuseMixedSettingsStore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs an experiment")
 	}
-	_, tiny := repoPaths(t)
-	dir := t.TempDir()
-	writeSandboxFile(t, filepath.Join(dir, "tasks", "T", "ab", "grammar.ebnf"), []byte("root ::= \"a\" | \"b\"\n"))
-	writeSandboxFile(t, filepath.Join(dir, "tasks", "T", "ab", "prompt.txt"), []byte("a or b?\n"))
-	cfg, _ := json.Marshal(map[string]any{
-		"name": "mixed", "protocol": "quick", "task_root": filepath.Join(dir, "tasks"), "tasks": []string{"T/ab"},
-		"methods": []string{"gcd"}, "k": 1, "runs": 3, "batch": 1, "model": tiny, "template": "chat",
-		"temperature": 1, "top_p": 1.0, "top_k": 0, "max_new_tokens": 4, "seed": 1, "lenient": true,
-	})
-	exp := filepath.Join(dir, "exp.json")
-	writeSandboxFile(t, exp, cfg)
+	dir, exp := abExperiment(t, map[string]any{"name": "mixed", "methods": []string{"gcd"}, "k": 1, "batch": 1, "temperature": 1})
 	store := filepath.Join(dir, "store")
 	if code, _, errOut := gaspNoPanic("experiment", "run", exp, "--store", store); code != 0 {
 		t.Fatalf("experiment run: exit %d: %s", code, errOut)
@@ -509,4 +491,26 @@ func TestMisuseMixedSettingsStore(t *testing.T) {
 	wantRefusal(t, 1, want+filepath.Join(store, "experiment.json")+" "+diff, "experiment", "merge", "--into", filepath.Join(dir, "merged"), store)
 	wantRefusal(t, 1, want+exp+" "+diff, "experiment", "run", exp, "--store", store)
 	unchanged(t, dir, before)
+}
+
+// abExperiment writes, in a new directory, a task T/ab whose language is
+// "a" and "b" and an experiment of 3 runs on it with the embedded model,
+// with the fields of set over the defaults; it returns the directory and
+// the configuration's path.
+func abExperiment(t *testing.T, set map[string]any) (dir, exp string) {
+	_, tiny := repoPaths(t)
+	dir = t.TempDir()
+	writeSandboxFile(t, filepath.Join(dir, "tasks", "T", "ab", "grammar.ebnf"), []byte("root ::= \"a\" | \"b\"\n"))
+	writeSandboxFile(t, filepath.Join(dir, "tasks", "T", "ab", "prompt.txt"), []byte("a or b?\n"))
+	c := map[string]any{
+		"protocol": "quick", "task_root": filepath.Join(dir, "tasks"), "tasks": []string{"T/ab"}, "runs": 3,
+		"model": tiny, "template": "chat", "top_p": 1.0, "top_k": 0, "max_new_tokens": 4, "seed": 1, "lenient": true,
+	}
+	for k, v := range set {
+		c[k] = v
+	}
+	cfg, _ := json.Marshal(c)
+	exp = filepath.Join(dir, "exp.json")
+	writeSandboxFile(t, exp, cfg)
+	return dir, exp
 }

@@ -199,18 +199,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{map[string]any{"rope_scaling": map[string]any{"rope_type": "linear", "factor": 4, "rope_theta": 1e4}}, "rope_theta belongs"},
 		{map[string]any{"dtype": "float32", "torch_dtype": "bfloat16"}, "disagree"},
 	} {
-		m := map[string]any{}
-		for k, v := range base {
-			m[k] = v
-		}
-		for k, v := range tc.set {
-			if v == nil {
-				delete(m, k)
-			} else {
-				m[k] = v
-			}
-		}
-		data, _ := json.Marshal(m)
+		data := configWith(base, tc.set)
 		_, err := ParseConfig(data)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: error %v, want one containing %q", tc.set, err, tc.want)
@@ -387,4 +376,22 @@ func TestEstimateMemoryLlama31(t *testing.T) {
 	if mem.Peak() != mem.Weights+mem.Caches+mem.Temporaries || mem.Temporaries < mem.Caches+100*128256*4 {
 		t.Errorf("peak %d, temporaries %d", mem.Peak(), mem.Temporaries)
 	}
+}
+
+// configWith returns base as config.json with the fields of set given its
+// values, a nil value removing the field.
+func configWith(base, set map[string]any) []byte {
+	m := map[string]any{}
+	for k, v := range base {
+		m[k] = v
+	}
+	for k, v := range set {
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+	}
+	data, _ := json.Marshal(m)
+	return data
 }

@@ -115,18 +115,7 @@ func TestParseFamilyErrors(t *testing.T) {
 		{qwen3, map[string]any{"hidden_act": "gelu"}, `hidden_act "gelu"`},
 		{qwen2, map[string]any{"mlp_bias": true}, "mlp_bias"},
 	} {
-		m := map[string]any{}
-		for k, v := range tc.base {
-			m[k] = v
-		}
-		for k, v := range tc.set {
-			if v == nil {
-				delete(m, k)
-			} else {
-				m[k] = v
-			}
-		}
-		data, _ := json.Marshal(m)
+		data := configWith(tc.base, tc.set)
 		_, err := ParseConfig(data)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %v: error %v, want one containing %q", tc.base["model_type"], tc.set, err, tc.want)
