@@ -24,6 +24,7 @@ import (
 	"github.com/gasplab/gasp/pkg/gcd"
 	"github.com/gasplab/gasp/pkg/hf"
 	"github.com/gasplab/gasp/pkg/infile"
+	"github.com/gasplab/gasp/pkg/jsontext"
 	"github.com/gasplab/gasp/pkg/llama"
 	"github.com/gasplab/gasp/pkg/tokenizer"
 )
@@ -154,6 +155,9 @@ func chatMLSystem(dir string) (string, error) {
 		ChatTemplate json.RawMessage `json:"chat_template"`
 	}
 	if err := json.Unmarshal(data, &cfg); err != nil {
+		if line, col, ok := jsontext.ErrorPosition(data, err); ok {
+			return "", fmt.Errorf("%s:%d:%d: %w", path, line, col, err)
+		}
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	var template string

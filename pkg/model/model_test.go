@@ -2,6 +2,9 @@ package model
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -38,5 +41,21 @@ func TestOpenTiny(t *testing.T) {
 	defer w.Close()
 	if w.VocabSize() != m.Config.VocabSize || w.WithSeq(10).Seq != min(256, w.MaxSeq()) {
 		t.Errorf("VocabSize %d, WithSeq(10).Seq %d", w.VocabSize(), w.WithSeq(10).Seq)
+	}
+}
+
+// A malformed tokenizer_config.json is an error naming its line and column
+// when the chat template is read from it, not a prompt without its system
+// message.
+func TestChatMLSystemBadConfig(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), []byte("{\n  \"chat_template\": [1,\n}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chatMLSystem(dir); err == nil || !strings.Contains(err.Error(), "tokenizer_config.json:3:1") {
+		t.Errorf("chatMLSystem: %v, want an error at tokenizer_config.json:3:1", err)
+	}
+	if s, err := chatMLSystem(t.TempDir()); s != "" || err != nil {
+		t.Errorf("no tokenizer_config.json: %q, %v", s, err)
 	}
 }
