@@ -12,6 +12,10 @@
 #             GPU, f32 logits against the numpy reference; if gasp fails, the
 #             same with gasp-patched (go-xla with GetCompiledMemoryStats
 #             non-fatal), which then runs every later stage          (≤ 90 s)
+#   families  Llama-3.2, Qwen2.5 and Qwen3 shapes (small widths, real
+#             vocabularies) written by transformers, f32 logits through XLA
+#             and gasp's cpu engine against transformers (scripts/gpu/
+#             families.py)                                           (≤ 150 s)
 #   synth     waits for the Llama-3.1-8B-shaped checkpoint (random bf16
 #             weights) that scripts/gpu/synth.py writes in the background
 #             from the start, in parallel; reused when already there
@@ -60,7 +64,7 @@ rm -f "$work"/*.log "$work"/*.json "$work"/*.jsonl "$work"/*.npy "$work"/*.csv "
 report() {
 	"$py" scripts/gpu/report.py --work "$work" --out "$out" >/dev/null 2>>"$work/report.log" ||
 		echo "gpu-check: report.py failed (see report.log in logs.tar.gz)" >&2
-	tar -C "$work" -czf "$out/logs.tar.gz.tmp" --exclude=ckpt --exclude=tiny --exclude='*.npy' . 2>/dev/null &&
+	tar -C "$work" -czf "$out/logs.tar.gz.tmp" --exclude=ckpt --exclude=tiny --exclude=fam --exclude='*.npy' . 2>/dev/null &&
 		mv "$out/logs.tar.gz.tmp" "$out/logs.tar.gz"
 }
 
@@ -114,11 +118,13 @@ export GOMLX_NO_AUTO_INSTALL=1
 if [[ -n "$tiny" ]]; then
 	size=tiny impl=numpy batches=1,4 steps=4 chains=4 k=2 mem_prompt=200 mem_seq=256
 	export GOMLX_BACKEND="${GOMLX_BACKEND:-go}"
+	fam_args=(--only qwen3 --backend go=go --backend cpu=cpu)
 	backend_note="CPU mode (GPU_CHECK_TINY): every stage on a 2-layer model"
 else
 	size=8b impl=transformers batches=1,100 steps=32 chains=16 k=5 mem_prompt=800 mem_seq=1024
 	source scripts/gpu/plugin-env.sh "$py" || exit 1 # sets GOMLX_BACKEND, LD_LIBRARY_PATH, XLA_FLAGS, PATH
 	backend_note="plugin $PJRT_PLUGIN (nvidia libraries: $NVIDIA_LIB_DIRS)"
+	fam_args=(--backend xla="$GOMLX_BACKEND" --backend cpu=cpu)
 fi
 echo "$gasp" >"$work/binary.txt"
 
@@ -175,6 +181,14 @@ if ! stage tiny 60 tiny_logits "$gasp" && [[ -x "$gasp_patched" ]]; then
 	fi
 fi
 
+# families: the other architectures, each against a forward pass that is not gasp's.
+families() {
+	"$py" scripts/gpu/families.py --gasp "$gasp" --work "$work/fam" --out "$work/families.json" --impl "$impl" "$@"
+}
+export impl
+export -f families
+stage families 150 families "${fam_args[@]}"
+
 stage synth 240 bash -c 'while [[ ! -f "$1/done" ]]; do
 	if [[ -z "$3" ]] || ! kill -0 "$3" 2>/dev/null && [[ ! -f "$1/done" ]]; then cat "$2"; exit 1; fi
 	sleep 1; done; cat "$2"' _ "$ckpt" "$work/synth_bg.log" "${synth_pid:-}"
@@ -212,7 +226,7 @@ logits8b() {
 	cat "$work/reference.log"
 	return $rc
 }
-export ids impl
+export ids
 export -f logits8b
 stage logits8b 150 logits8b
 

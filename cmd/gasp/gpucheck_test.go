@@ -129,7 +129,7 @@ func TestGPUCheckTiny(t *testing.T) {
 		t.Fatalf("gpu-check.sh: %v\n%s", err, b)
 	}
 	rep, md := c.report(t)
-	want := map[string]string{"env": "ok", "tiny_model": "ok", "tiny": "failed", "tiny_patched": "ok", "synth": "ok",
+	want := map[string]string{"env": "ok", "tiny_model": "ok", "tiny": "failed", "tiny_patched": "ok", "families": "ok", "synth": "ok",
 		"bench8b": "ok", "logits8b": "ok", "memory8b": "ok", "sample": "ok", "sample_gcd": "ok"}
 	if got := rep.status(); len(got) != len(want) {
 		t.Errorf("stages %v, want %v", got, want)
@@ -146,7 +146,7 @@ func TestGPUCheckTiny(t *testing.T) {
 	if !strings.Contains(rep.FailedStageLogs["tiny"], "stand-in: refusing") {
 		t.Errorf("the failed stage's log is not in the report: %q", rep.FailedStageLogs["tiny"])
 	}
-	for _, g := range []string{"tiny_xla_logits", "logits_f32"} {
+	for _, g := range []string{"tiny_xla_logits", "logits_f32", "families_f32"} {
 		if !rep.Goals[g].Met {
 			t.Errorf("goal %s not met: %+v", g, rep.Goals)
 		}
@@ -197,7 +197,7 @@ func TestGPUCheckKilled(t *testing.T) {
 	_ = c.cmd.Wait()
 	rep, text := c.report(t)
 	st := rep.status()
-	if st["env"] != "ok" || st["tiny"] != "ok" || st["synth"] != "ok" || st["bench8b"] != "running" || len(st) != 5 {
+	if st["env"] != "ok" || st["tiny"] != "ok" || st["families"] != "ok" || st["synth"] != "ok" || st["bench8b"] != "running" || len(st) != 6 {
 		t.Errorf("stages after the kill: %v", st)
 	}
 	if !rep.Goals["tiny_xla_logits"].Met {
@@ -225,7 +225,7 @@ func TestGPUCheckDeadline(t *testing.T) {
 	if st["env"] != "timeout" {
 		t.Errorf("env: %q, want timeout (stages %v)", st["env"], st)
 	}
-	for _, s := range []string{"tiny_model", "tiny", "synth", "bench8b", "logits8b", "memory8b", "sample", "sample_gcd"} {
+	for _, s := range []string{"tiny_model", "tiny", "families", "synth", "bench8b", "logits8b", "memory8b", "sample", "sample_gcd"} {
 		if st[s] != "skipped" {
 			t.Errorf("%s: %q, want skipped (stages %v)", s, st[s], st)
 		}

@@ -9,7 +9,7 @@ gpu-check.sh runs this before and after every stage, so the report always says h
 report), tiny_ref.npy and tiny_logits.json (the tiny model through XLA), ref.npy and ref.json (the 8B
 reference logits), logits_f32.json, bench.json and memory.json (gasp bench lm --json; bench.json carries
 gasp's bf16 logits), mem_bench.csv and mem_plan.csv (GPU memory used, MiB, sampled during those two
-benchmarks), sample.jsonl and sample_gcd.jsonl. Compares against issue #26's goals. Requirements: numpy.
+benchmarks), sample.jsonl and sample_gcd.jsonl, families.json (scripts/gpu/families.py). Compares against issue #26's goals. Requirements: numpy.
 """
 
 import argparse
@@ -138,6 +138,7 @@ def build(work):
         "memory_plan_gpu_memory": memory(work, "mem_plan.csv", (mem or {}).get("memory_estimate_bytes")),
         "sample": sample_summary(read(work, "sample.jsonl", "jsonl"), st, "sample"),
         "sample_gcd": sample_summary(read(work, "sample_gcd.jsonl", "jsonl"), st, "sample_gcd"),
+        "families": read(work, "families.json", "json"),
         "failed_stage_logs": tails(work, st),
     }
     rep["goals"] = goals(rep)
@@ -164,6 +165,14 @@ def goals(rep):
         g["tiny_xla_logits"] = logits_goal(rep["tiny_xla"], TINY_MAX_ABS_DIFF)
     if rep["logits_f32"] and "max_abs_diff" in rep["logits_f32"]:
         g["logits_f32"] = logits_goal(rep["logits_f32"], GOALS["logits_f32_max_abs_diff"])
+    fam = [(f["family"], r) for f in (rep["families"] or {}).get("families", []) for r in f["results"]]
+    if fam:
+        bad = ["%s/%s" % (n, r["backend"]) for n, r in fam if not r["ok"]]
+        worst = max((r.get("max_abs_diff", float("inf")) for _, r in fam), default=0)
+        g["families_f32"] = goal(rep["families"]["goal"] + " for every family and backend",
+                                 "%d of %d comparisons; worst max |Δ| %.3g%s" % (len(fam) - len(bad), len(fam), worst,
+                                                                                 "; missed: " + ", ".join(bad) if bad else ""),
+                                 not bad)
     m = rep["memory_plan_gpu_memory"]
     if m and "ratio" in m:
         g["memory_plan"] = goal("peak within %d %% of the estimate" % (100 * GOALS["memory_within"]),
@@ -184,6 +193,28 @@ def md_logits(rep):
                                                                    c["argmax_equal"], c["top5_overlap"], c["reference_top2_gap"]))
         else:
             L.append("| %s | %s | %s | | | | |" % (what, against, (c or {}).get("error", "missing")))
+    return L
+
+
+def md_families(fam):
+    L = ["", "## Model families (scripts/gpu/families.py, f32 logits after 24 ids)", ""]
+    if not fam:
+        return L + ["missing"]
+    L += ["reference: %s; goal: %s" % (fam["impl"], fam["goal"]), "",
+          "| family | model_type | backend | max abs diff | argmax equal | top-5 overlap | seconds | reference vs numpy |",
+          "|---|---|---|---:|---|---:|---:|---:|"]
+    for f in fam["families"]:
+        if "error" in f:
+            L.append("| %s | | | error: %s | | | | |" % (f["family"], f["error"].replace("|", "/")))
+        rv = f.get("reference_vs_numpy") or {}
+        for r in f["results"]:
+            if "error" in r:
+                L.append("| %s | %s | %s | error: %s | | | %.1f | |" % (f["family"], f["model_type"], r["backend"],
+                                                                      r["error"].replace("\n", " ").replace("|", "/"), r["seconds"]))
+                continue
+            L.append("| %s | %s | %s | %.3g | %s | %d | %.1f | %s |" % (
+                f["family"], f["model_type"], r["backend"], r["max_abs_diff"], r["argmax_equal"], r["top5_overlap"],
+                r["seconds"], "%.3g" % rv["max_abs_diff"] if "max_abs_diff" in rv else ""))
     return L
 
 
@@ -212,6 +243,7 @@ def markdown(rep):
     L += ["| %s | %s | %s | %s |" % (k, v["goal"], v["measured"], "yes" if v["met"] else "**no**") for k, v in rep["goals"].items()]
     L += ["", "## Environment", "", "```"] + rep["environment"] + ["```", ""]
     L += md_logits(rep)
+    L += md_families(rep["families"])
     L += md_bench(rep["bench"], rep["bench_gpu_memory"], "Decoding (gasp bench lm, bf16)")
     L += md_bench(rep["memory_plan"], rep["memory_plan_gpu_memory"], "Memory plan (gasp bench lm, bf16)")
     L += ["", "## Sampling (gasp sample, SyGuS BV4/find_inv_bvsge_bvneg_4bit, ≤ 64 tokens)", ""]
