@@ -696,13 +696,18 @@ func (m *Model) run(g *graph.Graph, in inputs) (out []backends.Buffer, err error
 }
 
 // readFloat32 copies a float32 buffer to Go memory and frees it.
-func (m *Model) readFloat32(b backends.Buffer) ([]float32, error) {
+func (m *Model) readFloat32(b backends.Buffer) ([]float32, error) { return m.readFloat32Into(b, nil) }
+
+// readFloat32Into is readFloat32 into flat, or into new memory when flat is not the buffer's size.
+func (m *Model) readFloat32Into(b backends.Buffer, flat []float32) ([]float32, error) {
 	defer func() { _ = b.Finalize() }()
 	shape, err := b.Shape()
 	if err != nil {
 		return nil, err
 	}
-	flat := make([]float32, shape.Size())
+	if len(flat) != shape.Size() {
+		flat = make([]float32, shape.Size())
+	}
 	if err := b.ToFlatData(flat); err != nil {
 		return nil, err
 	}
