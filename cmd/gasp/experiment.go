@@ -44,7 +44,8 @@ directory. --task-time bounds the sampling time of each (task, method),
 the stored batches' elapsed_ms included: it is checked before each batch
 (a batch started finishes, so that no sample is kept for being quick),
 the remaining batches are left, and a rerun with a larger --task-time
-continues them. A store records its experiment's settings and grid
+continues them. --tasks runs only some of the grid's tasks (say, those
+still short of samples), with the same seeds and store as the whole run. A store records its experiment's settings and grid
 (experiment.json): another configuration may grow the grid (more runs, a
 larger k, more tasks or methods), not shrink it nor change the settings.
 Progress goes to standard error.`, stdout, stderr)
@@ -52,6 +53,7 @@ Progress goes to standard error.`, stdout, stderr)
 	store := cl.String("store", "", "run store directory (default: mcmc/<name> of the repository)")
 	limit := cl.Int("limit", 0, "stop after appending N records (0: no limit)")
 	taskTime := cl.Duration("task-time", 0, "stop sampling a (task, method) once it has taken this long, stored batches included (0: no bound)")
+	tasks := cl.String("tasks", "", "comma-separated patterns (path.Match, e.g. BV4/eq_*): run only these tasks' batches; the grid is unchanged")
 	pos, done, code := cl.parse(args)
 	if done {
 		return code
@@ -76,6 +78,7 @@ Progress goes to standard error.`, stdout, stderr)
 	ctx, progress, stop := interruptible("gasp experiment run", stderr)
 	sum, err := experiment.Run(ctx, cfg, experiment.Options{
 		Store: *store, Shard: i, Shards: n, Limit: *limit, Progress: progress, TaskTime: *taskTime,
+		Tasks: taskPatterns(*tasks),
 	})
 	interrupted := stop()
 	if interrupted && errors.Is(err, context.Canceled) {
@@ -375,4 +378,15 @@ func experimentRoot() (string, error) {
 		return root, nil
 	}
 	return os.Getwd()
+}
+
+// taskPatterns splits --tasks at commas; empty means every task.
+func taskPatterns(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

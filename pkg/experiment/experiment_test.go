@@ -320,3 +320,25 @@ func TestLoadErrorPosition(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyTasks: Options.Tasks keeps the batches of the tasks it matches, in the grid's order, and refuses a
+// pattern that matches no task or is malformed.
+func TestOnlyTasks(t *testing.T) {
+	r := &runner{tasks: []TaskFiles{{Name: "BV4/eq_bvand"}, {Name: "BV4/ne_bvudiv0"}, {Name: "SLIA/phone-3-long"}}}
+	units := []unit{{task: 0, method: "cars"}, {task: 1, method: "cars"}, {task: 2, method: "cars"}, {task: 1, method: "gcd"}}
+	r.opt.Tasks = []string{"BV4/ne_*", "SLIA/phone-3-long"}
+	got, err := r.only(units)
+	if want := []unit{units[1], units[2], units[3]}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("only %v: %v, %v; want %v", r.opt.Tasks, got, err, want)
+	}
+	r.opt.Tasks = nil
+	if got, err := r.only(units); err != nil || len(got) != len(units) {
+		t.Errorf("no patterns: %v, %v", got, err)
+	}
+	for _, p := range []string{"CP/*", "BV4/["} {
+		r.opt.Tasks = []string{"BV4/*", p}
+		if _, err := r.only(units); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("pattern %q: %v", p, err)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -64,6 +65,11 @@ type Options struct {
 	// samples, so that the samples kept are not selected by how long they
 	// took (which would bias exact samplers towards quick samples).
 	TaskTime time.Duration
+	// Tasks, if not empty, restricts this process to the tasks whose name
+	// (as in the records, e.g. "BV4/eq_bvand") matches one of these
+	// path.Match patterns; the grid, and the store's record of it, is
+	// unchanged. A pattern that matches no task of the grid is an error.
+	Tasks []string
 }
 
 // Summary is what Run did.
@@ -162,6 +168,9 @@ func newRunner(cfg *Config, opt Options) (*runner, error) {
 		return nil, err
 	}
 	units := cfg.grid(len(r.tasks), opt.Shard, opt.Shards)
+	if units, err = r.only(units); err != nil {
+		return nil, err
+	}
 	r.sum.Batches = len(units)
 	done, spent, err := cfg.scanStore(r.dir, r.tasks, units)
 	if err != nil {
@@ -178,6 +187,35 @@ func newRunner(cfg *Config, opt Options) (*runner, error) {
 	r.say("experiment %s: %d tasks, methods %v, %d runs, k ≤ %d; shard %d/%d: %d batches, %d stored, %d to run",
 		cfg.Name, len(r.tasks), cfg.Methods, cfg.Runs, cfg.K, opt.Shard, opt.Shards, len(units), r.sum.Skipped, len(r.todo))
 	return r, nil
+}
+
+// only keeps the units of the tasks Options.Tasks selects (all when it is empty).
+func (r *runner) only(units []unit) ([]unit, error) {
+	if len(r.opt.Tasks) == 0 {
+		return units, nil
+	}
+	keep := make([]bool, len(r.tasks))
+	for _, p := range r.opt.Tasks {
+		found := false
+		for i, t := range r.tasks {
+			ok, err := path.Match(p, t.Name)
+			if err != nil {
+				return nil, fmt.Errorf("experiment: task pattern %q: %w", p, err)
+			}
+			keep[i] = keep[i] || ok
+			found = found || ok
+		}
+		if !found {
+			return nil, fmt.Errorf("experiment: task pattern %q matches none of the grid's %d tasks", p, len(r.tasks))
+		}
+	}
+	var out []unit
+	for _, u := range units {
+		if keep[u.task] {
+			out = append(out, u)
+		}
+	}
+	return out, nil
 }
 
 func (r *runner) say(format string, a ...any) {
