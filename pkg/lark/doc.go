@@ -22,7 +22,8 @@
 // takes both letters. The tests compare membership with python3-lark on
 // sampled, mutated and random strings for a corpus of grammars (JSON,
 // arithmetic, SQL-like, SMILES-like, the common terminals, case-insensitive
-// literals, ~ ranges): equal to dynamic_complete on every string, and a
+// literals, ~ ranges, ignored whitespace and comments): equal to
+// dynamic_complete on every string, and a
 // superset of dynamic.
 //
 // Other Lark parsers can accept fewer strings still: LALR with the
