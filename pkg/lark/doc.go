@@ -22,7 +22,8 @@
 // takes both letters. The tests compare membership with python3-lark on
 // sampled, mutated and random strings for a corpus of grammars (JSON,
 // arithmetic, SQL-like, SMILES-like, the common terminals, case-insensitive
-// literals, ~ ranges): equal to dynamic_complete on every string, and a
+// literals, ~ ranges, ignored whitespace and comments): equal to
+// dynamic_complete on every string, and a
 // superset of dynamic.
 //
 // Other Lark parsers can accept fewer strings still: LALR with the
@@ -61,24 +62,37 @@
 // Go's Unicode tables, which may differ from Python's in characters new
 // to one Unicode version.
 //
-// Ignored terminals are matched greedily by Lark: a comment %ignore'd as
-// "#" /[^\n]/* runs to the end of its line, where the grammar here would
-// let it stop anywhere. The two agree when no token, and no other ignored
-// terminal, can begin with a character that extends a complete match of an
-// ignored terminal (computed exactly, on an automaton); a grammar where
-// that fails is refused with an error naming the token and the ignored
-// terminal. So %ignore WS (before tokens that do not begin with
-// whitespace) and %ignore of /* */ comments (which nothing extends) are
-// supported, and %ignore of comments that run to the end of the line is
-// not. The ignored terminals are assumed to be matched longest-first by
-// Python, as whitespace and comments are.
+// Ignored terminals are matched greedily by Lark: at a position between
+// tokens each is matched once, by Python's re.match, and parsing goes on
+// where that match ends, so a comment %ignore'd as /#[^\n]*/ runs to the
+// end of its line and whitespace %ignore'd as WS takes all of it. The
+// grammar here makes every match of an ignored terminal greedy by what it
+// lets follow: after a match that a character c would extend, nothing
+// that begins with c (a token or another ignored terminal). After a # line
+// comment only a newline or the end of the input can follow; under
+// %ignore WS a token that begins with whitespace cannot follow ignored
+// whitespace. This takes one character of lookahead when, after every
+// complete match of the ignored terminal, each character that can begin
+// what follows either extends it at once to a longer complete match or
+// cannot extend it at all, the same characters after every match; this
+// holds for whitespace, line comments (# // -- to the end of the line) and
+// /* */ comments, and is checked exactly on an automaton. A grammar where
+// it fails is refused with an error naming the ignored terminal: %ignore
+// NEWLINE, (\r?\n)+, where a token can begin with \r (after "\n", "\r"
+// extends the match only if "\n" follows), or %ignore /xy?/ where a token
+// can begin with y. The ignored terminals are assumed to be matched
+// longest-first by Python, as whitespace and comments are.
 //
 // # How
 //
 // The grammar is parsed to a small tree, lowered to pkg/grammar's syntax
 // tree (rules and terminals become rules; regular expressions and i
 // literals go through package regex) and compiled by grammar.CompileSyntax.
-// A terminal used in a rule is followed by a reference to a rule that
-// derives the ignored terminals zero or more times, and the start rule is
-// preceded by it; the compiled grammar starts at a rule named lark-root.
+// A terminal used in a rule is preceded by the ignored terminals that may
+// come before it, and the start rule is followed by them: rules
+// lark-ignore-S-T derive sequences of ignored terminals, an automaton whose
+// state is the set of characters the last match forbids next, and a token
+// that begins with such a character comes in a copy restricted to the
+// strings that do not (ignore.go). The compiled grammar starts at a rule
+// named lark-root.
 package lark

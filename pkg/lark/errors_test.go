@@ -1,6 +1,9 @@
 package lark
 
 import (
+	"math/rand/v2"
+	"regexp"
+	"regexp/syntax"
 	"strings"
 	"testing"
 )
@@ -45,7 +48,8 @@ func TestErrors(t *testing.T) {
 		{"start: \"\\x4\"\n", `g.lark:1:8: truncated \x escape`},
 		{"start: \"\\xZZ\"\n", `g.lark:1:8: bad \x escape`},
 		{"start: \"a\" $\n", "g.lark:1:12: unexpected character '$'"},
-		{"start: A\nA: \"a\"\n%ignore \" \"\n%ignore \"#\" /[^\\n]/*\n", "g.lark:1:8: terminal A can begin with 'a', with which the ignored terminal at g.lark:4:9 can go on"},
+		{"start: \"a\" \"\\rb\"?\n%import common.NEWLINE\n%ignore NEWLINE\n", "g.lark:3:9: after some match of terminal NEWLINE (ignored), '\\r' can begin a longer match that needs more characters"},
+		{"start: \"y\"+\n%ignore /xy?/\n", "g.lark:2:9: the characters that extend a match of the regular expression /xy?/ (ignored) and can begin a token or ignored terminal depend on the match"},
 		{"start: \"a\"\n%ignore /x*/\n", "g.lark:2:9: terminal %ignore matches the empty string"},
 		{"start: \"a\" \xff\n", "g.lark:1:1: grammar is not valid UTF-8"},
 	}
@@ -65,6 +69,21 @@ func TestStart(t *testing.T) {
 	if _, err := Compile("g.lark", []byte("A: \"x\"\n"), "A"); err == nil {
 		t.Fatal("a terminal as the start rule is not an error")
 	}
+}
+
+// extensions returns the characters that extend some complete match of x
+// into a longer one (at once or through more characters), from its stops.
+func (c *compiler) extensions(x node) runeSet {
+	ss, ok := c.stops(x)
+	if !ok {
+		return nil
+	}
+	var ext runeSet
+	for _, s := range ss {
+		ext = append(ext, s.acc...)
+		ext = append(ext, s.mid...)
+	}
+	return ext.normal()
 }
 
 // TestExtensions checks the characters that extend complete matches of
@@ -97,6 +116,37 @@ func TestExtensions(t *testing.T) {
 		for _, r := range c.out {
 			if ext.intersects(runeSet{{Lo: r, Hi: r}}) {
 				t.Errorf("%s: %q is in %v", c.src, r, ext)
+			}
+		}
+	}
+}
+
+// TestRestrictFirst checks restrictFirst against Go's regexp: a string is
+// in the restricted language exactly when it is a non-empty string of the
+// pattern that does not begin with a character of the set.
+func TestRestrictFirst(t *testing.T) {
+	bad := runeSet{{Lo: 'a', Hi: 'b'}, {Lo: '\n', Hi: '\n'}, {Lo: 'K', Hi: 'K'}}
+	patterns := []string{`ab*c`, `(?i:kab)`, `[a-d]+x?`, `(a|c)*b{2,3}`, `(?:x?){2}a`, `c|ac|`, `(?:ab)*`,
+		`.[^x]`, `(?s:.)b`, `(?:a|\n)?c{0,2}d?`, `x{0}a`, `(?i:k)`}
+	alpha := []rune("abcdxkK\n")
+	rng := rand.New(rand.NewPCG(28, 4))
+	for _, pat := range patterns {
+		re, err := syntax.Parse(pat, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := regexp.MustCompile(`^(?:` + pat + `)$`)
+		var restricted *regexp.Regexp
+		if r := restrictFirst(re, bad); r != nil {
+			restricted = regexp.MustCompile(`^(?:` + r.String() + `)$`)
+		}
+		for i := 0; i < 3000; i++ {
+			s := randomString(rng, alpha, 5)
+			want := full.MatchString(s) && s != "" && !bad.intersects(runeSet{{Lo: []rune(s)[0], Hi: []rune(s)[0]}})
+			got := restricted != nil && restricted.MatchString(s)
+			if got != want {
+				t.Errorf("%s restricted (%v): %q: got %v, want %v", pat, restricted, s, got, want)
+				break
 			}
 		}
 	}

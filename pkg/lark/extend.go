@@ -11,33 +11,29 @@ import (
 	"github.com/gasplab/gasp/pkg/grammar"
 )
 
-// extensions returns the characters that can extend a complete match of
-// the terminal x into a longer one: c such that u and u c v are both in
-// the terminal's language for some u and v. A greedy lexer that has
-// matched u goes on past a following c exactly when c is in this set. It
-// is computed exactly on a deterministic automaton built from the
-// terminal's RE2 form; when that cannot be built (beyond maxDFAStates
-// states or maxDFAWork steps), it falls back to every character the terminal contains, a
-// superset.
-func (c *compiler) extensions(x node) runeSet {
-	_, chars := c.charSets(x, map[string]bool{})
+// A stop describes where a match of a terminal can end: the characters
+// after which the match can go on to a longer complete one at once (acc)
+// and those after which it can only go on through an incomplete one (mid).
+type stop struct{ acc, mid runeSet }
+
+// stops returns one stop for each accepting state of a deterministic
+// automaton of the terminal x, built from its RE2 form by the subset
+// construction; false when it cannot be built (beyond maxDFAStates states
+// or maxDFAWork steps).
+func (c *compiler) stops(x node) ([]stop, bool) {
 	pat, ok := c.toGo(x, map[string]bool{})
 	if !ok {
-		return chars
+		return nil, false
 	}
 	re, err := syntax.Parse(pat, syntax.Perl)
 	if err != nil {
-		return chars
+		return nil, false
 	}
 	prog, err := syntax.Compile(re.Simplify())
 	if err != nil {
-		return chars
+		return nil, false
 	}
-	ext, ok := dfaExtensions(prog)
-	if !ok {
-		return chars
-	}
-	return ext
+	return dfaStops(prog)
 }
 
 // toGo spells a terminal node as one RE2 pattern.
@@ -107,11 +103,11 @@ const (
 	maxDFAWork   = 1 << 18
 )
 
-// dfaExtensions runs the subset construction on prog over the classes of
-// characters its instructions distinguish, and collects the classes that
-// lead from an accepting state to a state from which acceptance is still
-// reachable.
-func dfaExtensions(prog *syntax.Prog) (runeSet, bool) {
+// dfaStops runs the subset construction on prog over the classes of
+// characters its instructions distinguish and, for each accepting state,
+// sorts the classes that lead to a state from which acceptance is still
+// reachable into those that lead to an accepting state and the others.
+func dfaStops(prog *syntax.Prog) ([]stop, bool) {
 	reps := representatives(prog)
 	type state struct {
 		pcs    []uint32
@@ -171,13 +167,29 @@ func dfaExtensions(prog *syntax.Prog) (runeSet, bool) {
 			}
 		}
 	}
-	var ext runeSet
-	for _, e := range edges {
-		if states[e.from].accept && live[e.to] {
-			ext = append(ext, reps[e.rep])
+	byState := map[int]*stop{}
+	var out []*stop
+	for i, s := range states {
+		if s.accept {
+			byState[i] = &stop{}
+			out = append(out, byState[i])
 		}
 	}
-	return ext.normal(), true
+	for _, e := range edges {
+		s := byState[e.from]
+		switch {
+		case s == nil || !live[e.to]:
+		case states[e.to].accept:
+			s.acc = append(s.acc, reps[e.rep])
+		default:
+			s.mid = append(s.mid, reps[e.rep])
+		}
+	}
+	ss := make([]stop, len(out))
+	for i, s := range out {
+		ss[i] = stop{s.acc.normal(), s.mid.normal()}
+	}
+	return ss, true
 }
 
 // representatives splits the characters into ranges on which every rune

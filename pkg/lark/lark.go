@@ -20,7 +20,7 @@ const MaxFileBytes = 1 << 20
 // Names of the rules this package adds; "-" cannot occur in Lark names.
 const (
 	rootRule   = "lark-root"
-	ignoreRule = "lark-ignore"
+	ignoreAll  = "lark-ignore"
 	commonFile = "common.lark"
 )
 
@@ -57,8 +57,7 @@ type compiler struct {
 	defs     map[string]*def // by name: the file's, and imported ones
 	lowered  map[string]bool // definitions emitted so far
 	rules    []*grammar.RuleDef
-	ignore   bool   // whether there is an %ignore
-	tokens   []node // the terminals used in rules, for checkGreedy
+	ign      *ignoreSet // the ignored terminals; nil if none
 	// Memos by terminal name: nullability (busy while being computed),
 	// names known not to be recursive, and character sets.
 	nullMemo, nullBusy, acyclic map[string]bool
@@ -134,18 +133,10 @@ func (c *compiler) compile(f *file, start string) (*grammar.Grammar, error) {
 		l.Addf(grammar.Pos{Filename: c.filename, Line: 1, Col: 1}, "no start rule %q", start)
 		return nil, l
 	}
-	var ign []grammar.Expr
-	for _, x := range f.ignores {
-		if e := c.token(x, "%ignore"); e != nil {
-			ign = append(ign, e)
-		}
-	}
+	c.setupIgnore(f)
 	root := grammar.Expr(&grammar.Ref{NamePos: sd.p, Name: start})
-	if len(ign) > 0 {
-		c.ignore = true
-		c.rules = append(c.rules, &grammar.RuleDef{Name: ignoreRule, NamePos: f.ignores[0].pos(),
-			Body: &grammar.Repeat{X: alt(ign), OpPos: f.ignores[0].pos(), Max: -1}})
-		root = seq(sd.p, []grammar.Expr{c.ignoreRef(sd.p), root})
+	if c.ign != nil {
+		root = seq(sd.p, []grammar.Expr{root, ref(sd.p, ignoreAll)})
 	}
 	c.rules = append(c.rules, &grammar.RuleDef{Name: rootRule, NamePos: sd.p, Body: root})
 	// Every rule of the file is compiled (as in Lark, an unused rule must
@@ -159,10 +150,6 @@ func (c *compiler) compile(f *file, start string) (*grammar.Grammar, error) {
 	for _, n := range names {
 		c.emit(n, false)
 	}
-	if err := c.errs.Err(); err != nil {
-		return nil, err
-	}
-	c.checkGreedy(f.ignores)
 	if err := c.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -208,21 +195,16 @@ func (c *compiler) terminal(x node, what string) grammar.Expr {
 	return c.lower(x, true)
 }
 
-func (c *compiler) ignoreRef(p grammar.Pos) grammar.Expr {
-	return &grammar.Ref{NamePos: p, Name: ignoreRule}
-}
-
 // lower turns x into a grammar expression. In a rule (inTerm false) each
-// terminal is followed by the ignored terminals: "T" becomes T %ignore*, so
-// that they may occur between any two tokens and, with the one before the
-// start rule, at both ends.
+// terminal is preceded by the ignored terminals that may come before it
+// (see ignore.go), so that with those after the start rule they may occur
+// between any two tokens and at both ends.
 func (c *compiler) lower(x node, inTerm bool) grammar.Expr {
 	token := func(e grammar.Expr) grammar.Expr {
-		if inTerm || !c.ignore || e == nil {
+		if inTerm || c.ign == nil || e == nil {
 			return e
 		}
-		c.tokens = append(c.tokens, x)
-		return seq(e.Pos(), []grammar.Expr{e, c.ignoreRef(e.Pos())})
+		return c.before(x, e)
 	}
 	switch x := x.(type) {
 	case *altNode:
@@ -423,43 +405,6 @@ func alt(xs []grammar.Expr) grammar.Expr {
 		return xs[0]
 	}
 	return &grammar.Alt{Alts: xs}
-}
-
-// checkGreedy refuses a grammar in which an ignored terminal could run on
-// into what follows it. Lark matches an ignored terminal once, greedily,
-// where this grammar lets it end anywhere: the two agree when no token,
-// and no other ignored terminal, can begin with a character that extends
-// a complete match of the ignored terminal (whitespace before tokens that
-// do not begin with whitespace; anything after a /* */ comment, which no
-// character extends), and this is checked.
-func (c *compiler) checkGreedy(ignores []node) {
-	firsts := make([]runeSet, len(ignores))
-	chars := make([]runeSet, len(ignores))
-	for k, x := range ignores {
-		firsts[k], _ = c.charSets(x, map[string]bool{})
-		chars[k] = c.extensions(x)
-	}
-	for k, x := range ignores {
-		conflict := func(y node, first runeSet) bool {
-			if !first.intersects(chars[k]) {
-				return false
-			}
-			c.errs.Addf(y.pos(), "%s can begin with %q, with which the ignored terminal at %s can go on: Lark matches ignored terminals greedily, which this front end cannot express (see the package doc)",
-				describe(y), first.sample(chars[k]), x.pos())
-			return true
-		}
-		for j, y := range ignores {
-			if j != k && conflict(y, firsts[j]) {
-				break
-			}
-		}
-		for _, t := range c.tokens {
-			first, _ := c.charSets(t, map[string]bool{})
-			if conflict(t, first) {
-				break
-			}
-		}
-	}
 }
 
 // describe names a terminal node for errors.

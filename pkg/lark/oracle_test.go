@@ -154,19 +154,22 @@ func testStrings(g *grammar.Grammar, rng *rand.Rand, alpha []rune, n int) []stri
 }
 
 // TestCorpusAgainstLark compares membership with python3-lark on sampled,
-// mutated and random strings for each grammar of testdata/*.lark.
+// mutated and random strings for each grammar of testdata/*.lark and for
+// genlm-eval's SMILES grammar (data/genlm).
 func TestCorpusAgainstLark(t *testing.T) {
 	py := larkPython(t)
 	paths, _ := filepath.Glob("testdata/*.lark")
 	if len(paths) == 0 {
 		t.Fatal("no grammars in testdata")
 	}
+	paths = append(paths, "../../data/genlm/smiles/0/grammar.lark")
 	n := 100
 	if testing.Short() {
 		n = 15
 	}
 	for i, path := range paths {
-		t.Run(filepath.Base(path), func(t *testing.T) {
+		name := strings.TrimPrefix(strings.TrimPrefix(path, "testdata/"), "../../")
+		t.Run(name, func(t *testing.T) {
 			src, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -205,7 +208,7 @@ func TestCorpusAgainstLark(t *testing.T) {
 				}
 			}
 			t.Logf("%s: %d strings (%d in the language; %d more left out, with characters Python's Unicode does not have): agree with dynamic_complete %d/%d, with dynamic %d/%d",
-				filepath.Base(path), compared, in, skipped, agreeComplete, compared, agreeDyn, compared)
+				name, compared, in, skipped, agreeComplete, compared, agreeDyn, compared)
 		})
 	}
 }

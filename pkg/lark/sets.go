@@ -8,12 +8,12 @@ import (
 	"github.com/gasplab/gasp/pkg/grammar"
 )
 
-// Character sets of terminals, for the check that ignored terminals are
-// matched greedily (see the package doc): first is the set of characters a
-// terminal's strings can begin with, chars the set of all characters in
-// them. Both are computed on the syntax, not the language, and so may be
-// larger than the exact sets; the check they serve only errs toward
-// refusing a grammar.
+// Character sets of terminals, for matching ignored terminals greedily
+// (ignore.go): first is the set of characters a terminal's strings can
+// begin with, chars the set of all characters in them. Both are computed
+// on the syntax, not the language, and so may be larger than the exact
+// sets; what they serve only errs toward refusing a grammar or restricting
+// a token by characters it cannot begin with, which changes nothing.
 
 type runeSet []grammar.RuneRange
 
