@@ -23,8 +23,6 @@ type Message struct {
 type ChatFormat struct {
 	// Name names the template, for example "mistral-v0.2".
 	Name string
-	// About says whose template it is and how it lays a conversation out.
-	About string
 	// BOS and EOS are the bos_token and eos_token the template is rendered
 	// with: the model's tokenizer must have them as special tokens. EOS is
 	// empty when the template does not write it.
@@ -110,14 +108,13 @@ func ChatFormats() []*ChatFormat {
 // messages do not alternate.
 var errAlternate = errors.New("conversation roles must alternate user/assistant/user/assistant/...")
 
-// mistralV1 is the first chat template of Mistral-7B-Instruct-v0.1
-// (also Mixtral-8x7B-Instruct-v0.1's): messages user, assistant, user, …,
-// no system message.
+// mistralV1 is the first chat template of Mistral-7B-Instruct-v0.1:
+// messages user, assistant, user, …, no system message, none trimmed:
+//
+//	<s>[INST] {user} [/INST]{assistant}</s> [INST] {user} [/INST]
 var mistralV1 = ChatFormat{
 	Name: "mistral-v0.1",
-	About: "Mistral-7B-Instruct-v0.1's first template: <s>[INST] {user} [/INST]{assistant}</s> [INST] …; " +
-		"no system message, messages untrimmed",
-	BOS: "<s>", EOS: "</s>",
+	BOS:  "<s>", EOS: "</s>",
 	sha256s: []string{"7e995b379ec01747807246483647cd99030abf331653f1119e16d7ac041a3495"},
 	render: func(msgs []Message, bos, eos string) (string, error) {
 		var b strings.Builder
@@ -139,15 +136,15 @@ var mistralV1 = ChatFormat{
 	},
 }
 
-// mistralV2 is the chat template of Mistral-7B-Instruct-v0.2 (and the one
-// that replaced v0.1's first): an optional system message, then user,
+// mistralV2 is the chat template of Mistral-7B-Instruct-v0.2: an optional
+// system message, then user,
 // assistant, user, …; the system message is written at the top of the
-// first user message.
+// first user message; none is trimmed:
+//
+//	<s> [INST] {system}\n\n{user} [/INST] {assistant}</s> [INST] {user} [/INST]
 var mistralV2 = ChatFormat{
 	Name: "mistral-v0.2",
-	About: "Mistral-7B-Instruct-v0.2's template (also v0.1's later one): <s> [INST] {system}\\n\\n{user} [/INST] {assistant}</s> [INST] …; " +
-		"messages untrimmed",
-	BOS: "<s>", EOS: "</s>",
+	BOS:  "<s>", EOS: "</s>",
 	sha256s: []string{"bbc58aad99454df60138be9530c9601a0adfe3d8932cda975e1f10b2410ddc51"},
 	render: func(msgs []Message, bos, eos string) (string, error) {
 		system, hasSystem := "", false
@@ -177,12 +174,14 @@ var mistralV2 = ChatFormat{
 
 // gemma3 is the chat template of Gemma 3's instruction-tuned models: an
 // optional system message, written at the top of the first user turn, then
-// user, assistant, user, … as turns of "user" and "model".
+// user, assistant, user, … as turns of "user" and "model", each message
+// trimmed (Python's str.strip), the system message not:
+//
+//	<bos><start_of_turn>user\n{system}\n\n{user}<end_of_turn>\n
+//	<start_of_turn>model\n{assistant}<end_of_turn>\n … <start_of_turn>model\n
 var gemma3 = ChatFormat{
 	Name: "gemma-3",
-	About: "Gemma 3's template: <bos><start_of_turn>user\\n{system}\\n\\n{user}<end_of_turn>\\n" +
-		"<start_of_turn>model\\n{assistant}<end_of_turn>\\n … <start_of_turn>model\\n; messages trimmed",
-	BOS: "<bos>", Tokens: []string{"<start_of_turn>", "<end_of_turn>"},
+	BOS:  "<bos>", Tokens: []string{"<start_of_turn>", "<end_of_turn>"},
 	sha256s: []string{"8d9e3a3c114fb2053ec500184677af4f7e5f8ec2582443cd535834e68b3ade29"},
 	render: func(msgs []Message, bos, _ string) (string, error) {
 		prefix := ""
