@@ -70,8 +70,11 @@ a directory or /dev/null).
 --prompt is read from the file it names when that file exists (a
 directory or device is an error), else taken as the text, with a warning
 when the text looks like a path. With --template chat (the default when
-the tokenizer has the Llama 3 chat tokens) it becomes one user message of
-the chat template.
+the model has a chat template) it becomes one user message of the chat
+template: Llama 3.1's or ChatML's (Qwen) when the tokenizer has their
+tokens, else tokenizer_config.json's chat_template, which must be one gasp
+renders exactly (Mistral-7B-Instruct's, Gemma 3's; any other is an error:
+use --template raw).
 The default model is data/models/tiny of the gasp repository. A progress
 bar is shown on standard error when it is a terminal (not with --quiet).`
 
@@ -111,7 +114,7 @@ func parseSample(args []string, stdout, stderr io.Writer) (*sampleCmd, int, bool
 	cl.IntVar(&c.first, "first", 0, "index of the first run")
 	cl.Uint64Var(&c.seed, "seed", 1, "random seed of the experiment")
 	cl.modelVar(&t.Model)
-	cl.StringVar(&t.Template, "template", "", "prompt template: chat or raw (default chat when the tokenizer has chat tokens)")
+	cl.StringVar(&t.Template, "template", "", "prompt template: chat or raw (default chat when the model has a chat template)")
 	cl.IntVar(&t.MaxNew, "max-new-tokens", 256, "length cap of a completion, EOS included")
 	cl.Float64Var(&t.Transform.Temperature, "temperature", 1, "sampling temperature")
 	cl.Float64Var(&t.Transform.TopP, "top-p", 1, "nucleus sampling mass (1: off)")

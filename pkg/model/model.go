@@ -1,5 +1,6 @@
 // Package model opens a model (Llama-3.x, Qwen2/2.5, Qwen3: pkg/llama) for sampling: its configuration,
-// tokenizer, grammar vocabulary and trie, chat prompt, and weights loaded
+// tokenizer, grammar vocabulary and trie, chat prompt (chat.go: the template
+// chosen from the model's files), and weights loaded
 // with sessions sized to the task. It is the one adapter between pkg/llama
 // and pkg/lm, so that notebooks and commands need neither the grid runner
 // nor their own glue.
@@ -13,18 +14,12 @@ package model
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/gasplab/gasp/pkg/gcd"
 	"github.com/gasplab/gasp/pkg/hf"
-	"github.com/gasplab/gasp/pkg/infile"
-	"github.com/gasplab/gasp/pkg/jsontext"
 	"github.com/gasplab/gasp/pkg/llama"
 	"github.com/gasplab/gasp/pkg/tokenizer"
 )
@@ -69,110 +64,6 @@ func Open(ctx context.Context, ref string) (*Model, error) {
 	}
 	return &Model{Dir: dir, Config: cfg, Tokenizer: tok, Vocab: vocab, Trie: gcd.NewTrie(vocab)}, nil
 }
-
-// HasChat reports whether the tokenizer has the Llama 3 chat tokens.
-func (m *Model) HasChat() bool {
-	for _, s := range []string{"<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"} {
-		if _, ok := m.Tokenizer.ID(s); !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// HasChatML reports whether the tokenizer has ChatML's special tokens
-// (<|im_start|>, <|im_end|>: Qwen2, Qwen2.5, Qwen3).
-func (m *Model) HasChatML() bool {
-	for _, s := range []string{"<|im_start|>", "<|im_end|>"} {
-		if id, ok := m.Tokenizer.ID(s); !ok || !m.Tokenizer.IsSpecial(id) {
-			return false
-		}
-	}
-	return true
-}
-
-// Prompt returns the token ids of text under a template: "chat" (one user
-// message of the model's chat template: Llama 3.1 Instruct's where the
-// tokenizer has its tokens, else ChatML's, as Qwen's templates render it),
-// "raw" (the tokenizer's BOS, if any, and the text), or "" for chat when
-// the tokenizer has either, else raw.
-func (m *Model) Prompt(text, template string) ([]int, error) {
-	switch template {
-	case "":
-		template = "raw"
-		if m.HasChat() || m.HasChatML() {
-			template = "chat"
-		}
-	case "chat", "raw":
-	default:
-		return nil, fmt.Errorf("unknown template %q (want chat or raw)", template)
-	}
-	var ids []int
-	switch {
-	case template == "raw":
-		ids = m.Tokenizer.Encode(text, true)
-	case m.HasChat():
-		ids = m.Tokenizer.ChatPrompt(text, tokenizer.ChatOptions{})
-	case m.HasChatML():
-		system, err := chatMLSystem(m.Dir)
-		if err != nil {
-			return nil, err
-		}
-		if ids, err = m.Tokenizer.ChatMLPrompt(text, tokenizer.ChatMLOptions{System: system}); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, errors.New("template chat: the tokenizer has neither Llama 3's chat tokens nor ChatML's")
-	}
-	if len(ids) == 0 {
-		return nil, errors.New("empty prompt")
-	}
-	return ids, nil
-}
-
-// qwenSystems are the system messages that Qwen's ChatML templates write
-// when the conversation has none (Qwen2.5's, then Qwen2's); Qwen3's writes
-// none.
-var qwenSystems = []string{
-	"You are Qwen, created by Alibaba Cloud. You are a helpful assistant.",
-	"You are a helpful assistant.",
-}
-
-// chatMLSystem returns the default system message of the ChatML template in
-// dir's tokenizer_config.json: the first of qwenSystems its chat_template
-// writes, or "" (none, or no such file). Only that is read of the template:
-// its other parts are ChatMLText's.
-func chatMLSystem(dir string) (string, error) {
-	path := filepath.Join(dir, "tokenizer_config.json")
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
-	data, err := infile.Read(path, maxTokenizerConfigBytes)
-	if err != nil {
-		return "", err
-	}
-	var cfg struct {
-		ChatTemplate json.RawMessage `json:"chat_template"`
-	}
-	if err := json.Unmarshal(data, &cfg); err != nil {
-		if line, col, ok := jsontext.ErrorPosition(data, err); ok {
-			return "", fmt.Errorf("%s:%d:%d: %w", path, line, col, err)
-		}
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	var template string
-	_ = json.Unmarshal(cfg.ChatTemplate, &template) // a list of named templates, or none: no default
-	for _, s := range qwenSystems {
-		if strings.Contains(template, s) {
-			return s, nil
-		}
-	}
-	return "", nil
-}
-
-// maxTokenizerConfigBytes bounds tokenizer_config.json (Llama 3's has 50 KB,
-// most of it added tokens).
-const maxTokenizerConfigBytes = 16 << 20
 
 // Load reads the weights, with KV caches of maxSeq positions (prompt and
 // completion), and returns them as an lm.Model. Close it when done.

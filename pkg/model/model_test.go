@@ -52,10 +52,10 @@ func TestChatMLSystemBadConfig(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), []byte("{\n  \"chat_template\": [1,\n}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := chatMLSystem(dir); err == nil || !strings.Contains(err.Error(), "tokenizer_config.json:3:1") {
-		t.Errorf("chatMLSystem: %v, want an error at tokenizer_config.json:3:1", err)
+	if _, err := readTokenizerConfig(dir); err == nil || !strings.Contains(err.Error(), "tokenizer_config.json:3:1") {
+		t.Errorf("readTokenizerConfig: %v, want an error at tokenizer_config.json:3:1", err)
 	}
-	if s, err := chatMLSystem(t.TempDir()); s != "" || err != nil {
-		t.Errorf("no tokenizer_config.json: %q, %v", s, err)
+	if c, err := readTokenizerConfig(t.TempDir()); c.template != "" || c.chatMLSystem() != "" || err != nil {
+		t.Errorf("no tokenizer_config.json: %+v, %v", c, err)
 	}
 }

