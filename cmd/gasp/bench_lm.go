@@ -121,7 +121,8 @@ one load of a large model serves a logits check too (the JSON's "logits").`, std
 		return code
 	}
 	batches, err := parseInts(*batchList)
-	if _, derr := llama.ResolveDType(*dtype, "", ""); derr != nil && err == nil {
+	want, derr := llama.ParseDType(*dtype)
+	if derr != nil && err == nil {
 		err = fmt.Errorf("--dtype: %w", derr)
 		batches = []int{1}
 	}
@@ -151,7 +152,7 @@ one load of a large model serves a logits check too (the JSON's "logits").`, std
 	var m *llama.Model
 	t0 := time.Now()
 	stdoutToStderr(func() { // GoMLX's pure-Go backend prints its parallelism on os.Stdout: keep --json clean
-		m, err = llama.Load(*modelDir, llama.Options{MaxSeq: *maxSeq, Backend: backend, DType: *dtype})
+		m, err = llama.Load(*modelDir, llama.Options{MaxSeq: *maxSeq, Backend: backend, DType: want})
 	})
 	if err != nil {
 		return cl.fail(err)
@@ -163,7 +164,11 @@ one load of a large model serves a logits check too (the JSON's "logits").`, std
 		return cl.fail(err)
 	}
 	rep.Model, rep.LoadS = *modelDir, loadS
-	rep.MemoryEstimate = llama.EstimateMemory(m.Config(), m.DType(), maxBatch, *maxSeq).Peak()
+	mem, err := llama.EstimateMemory(m.Config(), m.DType(), maxBatch, *maxSeq)
+	if err != nil {
+		return cl.fail(err)
+	}
+	rep.MemoryEstimate = mem.Peak()
 	if len(ids) > 0 {
 		if rep.Logits, err = lastLogits(m, ids); err != nil {
 			return cl.fail(fmt.Errorf("--logits-ids: %w", err))
@@ -199,7 +204,7 @@ func benchLM(m *llama.Model, batches []int, promptLen, steps int, cpuProfile str
 	for i := range prompt {
 		prompt[i] = rng.IntN(cfg.VocabSize)
 	}
-	rep := lmReport{Params: cfg.NumParams(), Backend: m.Options().Backend, DType: m.Options().DType,
+	rep := lmReport{Params: cfg.NumParams(), Backend: m.Options().Backend, DType: strings.ToLower(string(m.DType())),
 		Threads: runtime.GOMAXPROCS(0), PromptLen: promptLen}
 	var err error
 	if rep.PrefillTokS, rep.PrefillCPU, err = benchPrefill(m, prompt); err != nil {

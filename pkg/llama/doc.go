@@ -36,8 +36,8 @@
 //
 // # Dtypes
 //
-// Options.DType chooses the dtype of the weight matrices and the KV caches: "f32", "bf16", or "auto" (the
-// default): the checkpoint's dtype on XLA (bf16 for Llama-3.1-8B-Instruct: 16 GB of weights instead of 32),
+// Options.DType chooses the dtype of the weight matrices and the KV caches: hf.F32, hf.BF16, or "" (auto,
+// the default; ParseDType reads a command line's "f32", "bf16", "auto"): the checkpoint's dtype on XLA (bf16 for Llama-3.1-8B-Instruct: 16 GB of weights instead of 32),
 // and f32 on the pure-Go backend, whose bfloat16 kernels convert every element as they go and measured
 // slower than float32 (environment.md). bf16 weights are read straight from a BF16 checkpoint's bytes
 // (hf.Checkpoint.BFloat16), with no float32 copy. Activations, norms, softmax and the logits are float32 in
@@ -134,7 +134,7 @@
 // model, TestCPUMatchesGoMLX); both engines pass the same tests against the numpy reference (≤ 1e-4). The
 // weights take what GoMLX's float32 weights take; the caches grow as the rows do, to at most
 // 2·L·B·kvH·hd·S·4 bytes. Products of at least 2^22 multiply-adds split their columns among GOMAXPROCS
-// goroutines. bf16 is GoMLX's only ("cpu" with DType "bf16" is an error). The engine reuses the
+// goroutines. bf16 is GoMLX's only ("cpu" with DType hf.BF16 is an error). The engine reuses the
 // activations of a prefill and the cache of the prompt remembered before the last one, because fresh
 // memory costs a page fault per 4 KiB (18 µs each on this project's VMs: more than a prefill's arithmetic).
 package llama
