@@ -30,7 +30,9 @@ func (m Memory) Peak() int64 { return m.Weights + m.Caches + m.Temporaries }
 // them in place, so on the CPU this term is an upper bound); then the float32 logits [B, V] that cross to the
 // host, and one layer's activations (MLP gate and up, q/k/v, residual and norm, attention scores and
 // probabilities). Growing a session's caches to the next length bucket also holds old and new caches, which
-// the same term covers. XLA's own workspace (cuBLAS, fusion buffers) comes on top.
+// the same term covers. XLA's own workspace (cuBLAS, fusion buffers) comes on top. In-place cache updates on
+// XLA need two upstream changes: a per-parameter "donatable" flag in GoMLX's compute.Builder, and go-xla
+// emitting jax.buffer_donor (or tf.aliasing_output) for such parameters.
 func EstimateMemory(c Config, dt hf.DType, batch, seq int) (Memory, error) {
 	if dt != hf.F32 && dt != hf.BF16 {
 		return Memory{}, fmt.Errorf("llama: EstimateMemory: dtype %q is not F32 or BF16 (resolve it with ResolveDType)", dt)
