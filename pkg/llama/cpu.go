@@ -416,13 +416,7 @@ const cpuChunk = 256
 // logits after its last token, or after every token when all is set.
 func (c *cpuModel) prefill(row *cpuRow, prompt []int, capacity int, all bool) [][]float32 {
 	row.grow(c.cfg, capacity, 0)
-	c.mu.Lock()
-	sc := c.spareScratch
-	c.spareScratch = nil
-	c.mu.Unlock()
-	if sc == nil {
-		sc = new(cpuScratch)
-	}
+	sc := takeSpare(&c.mu, &c.spareScratch)
 	defer func() {
 		c.mu.Lock()
 		c.spareScratch = sc
@@ -470,13 +464,7 @@ func (c *cpuModel) prefix(prompt []int) *cpuPrefix {
 		}
 		p.mu.RUnlock() // replaced since, and recycled
 	}
-	c.mu.Lock()
-	row := c.spareRow
-	c.spareRow = nil
-	c.mu.Unlock()
-	if row == nil {
-		row = new(cpuRow)
-	}
+	row := takeSpare(&c.mu, &c.spareRow)
 	p = &cpuPrefix{prompt: slices.Clone(prompt), row: row}
 	p.logits = c.prefill(row, prompt, len(prompt), false)[0]
 	p.mu.RLock()
@@ -509,4 +497,16 @@ func (m *Model) computedPrefixes() int {
 		c.mu.Unlock()
 	}
 	return n
+}
+
+// takeSpare returns *spare and leaves nil in its place, under mu, or a new T when there is none.
+func takeSpare[T any](mu *sync.Mutex, spare **T) *T {
+	mu.Lock()
+	t := *spare
+	*spare = nil
+	mu.Unlock()
+	if t == nil {
+		t = new(T)
+	}
+	return t
 }
