@@ -98,7 +98,7 @@ prompts, after 2 untimed ones; the prompts differ in their first token: a
 prompt the model prefilled last is copied, not computed).
 --backend chooses the engine: "cpu" (gasp's own, the default), "go" (GoMLX's pure-Go backend), "xla:cuda", ...; the
 default is $GOMLX_BACKEND's, else llama.DefaultBackend. --threads N runs on
-N threads (GOMAXPROCS, and the pure-Go backend's parallelism); for one core,
+N threads (GOMAXPROCS, which bounds the pure-Go backend's workers too); for one core,
 also pin the process: taskset -c 0 gasp bench lm --threads 1. Reports tokens/s per batch size and the batching gain (tokens/s
 at the largest batch over the smallest), in wall time and per CPU second (the
 process's user + system time: robust to a machine busy with other work).
@@ -121,7 +121,8 @@ one load of a large model serves a logits check too (the JSON's "logits").`, std
 		return code
 	}
 	batches, err := parseInts(*batchList)
-	if _, derr := llama.ResolveDType(*dtype, "", ""); derr != nil && err == nil {
+	want, derr := llama.ParseDType(*dtype)
+	if derr != nil && err == nil {
 		err = fmt.Errorf("--dtype: %w", derr)
 		batches = []int{1}
 	}
@@ -141,18 +142,13 @@ one load of a large model serves a logits check too (the JSON's "logits").`, std
 	if err := checkModelMemory(*modelDir, maxBatch, *maxSeq, fmt.Sprintf("--batch %d", maxBatch)); err != nil {
 		return cl.fail(err)
 	}
-	backend := llama.Backend(*backendFlag)
+	// GOMAXPROCS bounds the pure-Go backend's kernels too (they use at most GOMAXPROCS workers); its
+	// "parallelism=N" option would say it again, and print it on os.Stdout, into the --json report.
 	if *threads > 0 {
 		runtime.GOMAXPROCS(*threads)
-		if backend == "go" {
-			backend = "go:parallelism=" + strconv.Itoa(*threads)
-		}
 	}
-	var m *llama.Model
 	t0 := time.Now()
-	stdoutToStderr(func() { // GoMLX's pure-Go backend prints its parallelism on os.Stdout: keep --json clean
-		m, err = llama.Load(*modelDir, llama.Options{MaxSeq: *maxSeq, Backend: backend, DType: *dtype})
-	})
+	m, err := llama.Load(*modelDir, llama.Options{MaxSeq: *maxSeq, Backend: *backendFlag, DType: want})
 	if err != nil {
 		return cl.fail(err)
 	}
@@ -163,7 +159,11 @@ one load of a large model serves a logits check too (the JSON's "logits").`, std
 		return cl.fail(err)
 	}
 	rep.Model, rep.LoadS = *modelDir, loadS
-	rep.MemoryEstimate = llama.EstimateMemory(m.Config(), m.DType(), maxBatch, *maxSeq).Peak()
+	mem, err := llama.EstimateMemory(m.Config(), m.DType(), maxBatch, *maxSeq)
+	if err != nil {
+		return cl.fail(err)
+	}
+	rep.MemoryEstimate = mem.Peak()
 	if len(ids) > 0 {
 		if rep.Logits, err = lastLogits(m, ids); err != nil {
 			return cl.fail(fmt.Errorf("--logits-ids: %w", err))
@@ -199,7 +199,7 @@ func benchLM(m *llama.Model, batches []int, promptLen, steps int, cpuProfile str
 	for i := range prompt {
 		prompt[i] = rng.IntN(cfg.VocabSize)
 	}
-	rep := lmReport{Params: cfg.NumParams(), Backend: m.Options().Backend, DType: m.Options().DType,
+	rep := lmReport{Params: cfg.NumParams(), Backend: m.Options().Backend, DType: strings.ToLower(string(m.DType())),
 		Threads: runtime.GOMAXPROCS(0), PromptLen: promptLen}
 	var err error
 	if rep.PrefillTokS, rep.PrefillCPU, err = benchPrefill(m, prompt); err != nil {
@@ -348,12 +348,4 @@ func parseInts(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
-}
-
-// stdoutToStderr runs f with os.Stdout pointing at os.Stderr, for libraries that print on os.Stdout.
-func stdoutToStderr(f func()) {
-	saved := os.Stdout
-	os.Stdout = os.Stderr
-	defer func() { os.Stdout = saved }()
-	f()
 }

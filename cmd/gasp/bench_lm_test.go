@@ -40,9 +40,9 @@ func TestBenchLMErrors(t *testing.T) {
 	}
 }
 
-// TestBenchLMJSONOnly: with the pure-Go backend's parallelism set (--threads), stdout holds the JSON report
-// only (GoMLX prints the parallelism on os.Stdout); run as a process, since the library writes to the real
-// stdout. Both engines.
+// TestBenchLMJSONOnly: with --threads, stdout holds the JSON report only (GoMLX's pure-Go backend prints on
+// os.Stdout when its "parallelism" option is set, which --threads must not do); run as a process, since the
+// library writes to the real stdout. Both engines.
 func TestBenchLMJSONOnly(t *testing.T) {
 	exe := gaspExecutable(t, t.TempDir())
 	for _, backend := range []string{"go", "cpu"} {

@@ -44,6 +44,10 @@ positions needs (llama.EstimateMemory). Exits 1 naming what is missing.`, stdout
 	); bad != "" {
 		return cl.usageError("%s", bad)
 	}
+	want, err := llama.ParseDType(*dtype)
+	if err != nil {
+		return cl.usageError("--dtype: %v", err)
+	}
 	var problems []string
 	problem := func(format string, a ...any) {
 		msg := fmt.Sprintf(format, a...)
@@ -60,7 +64,7 @@ positions needs (llama.EstimateMemory). Exits 1 naming what is missing.`, stdout
 		doctorPlugin(stdout, opts, problem)
 	}
 	devMem := doctorDevices(stdout, config, problem)
-	doctorModel(stdout, *model, config, *dtype, *batch, *seq, devMem, problem)
+	doctorModel(stdout, *model, config, want, *batch, *seq, devMem, problem)
 	if len(problems) > 0 {
 		fmt.Fprintf(stdout, "not ready: %d problem(s)\n", len(problems))
 		for _, p := range problems {
@@ -209,7 +213,7 @@ func memAvailable() int64 {
 }
 
 // doctorModel reports the model's dtype and the memory a session needs, against the device's memory.
-func doctorModel(w io.Writer, dir, config, dtype string, batch, seq int, devMem int64, problem func(string, ...any)) {
+func doctorModel(w io.Writer, dir, config string, want hf.DType, batch, seq int, devMem int64, problem func(string, ...any)) {
 	if dir == "" {
 		d, err := findDefaultModel()
 		if err != nil {
@@ -236,14 +240,18 @@ func doctorModel(w io.Writer, dir, config, dtype string, batch, seq int, devMem 
 	}
 	info, _ := ckpt.Info("model.embed_tokens.weight")
 	ckpt.Close()
-	dt, err := llama.ResolveDType(dtype, config, info.DType)
+	dt, err := llama.ResolveDType(want, config, info.DType)
 	if err != nil {
 		problem("%v", err)
 		return
 	}
 	fmt.Fprintf(w, "model: %s: %d parameters, checkpoint dtype %s (config.json: %q), running in %s\n",
 		dir, cfg.NumParams(), info.DType, cfg.TorchDType, dt)
-	mem := llama.EstimateMemory(cfg, dt, batch, seq)
+	mem, err := llama.EstimateMemory(cfg, dt, batch, seq)
+	if err != nil {
+		problem("%v", err)
+		return
+	}
 	fmt.Fprintf(w, "memory for %d rows × %d positions: weights %s + caches %s + temporaries %s = peak %s\n",
 		batch, seq, gib(mem.Weights), gib(mem.Caches), gib(mem.Temporaries), gib(mem.Peak()))
 	if devMem > 0 && mem.Peak() > devMem {

@@ -14,7 +14,7 @@ func TestDoctorPureGo(t *testing.T) {
 	if code := runDoctor([]string{"--batch", "4", "--seq", "128"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
 	}
-	for _, want := range []string{`backend: "go"`, "GPU: none", "590464 parameters", "running in Float32", "memory for 4 rows × 128 positions", "ready"} {
+	for _, want := range []string{`backend: "go"`, "GPU: none", "590464 parameters", "running in F32", "memory for 4 rows × 128 positions", "ready"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
@@ -28,7 +28,7 @@ func TestDoctorCPU(t *testing.T) {
 	if code := runDoctor([]string{"--batch", "4", "--seq", "128"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
 	}
-	for _, want := range []string{`backend: "cpu"`, "cpu engine kernels: " + llama.CPUKernels(), "GPU: none", "running in Float32", "ready"} {
+	for _, want := range []string{`backend: "cpu"`, "cpu engine kernels: " + llama.CPUKernels(), "GPU: none", "running in F32", "ready"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

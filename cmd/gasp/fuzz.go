@@ -73,7 +73,9 @@ func (f *seedFlags) sentences() ([][]byte, error) {
 	}
 	depth := f.depth
 	if depth == 0 {
-		depth = fuzz.DefaultDepth[f.target]
+		if depth, err = fuzz.DefaultDepth(f.target); err != nil {
+			return nil, err
+		}
 	}
 	seeds, err := fuzz.GrammarSeeds(g, f.n, f.seed, depth)
 	if err != nil {
@@ -381,9 +383,9 @@ func (f *fuzzRunFlags) options() (opts fuzz.Options, usage bool, err error) {
 	if err := checkRunOut(f.out); err != nil {
 		return fuzz.Options{}, false, err
 	}
-	p, ok := fuzz.Protocols[f.protocol]
-	if !ok {
-		return fuzz.Options{}, true, fmt.Errorf("unknown protocol %q", f.protocol)
+	p, err := fuzz.LookupProtocol(f.protocol)
+	if err != nil {
+		return fuzz.Options{}, true, err
 	}
 	opts = fuzz.Options{Target: f.target, Seeds: f.seeds, Out: f.out, Time: p.Time, Trials: p.Trials, Snapshots: f.snaps, ExecTimeout: f.execTimeout}
 	if f.time != "" {

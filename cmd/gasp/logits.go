@@ -31,6 +31,7 @@ on the CPU); activations are float32.`
 // logitsCmd is "gasp logits" configured by its flags.
 type logitsCmd struct {
 	model, dtype string
+	dt           hf.DType // --dtype parsed
 	ids          []int
 }
 
@@ -56,7 +57,7 @@ func parseLogits(args []string, stdout, stderr io.Writer) (*logitsCmd, int, bool
 	if len(c.ids) == 0 {
 		return c, cl.usageError("--ids is required"), true
 	}
-	if _, err := llama.ResolveDType(c.dtype, "", ""); err != nil {
+	if c.dt, err = llama.ParseDType(c.dtype); err != nil {
 		return c, cl.usageError("--dtype: %v", err), true
 	}
 	return c, 0, false
@@ -78,7 +79,7 @@ func (c *logitsCmd) run(stdout, _ io.Writer) error {
 	if err := checkModelMemory(dir, 1, len(c.ids), fmt.Sprintf("%d ids", len(c.ids))); err != nil {
 		return err
 	}
-	m, err := llama.Load(dir, llama.Options{DType: c.dtype})
+	m, err := llama.Load(dir, llama.Options{DType: c.dt})
 	if err != nil {
 		return err
 	}

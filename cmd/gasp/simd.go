@@ -8,19 +8,16 @@ import (
 	"syscall"
 )
 
-// fmaOff is the GODEBUG setting that keeps math.Exp fast in a binary built with GOEXPERIMENT=simd.
-//
-// GoMLX's pure-Go backend multiplies matrices with AVX2/AVX-512 kernels when the program is built with
-// GOEXPERIMENT=simd (about 6× faster than without, measured on this project's machines). With Go 1.26.8 such
-// a binary makes math.Exp 100–300× slower (1–4 µs a call instead of 8 ns): math.Exp's assembly mixes VEX
-// (VFMADD) and legacy SSE instructions, which stalls once the SIMD code has left the upper vector state
-// dirty. Turning the FMA path off (GODEBUG=cpu.fma=off) makes math.Exp take its pure-SSE path (12 ns) and
-// leaves the matrix kernels untouched. Softmax, SiLU and every log-probability computation call math.Exp,
-// so without this the SIMD build is slower than the plain one.
+// fmaOff keeps math.Exp fast in a binary built with GOEXPERIMENT=simd: SIMD matrix kernels (GoMLX's
+// pure-Go backend's among them) return with the upper vector registers dirty, and math.Exp's FMA path,
+// which mixes VEX and legacy SSE instructions, then stalls on some CPUs (environment.md has the numbers).
+// With FMA off, math.Exp takes its SSE-only path; the kernels are unaffected.
 const fmaOff = "cpu.fma=off"
 
-// ensureFastExp re-executes the program with fmaOff added to GODEBUG, once, before anything else runs.
-// CPU options are read from GODEBUG when the runtime starts, so setting it later has no effect.
+// ensureFastExp re-executes the program once with fmaOff added to GODEBUG. Nothing short of a re-exec
+// sets it: the runtime reads cpu.* options from the environment's GODEBUG as it starts (runtime.cpuinit,
+// before any Go code), //go:debug lines and go.mod's godebug reject them as unknown settings, and the
+// alternative, a VZEROUPPER as each kernel returns, would have to go into GoMLX's code.
 func ensureFastExp() {
 	godebug := os.Getenv("GODEBUG")
 	if strings.Contains(godebug, fmaOff) {

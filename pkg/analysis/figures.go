@@ -108,8 +108,7 @@ func methodName(m string) string {
 	if rest, ok := strings.CutPrefix(m, "smc"); ok {
 		return "SMC" + strings.ToUpper(rest) // smc-awrs-10: SMC-AWRS-10
 	}
-	if IsMCMC(m) {
-		rest := strings.TrimPrefix(m, "mcmc-")
+	if rest, ok := strings.CutPrefix(m, "mcmc-"); ok {
 		parts := strings.Split(rest, "-")
 		for i, p := range parts {
 			if p == "pp" {

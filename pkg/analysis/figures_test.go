@@ -73,7 +73,7 @@ func TestPaperRatio(t *testing.T) {
 		for _, task := range c.tasks {
 			r.Tasks = append(r.Tasks, TaskResult{Task: task})
 		}
-		if p, ok := r.PaperRatio("mcmc-priority"); ok != c.ok || ok && p != PaperRatios["mcmc-priority"] {
+		if p, ok := r.PaperRatio("mcmc-priority"); ok != c.ok || ok && p != PaperRatios()["mcmc-priority"] {
 			t.Errorf("%v: %v %v, want %v", c.tasks, p, ok, c.ok)
 		}
 		if _, ok := r.PaperRatio("gcd"); ok {

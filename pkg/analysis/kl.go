@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gasplab/gasp/pkg/internal/logspace"
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
@@ -78,7 +79,7 @@ func newReference(recs []runs.Record, p Protocol) *Reference {
 	for i, k := range keys {
 		lps[i] = r.logp[k]
 	}
-	r.logZ = logSumExp(lps)
+	r.logZ = logspace.Sum(lps)
 	return r
 }
 
@@ -302,22 +303,6 @@ func percentile(xs []float64, p float64) float64 {
 		return s[i]
 	}
 	return s[i] + f*(s[i+1]-s[i])
-}
-
-// logSumExp returns log Σ exp(xs[i]), −Inf for none.
-func logSumExp(xs []float64) float64 {
-	m := math.Inf(-1)
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	if math.IsInf(m, 0) {
-		return m
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += math.Exp(x - m)
-	}
-	return m + math.Log(s)
 }
 
 // key returns the map key of a completion.

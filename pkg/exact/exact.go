@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/gasplab/gasp/pkg/gcd"
+	"github.com/gasplab/gasp/pkg/internal/logspace"
 	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/mcmc"
 	"github.com/gasplab/gasp/pkg/sample"
@@ -66,29 +67,13 @@ func Enumerate(m lm.Model, prompt []int, cfg sample.Config, limit int) (*Lang, e
 		l.P = append(l.P, math.Exp(logP[i]))
 		l.Mass += l.P[i]
 	}
-	l.LogMass = logSumExp(logP)
-	logGCD := logSumExp(logQ)
+	l.LogMass = logspace.Sum(logP)
+	logGCD := logspace.Sum(logQ)
 	for i := range l.Sentences {
 		l.Target = append(l.Target, math.Exp(logP[i]-l.LogMass))
 		l.GCD = append(l.GCD, math.Exp(logQ[i]-logGCD))
 	}
 	return l, nil
-}
-
-// logSumExp returns log Σ exp(x[i]).
-func logSumExp(x []float64) float64 {
-	top := math.Inf(-1)
-	for _, v := range x {
-		top = max(top, v)
-	}
-	if math.IsInf(top, -1) {
-		return top
-	}
-	s := 0.0
-	for _, v := range x {
-		s += math.Exp(v - top)
-	}
-	return top + math.Log(s)
 }
 
 type enum struct {

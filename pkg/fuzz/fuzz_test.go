@@ -39,10 +39,10 @@ func TestGrammars(t *testing.T) {
 		"xml": {"<!DOCTYPE ", "<!ENTITY ", "<!ELEMENT "},
 		"sql": {"set testdir [file dirname $argv0]\nsource $testdir/tester.tcl\n", "\nset ::timeout 60000\n", "finish_test\n"},
 	}
-	for _, target := range Targets {
+	for _, target := range Targets() {
 		t.Run(target, func(t *testing.T) {
 			g := compile(t, target)
-			for i, s := range mustSeeds(t, g, 50, 7, DefaultDepth[target]) {
+			for i, s := range mustSeeds(t, g, 50, 7, defaultDepth(t, target)) {
 				for _, m := range musts[target] {
 					if !strings.Contains(string(s), m) {
 						t.Fatalf("sample %d lacks %q:\n%s", i, m, s)
@@ -223,7 +223,7 @@ func TestSandboxPlantedSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := compile(t, "sql")
-	if err := WriteSeeds(seeds, ".test", mustSeeds(t, g, 2, 1, DefaultDepth["sql"])); err != nil {
+	if err := WriteSeeds(seeds, ".test", mustSeeds(t, g, 2, 1, defaultDepth(t, "sql"))); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := Run(ctx, tc, Options{Target: "sql", Seeds: seeds, Time: 0, Out: t.TempDir()})
@@ -256,21 +256,24 @@ func TestSandboxPlantedSeed(t *testing.T) {
 // short AFL++ run (20 s, or $GASP_FUZZ_QUICK_TIME).
 func TestQuickProtocol(t *testing.T) {
 	tc := toolchain(t)
-	d := Protocols["quick"].Time
+	quick, err := LookupProtocol("quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := quick.Time
 	if s := os.Getenv("GASP_FUZZ_QUICK_TIME"); s != "" {
-		var err error
 		if d, err = time.ParseDuration(s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, target := range Targets {
+	for _, target := range Targets() {
 		t.Run(target, func(t *testing.T) {
 			tg, err := tc.Target(target)
 			if err != nil {
 				t.Fatal(err)
 			}
 			seeds := t.TempDir()
-			if err := WriteSeeds(seeds, tg.Ext, mustSeeds(t, compile(t, target), 100, 1, DefaultDepth[target])); err != nil {
+			if err := WriteSeeds(seeds, tg.Ext, mustSeeds(t, compile(t, target), 100, 1, defaultDepth(t, target))); err != nil {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
@@ -337,7 +340,7 @@ func TestFastSeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	seeds := mustSeeds(t, compile(t, "sql"), 2, 1, DefaultDepth["sql"])
+	seeds := mustSeeds(t, compile(t, "sql"), 2, 1, defaultDepth(t, "sql"))
 	seeds = append(seeds, []byte("set testdir [file dirname $argv0]\nsource $testdir/tester.tcl\nafter 700\nfinish_test\n"))
 	if err := WriteSeeds(filepath.Join(work, "in"), ".test", seeds); err != nil {
 		t.Fatal(err)
@@ -362,9 +365,9 @@ func TestFastSeeds(t *testing.T) {
 // the libraries accept (gasp fuzz validity measures it on 1,000).
 func TestValidity(t *testing.T) {
 	tc := toolchain(t)
-	for _, target := range Targets {
+	for _, target := range Targets() {
 		t.Run(target, func(t *testing.T) {
-			res, err := tc.Validity(context.Background(), target, mustSeeds(t, compile(t, target), 100, 1, DefaultDepth[target]), t.TempDir())
+			res, err := tc.Validity(context.Background(), target, mustSeeds(t, compile(t, target), 100, 1, defaultDepth(t, target)), t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -406,4 +409,43 @@ func mustSeeds(t *testing.T, g *grammar.Grammar, n int, seed uint64, depth int) 
 		t.Fatal(err)
 	}
 	return seeds
+}
+
+// defaultDepth is DefaultDepth(target), which must know the target.
+func defaultDepth(t *testing.T, target string) int {
+	t.Helper()
+	d, err := DefaultDepth(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestNamesAtTheBoundary checks that every target has a grammar and a depth,
+// that both protocols exist, and that an unknown name is an error naming it.
+func TestNamesAtTheBoundary(t *testing.T) {
+	for _, target := range Targets() {
+		if _, err := GrammarFile(target); err != nil {
+			t.Error(err)
+		}
+		if d, err := DefaultDepth(target); err != nil || d <= 0 {
+			t.Errorf("DefaultDepth(%q) = %d, %v", target, d, err)
+		}
+	}
+	for _, name := range []string{"quick", "paper"} {
+		if p, err := LookupProtocol(name); err != nil || p.Time <= 0 || p.Trials < 1 {
+			t.Errorf("LookupProtocol(%q) = %+v, %v", name, p, err)
+		}
+	}
+	if _, err := DefaultDepth("json"); err == nil || !strings.Contains(err.Error(), `"json"`) {
+		t.Errorf("DefaultDepth(json): %v", err)
+	}
+	if _, err := LookupProtocol("slow"); err == nil || !strings.Contains(err.Error(), `"slow"`) {
+		t.Errorf("LookupProtocol(slow): %v", err)
+	}
+	a := Targets()
+	a[0] = "changed"
+	if Targets()[0] != "xml" {
+		t.Error("Targets shares its slice with callers")
+	}
 }

@@ -60,7 +60,7 @@ func TestRunResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	seeds := t.TempDir()
-	if err := WriteSeeds(seeds, tg.Ext, mustSeeds(t, compile(t, "xml"), 10, 1, DefaultDepth["xml"])); err != nil {
+	if err := WriteSeeds(seeds, tg.Ext, mustSeeds(t, compile(t, "xml"), 10, 1, defaultDepth(t, "xml"))); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()

@@ -19,14 +19,23 @@ import (
 	"github.com/gasplab/gasp/pkg/infile"
 )
 
-// Protocols are the named fuzzing protocols: quick fits in CI, paper is the
-// paper's (5 trials of one hour, offline).
-var Protocols = map[string]struct {
+// A Protocol is a named fuzzing protocol: how long each trial runs and how
+// many trials there are (Options.Time and Options.Trials).
+type Protocol struct {
 	Time   time.Duration
 	Trials int
-}{
-	"quick": {20 * time.Second, 1},
-	"paper": {time.Hour, 5},
+}
+
+// LookupProtocol returns the protocol of that name: quick fits in CI (one
+// trial of 20 s), paper is the paper's (5 trials of one hour, offline).
+func LookupProtocol(name string) (Protocol, error) {
+	switch name {
+	case "quick":
+		return Protocol{20 * time.Second, 1}, nil
+	case "paper":
+		return Protocol{time.Hour, 5}, nil
+	}
+	return Protocol{}, fmt.Errorf("unknown fuzz protocol %q (want quick or paper)", name)
 }
 
 // aflAttempts is how many times a trial starts afl-fuzz when it gives up

@@ -14,10 +14,18 @@ import (
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
-// DefaultDepth is the derivation depth of the grammar baseline per target
-// (see grammar.Sample): deep enough for nested elements and statements,
-// shallow enough to keep samples to a few kilobytes.
-var DefaultDepth = map[string]int{"xml": 16, "sql": 12}
+// DefaultDepth returns the derivation depth of the grammar baseline for a
+// target (see grammar.Sample): deep enough for nested elements and
+// statements, shallow enough to keep samples to a few kilobytes.
+func DefaultDepth(target string) (int, error) {
+	switch target {
+	case "xml":
+		return 16, nil
+	case "sql":
+		return 12, nil
+	}
+	return 0, fmt.Errorf("unknown fuzz target %q (want xml or sql)", target)
+}
 
 // MaxSeedLen bounds a grammar seed: AFL++ reads at most 1 MB of a seed
 // (MAX_FILE), and at a large depth a grammar's sentences can grow

@@ -128,7 +128,7 @@ func TestLoadResultsErrors(t *testing.T) {
 // same bytes.
 func TestWriteReport(t *testing.T) {
 	dir := t.TempDir()
-	for _, target := range Targets {
+	for _, target := range Targets() {
 		for m, b := range map[string]float64{"gcd": 10, "grammarinator": 8, "mcmc-restart-k2": 11, "mcmc-restart-k10": 12} {
 			writeResult(t, dir, target, m, b)
 		}

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gomlx/compute/dtypes"
+	"github.com/gasplab/gasp/pkg/hf"
 )
 
 // TestBFloat16MatchesReference runs the reference checkpoints of bf16Cases (Llama, Qwen2, Qwen3) with
@@ -38,8 +38,8 @@ func testBFloat16Reference(t *testing.T, name string) {
 	tol := 2 * d
 	ids := readIDs(t, name)
 	T, V := shape[0], shape[1]
-	m := loadTestModel(t, name, Options{MaxSeq: 64, PrefillChunk: 8, DType: "bf16", Backend: "go"}) // bf16 is GoMLX's
-	if m.DType() != dtypes.BFloat16 {
+	m := loadTestModel(t, name, Options{MaxSeq: 64, PrefillChunk: 8, DType: hf.BF16, Backend: "go"}) // bf16 is GoMLX's
+	if m.DType() != hf.BF16 {
 		t.Fatalf("DType() = %s, want BFloat16", m.DType())
 	}
 	fwd := forward(t, m, ids)

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gomlx/compute/dtypes"
-
 	"github.com/gasplab/gasp/pkg/hf"
 )
 
@@ -363,18 +361,28 @@ func TestEstimateMemoryLlama31(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mem := EstimateMemory(cfg, dtypes.BFloat16, 100, 1024)
+	mem, err := EstimateMemory(cfg, hf.BF16, 100, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if want := int64(2*(8_030_261_248-65*4096)) + 4*65*4096; mem.Weights != want {
 		t.Errorf("bf16 weights: %d bytes, want %d", mem.Weights, want)
 	}
 	if want := int64(128<<10) * 100 * 1025; mem.Caches != want {
 		t.Errorf("bf16 caches for 100 × 1024: %d bytes, want %d", mem.Caches, want)
 	}
-	if f32 := EstimateMemory(cfg, dtypes.Float32, 100, 1024); f32.Caches != 2*mem.Caches || f32.Weights <= 2*mem.Weights-int64(8*65*4096) {
+	f32, err := EstimateMemory(cfg, hf.F32, 100, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f32.Caches != 2*mem.Caches || f32.Weights <= 2*mem.Weights-int64(8*65*4096) {
 		t.Errorf("f32: %+v vs bf16 %+v", f32, mem)
 	}
 	if mem.Peak() != mem.Weights+mem.Caches+mem.Temporaries || mem.Temporaries < mem.Caches+100*128256*4 {
 		t.Errorf("peak %d, temporaries %d", mem.Peak(), mem.Temporaries)
+	}
+	if _, err := EstimateMemory(cfg, "", 100, 1024); err == nil {
+		t.Error("EstimateMemory took an unresolved dtype")
 	}
 }
 

@@ -9,10 +9,28 @@ import (
 	"github.com/gasplab/gasp/pkg/llama/internal/kernels"
 )
 
+// The cpu engine exists because the GoMLX graph, interpreted op by op by the pure-Go backend, spent most of
+// a decode step outside its matrix kernels (reshapes and concatenations copying tensors, softmax over every
+// cache slot); BENCHMARKS.md has the numbers. It differs from the graphs in what it skips, not in what it
+// computes:
+//
+//   - q, k and v are one product with their matrices side by side (Qwen2's biases too, added after it;
+//     Qwen3's head norms run in place before the rotation), as are the MLP's gate and up;
+//   - each row has its own cache (K transposed, [kvH][hd][cap], so that a query's scores are sums of cache
+//     rows; V [kvH][cap][hd]), grown in the length buckets of capFor, and a step attends over that row's own
+//     positions only, so rows cost what they hold and rows left out of a step cost nothing;
+//   - keys and values are written in place; a prefill copies the prompt's cache into every row;
+//   - the last layer of a prefill computes keys and values for every prompt token, and the rest only for the
+//     token whose logits are returned.
+//
+// Sums run in another order than the graphs', so logits differ in the last bits (TestCPUMatchesGoMLX); both
+// engines pass the same tests against the numpy reference. Products of at least 2^22 multiply-adds split
+// their columns among GOMAXPROCS goroutines. bf16 is GoMLX's only.
+
 // CPUBackend is the Options.Backend of the hand-written CPU engine: float32 weights and caches in Go memory,
 // and the kernels of internal/kernels (AVX-512 or AVX2 on amd64 binaries built with GOEXPERIMENT=simd). It computes
 // what the GoMLX graphs compute, with fused projections, attention over each row's own positions only and
-// caches updated in place; see "The cpu engine" in the package documentation.
+// caches updated in place (see the comment at the top of cpu.go).
 const CPUBackend = "cpu"
 
 // CPUKernels names the kernels the cpu engine runs here: "AVX-512" or "AVX2" (amd64 binaries built with
@@ -38,8 +56,8 @@ type cpuModel struct {
 	mu       sync.Mutex
 	last     *cpuPrefix // the last prompt prefilled
 	prefixes int        // prompts computed
-	// Fresh memory costs page faults (on this project's VMs ~18 µs a page: more than the arithmetic of a
-	// prefill), so prefills reuse activations, and the row of the prompt remembered before the last one.
+	// Fresh memory costs a page fault per 4 KiB, more than the arithmetic of a prefill (BENCHMARKS.md), so
+	// prefills reuse activations, and the row of the prompt remembered before the last one.
 	spareScratch *cpuScratch
 	spareRow     *cpuRow
 }
@@ -398,13 +416,7 @@ const cpuChunk = 256
 // logits after its last token, or after every token when all is set.
 func (c *cpuModel) prefill(row *cpuRow, prompt []int, capacity int, all bool) [][]float32 {
 	row.grow(c.cfg, capacity, 0)
-	c.mu.Lock()
-	sc := c.spareScratch
-	c.spareScratch = nil
-	c.mu.Unlock()
-	if sc == nil {
-		sc = new(cpuScratch)
-	}
+	sc := takeSpare(&c.mu, &c.spareScratch)
 	defer func() {
 		c.mu.Lock()
 		c.spareScratch = sc
@@ -452,13 +464,7 @@ func (c *cpuModel) prefix(prompt []int) *cpuPrefix {
 		}
 		p.mu.RUnlock() // replaced since, and recycled
 	}
-	c.mu.Lock()
-	row := c.spareRow
-	c.spareRow = nil
-	c.mu.Unlock()
-	if row == nil {
-		row = new(cpuRow)
-	}
+	row := takeSpare(&c.mu, &c.spareRow)
 	p = &cpuPrefix{prompt: slices.Clone(prompt), row: row}
 	p.logits = c.prefill(row, prompt, len(prompt), false)[0]
 	p.mu.RLock()
@@ -491,4 +497,16 @@ func (m *Model) computedPrefixes() int {
 		c.mu.Unlock()
 	}
 	return n
+}
+
+// takeSpare returns *spare and leaves nil in its place, under mu, or a new T when there is none.
+func takeSpare[T any](mu *sync.Mutex, spare **T) *T {
+	mu.Lock()
+	t := *spare
+	*spare = nil
+	mu.Unlock()
+	if t == nil {
+		t = new(T)
+	}
+	return t
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gasplab/gasp/pkg/hf"
 	"github.com/gasplab/gasp/pkg/llama/internal/kernels"
 )
 
@@ -49,7 +50,7 @@ func TestCPUMatchesGoMLX(t *testing.T) {
 func testCPUMatchesGoMLX(t *testing.T, name string) {
 	var logits [2][][]float32
 	for e, backend := range []string{"go", CPUBackend} {
-		m := loadTestModel(t, name, Options{MaxSeq: 200, Backend: backend, DType: "f32"})
+		m := loadTestModel(t, name, Options{MaxSeq: 200, Backend: backend, DType: hf.F32})
 		s := newSession(t, m, 3)
 		V := m.Config().VocabSize
 		prompt := randomIDs(70, V, 11)
@@ -89,14 +90,14 @@ func testCPUMatchesGoMLX(t *testing.T, name string) {
 // TestCPUOptions: the cpu engine computes in float32 and says so when asked for bfloat16.
 func TestCPUOptions(t *testing.T) {
 	cfg := smallConfig()
-	if _, err := New(cfg, randomWeights(cfg, 1), Options{Backend: CPUBackend, DType: "bf16"}); err == nil || !strings.Contains(err.Error(), "float32 only") {
+	if _, err := New(cfg, randomWeights(cfg, 1), Options{Backend: CPUBackend, DType: hf.BF16}); err == nil || !strings.Contains(err.Error(), "float32 only") {
 		t.Errorf("bf16 on the cpu engine: error %v", err)
 	}
 	if _, err := New(cfg, randomWeights(cfg, 1), Options{Backend: "cpu:threads=2"}); err == nil || !strings.Contains(err.Error(), "takes no options") {
 		t.Errorf("cpu engine with options: error %v", err)
 	}
 	m := newRandomModel(t, cfg, Options{Backend: CPUBackend})
-	if m.Options().DType != "f32" || m.Compiles() != 0 {
+	if m.Options().DType != hf.F32 || m.Compiles() != 0 {
 		t.Errorf("cpu engine: dtype %q, %d compiles", m.Options().DType, m.Compiles())
 	}
 	m.Close()

@@ -3,6 +3,7 @@ package llama
 import (
 	"testing"
 
+	"github.com/gasplab/gasp/pkg/hf"
 	backends "github.com/gomlx/compute"
 	"github.com/gomlx/compute/gobackend"
 )
@@ -27,7 +28,7 @@ func TestLayoutsAgree(t *testing.T) {
 	cfg := smallConfig()
 	cfg.TieWordEmbeddings = true
 	ids := randomIDs(20, cfg.VocabSize, 3)
-	for _, dt := range []string{"f32", "bf16"} {
+	for _, dt := range []hf.DType{hf.F32, hf.BF16} {
 		var got [2][][]float32
 		for i, backend := range []string{"go", hfLayoutBackend + ":ops_sequential"} {
 			m := newRandomModel(t, cfg, Options{Backend: backend, DType: dt, MaxSeq: 64})

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gasplab/gasp/pkg/hf"
 )
 
 // The reference checkpoints and logits in testdata/ are made by testdata/make_reference.py, a numpy
@@ -127,7 +129,7 @@ const refTolerance = 1e-4
 func TestForwardMatchesReference(t *testing.T) {
 	for _, name := range referenceCases {
 		t.Run(name, func(t *testing.T) {
-			m := loadTestModel(t, name, Options{MaxSeq: 64, DType: "f32"}) // f32 whatever the backend's default
+			m := loadTestModel(t, name, Options{MaxSeq: 64, DType: hf.F32}) // f32 whatever the backend's default
 			ids := readIDs(t, name)
 			want, shape := readNpy(t, filepath.Join("testdata", name, "logits.npy"))
 			V := m.Config().VocabSize
@@ -154,7 +156,7 @@ func TestForwardMatchesReference(t *testing.T) {
 func TestCachedMatchesReference(t *testing.T) {
 	for _, name := range referenceCases {
 		t.Run(name, func(t *testing.T) {
-			m := loadTestModel(t, name, Options{MaxSeq: 64, PrefillChunk: 8, DType: "f32"})
+			m := loadTestModel(t, name, Options{MaxSeq: 64, PrefillChunk: 8, DType: hf.F32})
 			ids := readIDs(t, name)
 			want, _ := readNpy(t, filepath.Join("testdata", name, "logits.npy"))
 			V := m.Config().VocabSize

@@ -1,6 +1,10 @@
 package llama
 
-import "github.com/gomlx/compute/dtypes"
+import (
+	"fmt"
+
+	"github.com/gasplab/gasp/pkg/hf"
+)
 
 // Memory is the device memory a model and one session of decoding take, in bytes (see EstimateMemory).
 type Memory struct {
@@ -13,7 +17,8 @@ type Memory struct {
 func (m Memory) Peak() int64 { return m.Weights + m.Caches + m.Temporaries }
 
 // EstimateMemory returns the device memory of a model of configuration c with weights and caches of dtype
-// dt, and one session of batch rows of seq positions, with
+// dt (hf.F32 or hf.BF16, as ResolveDType gives; another is an error), and one session of batch rows of seq
+// positions, with
 //
 //	Weights     = e·(matrix elements, a tied head twice) + 4·(norm and bias elements)
 //	Caches      = 2·L·B·kvH·hd·(S+1)·e
@@ -25,9 +30,14 @@ func (m Memory) Peak() int64 { return m.Weights + m.Caches + m.Temporaries }
 // them in place, so on the CPU this term is an upper bound); then the float32 logits [B, V] that cross to the
 // host, and one layer's activations (MLP gate and up, q/k/v, residual and norm, attention scores and
 // probabilities). Growing a session's caches to the next length bucket also holds old and new caches, which
-// the same term covers. XLA's own workspace (cuBLAS, fusion buffers) comes on top.
-func EstimateMemory(c Config, dt dtypes.DType, batch, seq int) Memory {
-	e := int64(dt.Size())
+// the same term covers. XLA's own workspace (cuBLAS, fusion buffers) comes on top. In-place cache updates on
+// XLA need two upstream changes: a per-parameter "donatable" flag in GoMLX's compute.Builder, and go-xla
+// emitting jax.buffer_donor (or tf.aliasing_output) for such parameters.
+func EstimateMemory(c Config, dt hf.DType, batch, seq int) (Memory, error) {
+	if dt != hf.F32 && dt != hf.BF16 {
+		return Memory{}, fmt.Errorf("llama: EstimateMemory: dtype %q is not F32 or BF16 (resolve it with ResolveDType)", dt)
+	}
+	e := int64(dt.Bits() / 8)
 	var mem Memory
 	for _, s := range c.deviceSpecs(false) { // sizes only: the layout does not matter
 		if len(s.shape) == 1 {
@@ -41,5 +51,5 @@ func EstimateMemory(c Config, dt dtypes.DType, batch, seq int) Memory {
 	H, I, V, heads := int64(c.HiddenSize), int64(c.IntermediateSize), int64(c.VocabSize), int64(c.NumAttentionHeads)
 	mem.Caches = 2 * L * B * kvH * hd * (S + 1) * e
 	mem.Temporaries = mem.Caches + 4*B*V + 4*B*(2*I+(heads+2*kvH)*hd+2*H+2*heads*(S+1))
-	return mem
+	return mem, nil
 }

@@ -62,36 +62,58 @@ type Options struct {
 	// are padded to a multiple of it, so the prefill graph compiles once); 0 means min(DefaultPrefillChunk,
 	// MaxSeq). The cpu engine computes prompts 256 tokens at a time, unpadded.
 	PrefillChunk int
-	// DType is the dtype of the weights and KV caches: "f32", "bf16", or "auto" (also ""): the checkpoint's
-	// dtype (bf16 when its embedding is BF16, else f32) on XLA, and f32 on the pure-Go backend, which runs
+	// DType is the dtype of the weights and KV caches: hf.F32, hf.BF16, or "" (auto): the checkpoint's
+	// dtype (BF16 when its embedding is BF16, else F32) on XLA, and F32 on the pure-Go backend, which runs
 	// float32 faster than bfloat16 (see ResolveDType). Activations, norms and softmax are float32 in both.
-	DType string
+	// ParseDType reads it from a command line.
+	DType hf.DType
 }
 
-// ResolveDType returns the weight and cache dtype that Options.DType (opts) selects for a backend
-// configuration and a checkpoint whose embedding has dtype ckpt ("" when unknown): Float32 or BFloat16.
-//
-// "auto" on the pure-Go backend is float32: its bfloat16 matrix kernels convert every element to float32
-// as they go, and on the embedded model bf16 decoding measured slower than f32 (environment.md has the
-// numbers). Elsewhere (XLA) it is the checkpoint's own dtype, so that an 8B bf16 checkpoint takes 16 GB,
-// not 32.
-func ResolveDType(opts, backend string, ckpt hf.DType) (dtypes.DType, error) {
-	switch strings.ToLower(opts) {
+// ParseDType reads a dtype as a command line spells it, case-insensitively: "f32" (or "float32"), "bf16"
+// (or "bfloat16"), or "auto" (also ""), which is "" in Options.DType.
+func ParseDType(s string) (hf.DType, error) {
+	switch strings.ToLower(s) {
 	case "f32", "float32":
-		return dtypes.Float32, nil
+		return hf.F32, nil
 	case "bf16", "bfloat16":
-		if backend == CPUBackend {
-			return dtypes.InvalidDType, fmt.Errorf("llama: the %q backend computes in float32 only; use dtype f32 (or auto), or the GoMLX backend \"go\" for bf16", CPUBackend)
-		}
-		return dtypes.BFloat16, nil
+		return hf.BF16, nil
 	case "", "auto":
+		return "", nil
+	}
+	return "", fmt.Errorf("llama: dtype %q is not one of f32, bf16, auto", s)
+}
+
+// ResolveDType returns the weight and cache dtype, hf.F32 or hf.BF16, that Options.DType (want) selects for
+// a backend configuration and a checkpoint whose embedding has dtype ckpt ("" when unknown).
+//
+// Auto ("") on the pure-Go backend is F32: its bfloat16 matrix kernels convert every element to float32
+// as they go, and bf16 decoding measured slower there than f32 (BENCHMARKS.md). Elsewhere (XLA) it is the
+// checkpoint's own dtype, so that an 8B bf16 checkpoint takes 16 GB, not 32.
+func ResolveDType(want hf.DType, backend string, ckpt hf.DType) (hf.DType, error) {
+	switch want {
+	case hf.F32:
+		return hf.F32, nil
+	case hf.BF16:
+		if backend == CPUBackend {
+			return "", fmt.Errorf("llama: the %q backend computes in float32 only; use dtype f32 (or auto), or the GoMLX backend \"go\" for bf16", CPUBackend)
+		}
+		return hf.BF16, nil
+	case "":
 		name, _, _ := strings.Cut(backend, ":")
 		if name != "go" && name != CPUBackend && ckpt == hf.BF16 {
-			return dtypes.BFloat16, nil
+			return hf.BF16, nil
 		}
-		return dtypes.Float32, nil
+		return hf.F32, nil
 	}
-	return dtypes.InvalidDType, fmt.Errorf("llama: dtype %q is not one of f32, bf16, auto", opts)
+	return "", fmt.Errorf("llama: dtype %q is not one of F32, BF16, \"\" (auto); ParseDType reads f32, bf16, auto", want)
+}
+
+// gomlxDType is a resolved dtype (ResolveDType) as GoMLX names it.
+func gomlxDType(dt hf.DType) dtypes.DType {
+	if dt == hf.BF16 {
+		return dtypes.BFloat16
+	}
+	return dtypes.Float32
 }
 
 // Model is a decoder of one of the supported families (Llama-3.x, Qwen2, Qwen3; Config.ModelType) with its weights
@@ -200,7 +222,7 @@ func checkCheckpoint(cfg Config, ckpt *hf.Checkpoint) error {
 // New builds a model from weights held in memory, keyed by their Hugging Face names (see
 // Config.WeightNames), each a flat row-major float32 slice of the shape Config.WeightShape gives.
 // Weights the architecture does not use are ignored. The slices are copied (rounded to bfloat16 when
-// Options.DType is bf16; "auto" is f32 here).
+// Options.DType is BF16; auto is F32 here).
 func New(cfg Config, weights map[string][]float32, opts Options) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -245,7 +267,7 @@ func New(cfg Config, weights map[string][]float32, opts Options) (*Model, error)
 }
 
 // newModel validates the options and creates the backend; the weights are added by the caller. ckpt is the
-// checkpoint's dtype, for Options.DType "auto".
+// checkpoint's dtype, for Options.DType "" (auto).
 func newModel(cfg Config, opts Options, ckpt hf.DType) (*Model, error) {
 	if opts.MaxSeq < 0 || opts.Batch < 0 || opts.PrefillChunk < 0 {
 		return nil, fmt.Errorf("llama: negative option: MaxSeq %d, Batch %d, PrefillChunk %d", opts.MaxSeq, opts.Batch, opts.PrefillChunk)
@@ -263,11 +285,10 @@ func newModel(cfg Config, opts Options, ckpt hf.DType) (*Model, error) {
 		opts.PrefillChunk = min(DefaultPrefillChunk, opts.MaxSeq)
 	}
 	opts.Backend = Backend(opts.Backend)
-	dt, err := ResolveDType(opts.DType, opts.Backend, ckpt)
-	if err != nil {
+	var err error
+	if opts.DType, err = ResolveDType(opts.DType, opts.Backend, ckpt); err != nil {
 		return nil, err
 	}
-	opts.DType = map[dtypes.DType]string{dtypes.Float32: "f32", dtypes.BFloat16: "bf16"}[dt]
 	if name, _, _ := strings.Cut(opts.Backend, ":"); name == CPUBackend && opts.Backend != CPUBackend {
 		return nil, fmt.Errorf("llama: backend %q: the cpu engine takes no options (use %q)", opts.Backend, CPUBackend)
 	}
@@ -282,7 +303,7 @@ func newModel(cfg Config, opts Options, ckpt hf.DType) (*Model, error) {
 		cfg:        cfg,
 		opts:       opts,
 		backend:    backend,
-		dtype:      dt,
+		dtype:      gomlxDType(opts.DType),
 		transposed: name == "go",
 		invFreq:    cfg.InvFreq(),
 		graphs:     make(map[graphKey]*graph.Graph),
@@ -441,10 +462,10 @@ func toBFloat16(a []float32) []bfloat16.BFloat16 {
 // Config returns the model's configuration.
 func (m *Model) Config() Config { return m.cfg }
 
-// DType returns the dtype of the weight matrices and the KV caches: dtypes.Float32 or dtypes.BFloat16.
-func (m *Model) DType() dtypes.DType { return m.dtype }
+// DType returns the dtype of the weight matrices and the KV caches: hf.F32 or hf.BF16.
+func (m *Model) DType() hf.DType { return m.opts.DType }
 
-// Options returns the options in effect, defaults filled in (DType resolved to "f32" or "bf16").
+// Options returns the options in effect, defaults filled in (DType resolved to hf.F32 or hf.BF16).
 func (m *Model) Options() Options { return m.opts }
 
 // MaxSeq returns the cache length of the model's sessions.

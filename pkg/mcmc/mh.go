@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/gasplab/gasp/pkg/gcd"
+	"github.com/gasplab/gasp/pkg/internal/logspace"
 	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/sample"
 )
@@ -30,23 +31,10 @@ func LogQ(px []float64, x, y *sample.Record) float64 {
 			suffix += y.LogQ[i]
 		}
 		if px[i] > 0 {
-			acc = logAddExp(acc, math.Log(px[i])+suffix)
+			acc = logspace.Add(acc, math.Log(px[i])+suffix)
 		}
 	}
 	return acc
-}
-
-func logAddExp(a, b float64) float64 {
-	if math.IsInf(a, -1) {
-		return b
-	}
-	if math.IsInf(b, -1) {
-		return a
-	}
-	if a < b {
-		a, b = b, a
-	}
-	return a + math.Log1p(math.Exp(b-a))
 }
 
 func lcp(a, b []int) int {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/gasplab/gasp/pkg/gcd"
+	"github.com/gasplab/gasp/pkg/internal/logspace"
 	"github.com/gasplab/gasp/pkg/lm"
 )
 
@@ -231,17 +232,6 @@ func logSumExcept(x []float64, skip int) float64 {
 	return top + math.Log(s)
 }
 
-// logAdd returns log(exp(a) + exp(b)).
-func logAdd(a, b float64) float64 {
-	if a < b {
-		a, b = b, a
-	}
-	if math.IsInf(b, -1) {
-		return a
-	}
-	return a + math.Log1p(math.Exp(b-a))
-}
-
 func (s *asap) step(r *asapRun, xs *asapStep) (*asapRun, bool, error) {
 	r.rest = append(r.rest, xs.rest)
 	x := &xs.drawn
@@ -287,9 +277,9 @@ func (r *asapRun) update() {
 			// the sentence, none for a dead end.
 			x := r.rest[i]
 			if i+1 < len(r.path) {
-				x = logAdd(x, r.rec.LogP[i]+r.path[i+1].logc)
+				x = logspace.Add(x, r.rec.LogP[i]+r.path[i+1].logc)
 			} else if i < len(r.rec.Tokens) {
-				x = logAdd(x, r.rec.LogP[i])
+				x = logspace.Add(x, r.rec.LogP[i])
 			}
 			u.logc = min(0, x)
 		}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/gasplab/gasp/pkg/gcd"
+	"github.com/gasplab/gasp/pkg/internal/logspace"
 	"github.com/gasplab/gasp/pkg/lm"
 )
 
@@ -425,9 +426,9 @@ func (t *Trie) learn(path []*trieNode, rest []float64, rec *Record, constrained 
 		x := rest[i]
 		switch {
 		case i+1 < len(path):
-			x = logAdd(x, rec.LogP[i]+path[i+1].logAlive)
+			x = logspace.Add(x, rec.LogP[i]+path[i+1].logAlive)
 		case i < len(rec.Tokens) && rec.Status == Complete:
-			x = logAdd(x, rec.LogP[i])
+			x = logspace.Add(x, rec.LogP[i])
 		}
 		u.logAlive = min(u.logAlive, x)
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/gasplab/gasp/pkg/gcd"
+	"github.com/gasplab/gasp/pkg/internal/logspace"
 	"github.com/gasplab/gasp/pkg/lm"
 )
 
@@ -124,7 +125,7 @@ func (c *Config) SMC(m lm.Model, prompt []int, opt SMCOptions, rands []*rand.Ran
 			p.rec.Evals = b.RowEvals(p.row)
 			st.Add(p.rec)
 		}
-		r.LogZ += logMeanExp(r.LogW)
+		r.LogZ += logspace.Mean(r.LogW)
 	}
 	st.Evals = b.Evals()
 	return out, st, nil
@@ -209,7 +210,7 @@ func (c *Config) maybeResample(b *lm.Batch, ps []*particle, ess float64, out *SM
 	if !running {
 		return nil
 	}
-	mean := logMeanExp(logW)
+	mean := logspace.Mean(logW)
 	if math.IsInf(mean, -1) {
 		return nil // every particle is dead: nothing to resample
 	}
@@ -256,21 +257,6 @@ func (c *Config) maybeResample(b *lm.Batch, ps []*particle, ess float64, out *SM
 	}
 	out.Resamples++
 	return nil
-}
-
-func logMeanExp(xs []float64) float64 {
-	m := math.Inf(-1)
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	if math.IsInf(m, -1) {
-		return m
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += math.Exp(x - m)
-	}
-	return m + math.Log(s/float64(len(xs)))
 }
 
 // smcStep is one particle's token step.
