@@ -254,7 +254,9 @@ func (r *maskRun) verify(i int, st *gcd.State, mask gcd.Bitset) error {
 	if k == 0 || i%k != 0 && i != len(r.w.ids) {
 		return nil
 	}
-	if err := verifyMask(r.g, r.w.vocab, st.Bytes(), mask); err != nil {
+	var err error
+	phase("verify", func() { err = verifyMask(r.g, r.w.vocab, st.Bytes(), mask) })
+	if err != nil {
 		return fmt.Errorf("step %d: %v", i, err)
 	}
 	r.rep.Verified++

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -47,6 +49,8 @@ type schemaResult struct {
 	Error     string  `json:"error,omitempty"`
 	Keyword   string  `json:"keyword,omitempty"` // for rejected: the keyword the error names
 	CompileMS float64 `json:"compile_ms,omitempty"`
+	// CompileCPUMS is the compile's thread CPU time (Linux; absent elsewhere).
+	CompileCPUMS float64 `json:"compile_cpu_ms,omitempty"`
 	// Schema is the schema's compact text, for the other engine.
 	Schema string `json:"schema"`
 	// Instance is the text stepped through: the first valid test instance
@@ -74,6 +78,7 @@ type schemaBench struct {
 	seed                 uint64
 	instanceSamples      int
 	timeout              time.Duration
+	cpuProfile           string
 }
 
 // timeoutError is a schema that took longer than --timeout: its line
@@ -89,7 +94,7 @@ func (e *timeoutError) Error() string {
 }
 
 func runBenchSchemas(args []string, stdout, stderr io.Writer) int {
-	cl := newCmdLine("gasp bench schemas", "gasp bench schemas --dir DIR [--sample N --seed S] [--verify K] [--tokenizer PATH]", `
+	cl := newCmdLine("gasp bench schemas", "gasp bench schemas --dir DIR [--sample N --seed S] [--verify K] [--tokenizer PATH] [--cpuprofile F]", `
 A MaskBench-style run of gasp's JSON Schema front end (pkg/jsonschema). DIR
 holds one JSON file per schema, {"schema": ..., "tests": [{"valid": true,
 "data": ...}, ...]}, as JSONSchemaBench's maskbench/data does. For each
@@ -112,6 +117,7 @@ XGrammar and summarizes both. One thread.`, stdout, stderr)
 	cl.IntVar(&o.verify, "verify", 16, "check every K-th mask (and the last) against brute force (0: off)")
 	cl.IntVar(&o.instanceSamples, "tries", 20, "sentences to sample for a schema without a valid test instance")
 	cl.IntVar(&o.from, "from", 0, "start at the K-th file of the (sampled) list, counting from 0")
+	cl.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file, its samples labelled phase=compile, steps (masks and advances) or verify")
 	cl.DurationVar(&o.timeout, "timeout", time.Minute, "time limit per schema (compile, instance, steps); past it the schema's line says timeout and the run exits 3")
 	pos, done, code := cl.parse(args)
 	if done {
@@ -172,6 +178,13 @@ func (o schemaBench) run(stdout io.Writer) error {
 		return err
 	}
 	trie := gcd.NewTrie(vocab)
+	if o.cpuProfile != "" {
+		stop, err := startCPUProfile(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	enc := json.NewEncoder(stdout)
 	for i := o.from; i < len(names); i++ {
 		// Instance sampling is seeded per file, so that --from resumes the same run.
@@ -251,15 +264,23 @@ func (o schemaBench) one(path string, tok *tokenizer.Tokenizer, vocab *gcd.Vocab
 		return fail("error", err)
 	}
 	runtime.GC()
+	var g *grammar.Grammar
+	var masker *gcd.Masker
+	c0, cpuOK := threadCPU()
 	t0 := time.Now()
-	g, err := jsonschema.Compile(r.Name, p.schema)
+	phase("compile", func() {
+		if g, err = jsonschema.Compile(r.Name, p.schema); err == nil {
+			masker = gcd.NewMasker(earley.New(g), vocab, trie)
+		}
+	})
 	if err != nil {
 		r.Keyword = rejectedKeyword(err.Error())
 		return fail("rejected", err) // the other engine still gets the test instance
 	}
-	m := earley.New(g)
-	masker := gcd.NewMasker(m, vocab, trie)
 	r.CompileMS = ms(time.Since(t0))
+	if c1, ok := threadCPU(); ok && cpuOK {
+		r.CompileCPUMS = ms(c1 - c0)
+	}
 
 	text, from, err := o.instance(g, p.tests, p.check, rng)
 	if err != nil {
@@ -326,9 +347,16 @@ func (o schemaBench) step(r *schemaResult, g *grammar.Grammar, vocab *gcd.Vocab,
 	rep := maskReport{StepUS: make([]float64, len(r.IDs)+1)}
 	runtime.GC()
 	run := maskRun{o: maskBench{verify: o.verify}, w: w, g: g, rep: &rep, first: true}
-	err := run.pass(st)
+	var err error
+	phase("steps", func() { err = run.pass(st) })
 	r.StepUS, r.CPUUS, r.Allowed, r.Verified = run.steps, run.cpus, rep.Allowed, rep.Verified
 	return err
+}
+
+// phase runs f with its CPU profile samples labelled phase=name (see
+// --cpuprofile; go tool pprof -tagfocus phase=compile).
+func phase(name string, f func()) {
+	pprof.Do(context.Background(), pprof.Labels("phase", name), func(context.Context) { f() })
 }
 
 // newInstanceCheck compiles schema with the independent validator

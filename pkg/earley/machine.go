@@ -188,46 +188,109 @@ func New(g *grammar.Grammar) *Machine {
 // followClasses returns, by rule, the byte classes that can come right
 // after a complete instance of it in some sentence (FOLLOW sets over byte
 // classes; the end of the input is not a class).
+//
+// Both FIRST and FOLLOW are least fixpoints found with a worklist: a set
+// that grows is pushed on it, and only the productions and rules that read
+// it are looked at again. Iterating over every production until nothing
+// changes costs a pass per link of the longest chain of rules (a JSON
+// schema's member lists chain hundreds), and each pass rescans every
+// production's suffixes.
 func followClasses(g *grammar.Grammar, nullable []bool, termClass []grammar.ByteSet) []grammar.ByteSet {
-	first := make([]grammar.ByteSet, len(g.Rules))
+	first := firstClasses(g, nullable, termClass)
 	follow := make([]grammar.ByteSet, len(g.Rules))
-	// firstOf returns the classes that can start rhs, and whether rhs is nullable.
-	firstOf := func(rhs []grammar.Symbol) (set grammar.ByteSet, null bool) {
-		for _, sym := range rhs {
+	// follow[B] includes FIRST of what follows B in a production, a
+	// constant found by one scan of the production from the right, and
+	// follow[A] of its left side A where that is nullable: an edge A → B.
+	into := make([][]int32, len(g.Rules)) // into[A]: the rules B that follow[A] flows into
+	for _, p := range g.Prods {
+		var suffix grammar.ByteSet
+		null := true
+		for i := len(p.RHS) - 1; i >= 0; i-- {
+			sym := p.RHS[i]
 			if sym.IsTerminal() {
-				orSet(&set, &termClass[sym.Terminal()])
-				return set, false
+				suffix, null = termClass[sym.Terminal()], false
+				continue
 			}
-			orSet(&set, &first[sym.Rule()])
-			if !nullable[sym.Rule()] {
-				return set, false
+			b := sym.Rule()
+			orSet(&follow[b], &suffix)
+			if null && b != p.LHS {
+				into[p.LHS] = append(into[p.LHS], int32(b))
+			}
+			if nullable[b] {
+				orSet(&suffix, &first[b])
+			} else {
+				suffix, null = first[b], false
 			}
 		}
-		return set, true
 	}
-	for changed := true; changed; {
-		changed = false
-		for _, p := range g.Prods {
-			f, _ := firstOf(p.RHS)
-			changed = orSet(&first[p.LHS], &f) || changed
-		}
+	work := make([]int32, len(g.Rules))
+	queued := make([]bool, len(g.Rules))
+	for r := range work {
+		work[r], queued[r] = int32(r), true
 	}
-	for changed := true; changed; {
-		changed = false
-		for _, p := range g.Prods {
-			for i, sym := range p.RHS {
-				if sym.IsTerminal() {
-					continue
-				}
-				f, null := firstOf(p.RHS[i+1:])
-				if null {
-					orSet(&f, &follow[p.LHS])
-				}
-				changed = orSet(&follow[sym.Rule()], &f) || changed
+	for len(work) > 0 {
+		a := work[len(work)-1]
+		work, queued[a] = work[:len(work)-1], false
+		for _, b := range into[a] {
+			if orSet(&follow[b], &follow[a]) && !queued[b] {
+				work, queued[b] = append(work, b), true
 			}
 		}
 	}
 	return follow
+}
+
+// firstClasses returns, by rule, the byte classes that can start a
+// nonempty instance of it (FIRST sets over byte classes).
+func firstClasses(g *grammar.Grammar, nullable []bool, termClass []grammar.ByteSet) []grammar.ByteSet {
+	first := make([]grammar.ByteSet, len(g.Rules))
+	// readers[B]: the productions whose FIRST reads first[B] (B is after
+	// a nullable prefix of them).
+	readers := make([][]int32, len(g.Rules))
+	for p, prod := range g.Prods {
+		for _, sym := range prod.RHS {
+			if sym.IsTerminal() {
+				break
+			}
+			readers[sym.Rule()] = append(readers[sym.Rule()], int32(p))
+			if !nullable[sym.Rule()] {
+				break
+			}
+		}
+	}
+	// add ORs FIRST of production p into its left side's set.
+	add := func(p int) bool {
+		prod := &g.Prods[p]
+		var set grammar.ByteSet
+		for _, sym := range prod.RHS {
+			if sym.IsTerminal() {
+				orSet(&set, &termClass[sym.Terminal()])
+				break
+			}
+			orSet(&set, &first[sym.Rule()])
+			if !nullable[sym.Rule()] {
+				break
+			}
+		}
+		return orSet(&first[prod.LHS], &set)
+	}
+	var work []int32
+	queued := make([]bool, len(g.Rules))
+	for p, prod := range g.Prods {
+		if add(p) && !queued[prod.LHS] {
+			work, queued[prod.LHS] = append(work, int32(prod.LHS)), true
+		}
+	}
+	for len(work) > 0 {
+		b := work[len(work)-1]
+		work, queued[b] = work[:len(work)-1], false
+		for _, p := range readers[b] {
+			if lhs := g.Prods[p].LHS; add(int(p)) && !queued[lhs] {
+				work, queued[lhs] = append(work, int32(lhs)), true
+			}
+		}
+	}
+	return first
 }
 
 // orSet adds src to dst and reports whether dst grew.

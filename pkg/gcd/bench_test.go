@@ -160,3 +160,21 @@ func leastSteps(b *testing.B, w workload, v *Vocab, trie *Trie, passes int) []fl
 	}
 	return least
 }
+
+// BenchmarkRelabel measures relabelling the Llama-3 trie by the byte
+// classes of the JSON grammar, which NewMasker does once per grammar.
+func BenchmarkRelabel(b *testing.B) {
+	v := loadLlama3(b)
+	trie := NewTrie(v)
+	g, _, err := grammar.CompileFile(filepath.Join("..", "..", "grammar", "json.gbnf"), grammar.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := earley.New(g)
+	cpu0 := processCPU()
+	for b.Loop() {
+		trie.relabel(func(c byte) uint8 { return uint8(m.ByteClass(c)) })
+	}
+	// CPU time too: on a shared machine wall time counts others' turns.
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+}

@@ -284,7 +284,7 @@ func (k *Masker) Mask(s earley.State) Bitset {
 	}
 	b := NewBitset(k.trie.size)
 	out := &sink{bits: b}
-	if states, key, ok := k.region(s); ok {
+	if states, key, ok := k.region(s, true); ok {
 		k.maskRegion(states, key, 0, out)
 	} else if k.LocalDepth > 0 && !k.m.InBoundedRepetition(s) {
 		k.views = k.m.ScanViews(s, k.LocalDepth, k.views[:0])

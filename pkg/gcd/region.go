@@ -15,7 +15,11 @@ import (
 // with the States inside a UTF-8 character that its lead bytes reach (the
 // States that scan only continuation bytes) and the wide States that many
 // classes lead to (the body of a string after its opening quote, of an
-// identifier after its first letter): a small automaton whose transitions,
+// identifier after its first letter), and, for a Mask, the funnels that
+// many classes lead to and that lead by many to a wide State (the first
+// character of an object's member name that is none of the schema's
+// names, where a left-recursive repetition reaches its loop one character
+// late): a small automaton whose transitions,
 // by byte class, lead to a State of the region, to Dead, or out of it (an
 // exit). A State is served by its region when the region holds a wide State. Its shape, that transition table with States
 // numbered in discovery order, is all a trie walk confined to the region
@@ -72,7 +76,12 @@ type frontier struct {
 // fewer than minLoopClasses classes is not tested for wideness (which steps
 // it too): a position where many classes lead to one State is a character
 // class, one where each leads elsewhere (a choice of keywords) is not.
-func (k *Masker) region(s earley.State) (states []earley.State, key []byte, ok bool) {
+//
+// With funnels, a State that many classes lead to and that leads by many
+// to one wide State joins the region too (see entersLoop): a Mask takes
+// them, a walk below a frontier node does not, since every node of a trie
+// of keys would build the States of its own funnel and loop.
+func (k *Masker) region(s earley.State, funnels bool) (states []earley.State, key []byte, ok bool) {
 	if k.m.ScanWidth(s) < minLoopClasses || k.m.InBoundedRepetition(s) {
 		// Only a character class makes a wide region: spare the States
 		// of a choice of literals, which no token may reach. Inside a
@@ -97,7 +106,7 @@ func (k *Masker) region(s earley.State) (states []earley.State, key []byte, ok b
 			row = append(row, next)
 		}
 		for _, next := range row {
-			key = append(key, k.regionCode(&states, next, row, &wide))
+			key = append(key, k.regionCode(&states, next, row, &wide, funnels))
 		}
 	}
 	k.regionStates, k.regionKey, k.regionRow = states, key, row
@@ -107,7 +116,7 @@ func (k *Masker) region(s earley.State) (states []earley.State, key []byte, ok b
 // regionCode returns the code of a transition to next, from a State whose
 // successors by class are row, adding next to the region if it is inside a
 // character or wide and not seen yet.
-func (k *Masker) regionCode(states *[]earley.State, next earley.State, row []earley.State, wide *bool) byte {
+func (k *Masker) regionCode(states *[]earley.State, next earley.State, row []earley.State, wide *bool, funnels bool) byte {
 	if next == earley.Dead {
 		return codeDead
 	}
@@ -122,6 +131,10 @@ func (k *Masker) regionCode(states *[]earley.State, next earley.State, row []ear
 	case k.insideChar(next):
 	case count(row, next) >= minLoopClasses && k.wide(next):
 		*wide = true
+	case funnels && count(row, next) >= minLoopClasses && k.entersLoop(next):
+		// A State one character before a loop (after the first
+		// character of a name that is not one of a set of keys):
+		// the loop's State joins the region from its row.
 	default:
 		return codeExit
 	}
@@ -148,6 +161,28 @@ func (k *Masker) wide(s earley.State) bool {
 	}
 	loop := k.loopClasses(s)
 	return loop.Len() >= minLoopClasses
+}
+
+// entersLoop reports whether at least minLoopClasses byte classes lead s
+// to one wide State other than s.
+func (k *Masker) entersLoop(s earley.State) bool {
+	if k.m.ScanWidth(s) < minLoopClasses || k.m.InBoundedRepetition(s) {
+		return false
+	}
+	scan := k.m.ScanClasses(s)
+	to, n := earley.Dead, 0
+	for c := 0; c < k.m.NumClasses(); c++ {
+		if !scan.Has(uint8(c)) {
+			continue
+		}
+		next := k.m.StepClass(s, c)
+		switch {
+		case next == earley.Dead || next == s:
+		case to == earley.Dead || next == to:
+			to, n = next, n+1
+		}
+	}
+	return n >= minLoopClasses && k.wide(to)
 }
 
 // insideChar reports whether s scans only UTF-8 continuation bytes.
@@ -324,7 +359,7 @@ const regionMin = 64
 // walkBelow adds to out the tokens below trie node root that are viable
 // from s, the State at root: over the region of s if it is wide.
 func (k *Masker) walkBelow(s earley.State, root int32, out *sink) {
-	if states, key, ok := k.region(s); ok {
+	if states, key, ok := k.region(s, false); ok {
 		k.maskRegion(states, key, root, out)
 		return
 	}

@@ -131,12 +131,55 @@ func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 			xs = append(xs, seq(c.chars([]grammar.RuneRange{{Lo: r, Hi: r}}), walk(n.kids[r])))
 			taken = append(taken, grammar.RuneRange{Lo: r, Hi: r})
 		}
-		if rest := complement(taken); len(rest) > 0 {
-			xs = append(xs, seq(c.chars(rest), tail))
+		if rest := c.otherChars(taken); rest != nil {
+			xs = append(xs, seq(rest, tail))
 		}
 		return alt(xs...)
 	}
 	return seq(lit(`"`), walk(root))
+}
+
+// otherChars spells the characters not in taken (sorted, disjoint), or
+// returns nil if there are none. Where taken holds only printable ASCII
+// characters that JSON writes as themselves (a key's letters), they are
+// the printable ASCII ones not taken, as one class, or a shared rule for
+// the rest (escapes and non-ASCII characters): the same language as
+// chars(complement(taken)), without a copy of every escape for each node
+// of a trie of keys (which made schemas with many properties compile
+// slowly, and their key positions' Earley States large).
+func (c *compiler) otherChars(taken []grammar.RuneRange) grammar.Expr {
+	for _, r := range taken {
+		if r.Lo < 0x20 || r.Hi > 0x7E || r.Lo <= '"' && '"' <= r.Hi || r.Lo <= '\\' && '\\' <= r.Hi {
+			if rest := complement(taken); len(rest) > 0 {
+				return c.chars(rest)
+			}
+			return nil
+		}
+	}
+	printable := []grammar.RuneRange{{Lo: 0x20, Hi: '"' - 1}, {Lo: '"' + 1, Hi: '\\' - 1}, {Lo: '\\' + 1, Hi: 0x7E}}
+	var ascii []grammar.RuneRange
+	for _, p := range printable {
+		lo := p.Lo
+		for _, r := range taken {
+			if r.Hi < lo || r.Lo > p.Hi {
+				continue
+			}
+			if r.Lo > lo {
+				ascii = append(ascii, grammar.RuneRange{Lo: lo, Hi: r.Lo - 1})
+			}
+			lo = r.Hi + 1
+		}
+		if lo <= p.Hi {
+			ascii = append(ascii, grammar.RuneRange{Lo: lo, Hi: p.Hi})
+		}
+	}
+	other := c.rule("char-not-printable-ascii", "", func() grammar.Expr {
+		return c.chars([]grammar.RuneRange{{Lo: 0, Hi: 0x1F}, {Lo: '"', Hi: '"'}, {Lo: '\\', Hi: '\\'}, {Lo: 0x7F, Hi: 0x10FFFF}})
+	})
+	if len(ascii) == 0 {
+		return other
+	}
+	return alt(&grammar.Class{Ranges: ascii}, other)
 }
 
 func sortedRunes[T any](m map[rune]T) []rune {
