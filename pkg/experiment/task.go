@@ -231,7 +231,7 @@ type Batch struct {
 	Runs        []int
 	K           int   // steps: an MCMC chain's length, ASAp's samples
 	At          []int // the k to return, increasing (nil: every k of the method's Steps)
-	Budget      int   // method.Options.Budget
+	Budget      int   // method.Request.Budget
 	Trie        *sample.Trie
 	Proposals   bool                 // keep MCMC proposals in the records (Config.KeepProposals)
 	Ended       func(*sample.Record) // called as each completion ends (progress)
@@ -257,7 +257,8 @@ func (t *Task) Draw(ctx context.Context, name string, m method.Method, b Batch) 
 		cfg.Ended = func(_ int, r *sample.Record) { b.Ended(r) }
 	}
 	start := time.Now()
-	all, err := m.Draw(lm.WithContext(ctx, t.LM), cfg, t.Prompt, method.Options{K: b.K, Budget: b.Budget, Trie: b.Trie, Stats: b.Stats}, rands)
+	all, err := m.Draw(method.Request{LM: lm.WithContext(ctx, t.LM), Sample: cfg, Prompt: t.Prompt, Rands: rands,
+		K: b.K, Budget: b.Budget, Trie: b.Trie, Stats: b.Stats})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -2,10 +2,8 @@ package method
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"testing"
 
-	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/mcmc"
 	"github.com/gasplab/gasp/pkg/sample"
 )
@@ -79,7 +77,7 @@ func TestTraits(t *testing.T) {
 type userMethod struct{}
 
 func (userMethod) Steps() Steps { return None }
-func (userMethod) Draw(lm.Model, sample.Config, []int, Options, []*rand.Rand) ([]Drawn, error) {
+func (userMethod) Draw(Request) ([]Drawn, error) {
 	return nil, nil
 }
 
