@@ -12,7 +12,6 @@ import (
 
 	"github.com/gasplab/gasp/pkg/experiment"
 	"github.com/gasplab/gasp/pkg/lm"
-	"github.com/gasplab/gasp/pkg/mcmc"
 	"github.com/gasplab/gasp/pkg/method"
 )
 
@@ -167,12 +166,12 @@ func (c *benchSampleCmd) time() (*sampleReport, error) {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	var st mcmc.Stats
 	start := time.Now()
-	recs, err := t.Draw(context.Background(), c.name, c.meth, experiment.Batch{Seed: c.seed, Size: c.chains, K: c.k, At: []int{c.k}, Stats: &st})
+	drawn, err := t.Draw(context.Background(), c.name, c.meth, experiment.Batch{Seed: c.seed, Size: c.chains, K: c.k, At: []int{c.k}})
 	if err != nil {
 		return nil, err
 	}
+	recs, st := drawn.Records, drawn.Stats
 	wall := time.Since(start)
 	rep := &sampleReport{
 		Task: t.Name, Method: c.name, K: c.k, Chains: c.chains, MaxNew: c.task.MaxNew,

@@ -219,12 +219,12 @@ func (c *demoCmd) sample(st *runs.Store, plans []demoPlan, units int, stderr io.
 		}
 		b.describe(p.name)
 		t0 := time.Now()
-		recs, err := t.Draw(context.Background(), p.name, p.meth, experiment.Batch{Seed: c.seed, Size: c.runs, Runs: p.todo, K: c.k,
+		drawn, err := t.Draw(context.Background(), p.name, p.meth, experiment.Batch{Seed: c.seed, Size: c.runs, Runs: p.todo, K: c.k,
 			Ended: func(*sample.Record) { b.add(1) }})
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
-		for _, r := range recs {
+		for _, r := range drawn.Records {
 			if p.stored[runs.Sample{K: r.K, Run: r.Run}] {
 				continue // stored before an interruption
 			}

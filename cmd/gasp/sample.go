@@ -313,7 +313,7 @@ func (c *sampleCmd) draw(ctx context.Context, t *experiment.Task, todo []int, tr
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		recs, err := t.Draw(ctx, c.name, c.meth, batch)
+		drawn, err := t.Draw(ctx, c.name, c.meth, batch)
 		if err == nil && c.trie != "" {
 			if err = experiment.SaveTrie(c.trie, trie); err != nil {
 				err = fmt.Errorf("--trie: %w", err)
@@ -322,7 +322,7 @@ func (c *sampleCmd) draw(ctx context.Context, t *experiment.Task, todo []int, tr
 		if err != nil {
 			return err
 		}
-		for _, r := range recs {
+		for _, r := range drawn.Records {
 			if rejecting && !r.Valid {
 				fmt.Fprintf(stderr, "gasp sample: %s: run %d accepted nothing in %d attempts\n", c.name, r.Run, c.budget)
 			}

@@ -196,3 +196,38 @@ func TestTaskGrammarFiles(t *testing.T) {
 		t.Errorf("OpenTask: %v (%T), want a grammar.ErrorList naming #/multipleOf", err, err)
 	}
 }
+
+// Draw returns MCMC's chain statistics beside the records, counted as the
+// records count them, and zero statistics for a method with none.
+func TestDrawStats(t *testing.T) {
+	task, err := OpenTask(context.Background(), TaskConfig{Dir: "testdata/tasks/toy/bv", Model: "../../data/models/tiny", MaxNew: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer task.Close()
+	const runs, k = 3, 4
+	got, err := task.Draw(context.Background(), "mcmc-uniform", method.MCMC{Proposal: mcmc.Uniform{}}, Batch{Seed: 7, Size: runs, K: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := 0
+	for _, r := range got.Records {
+		if r.K == k {
+			for _, a := range r.Accepted {
+				if a {
+					accepted++
+				}
+			}
+		}
+	}
+	if st := got.Stats; st.Chains != runs || st.Steps != runs*k || st.Accepted != accepted {
+		t.Errorf("stats %+v, want %d chains, %d steps, %d accepted (the records')", st, runs, runs*k, accepted)
+	}
+	gcd, err := task.Draw(context.Background(), "gcd", method.GCD{}, Batch{Seed: 7, Size: runs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gcd.Stats != (mcmc.Stats{}) || len(gcd.Records) != runs {
+		t.Errorf("gcd: stats %+v, %d records", gcd.Stats, len(gcd.Records))
+	}
+}

@@ -12,7 +12,7 @@ type GCD struct{}
 
 func (GCD) Steps() Steps { return None }
 
-func (GCD) Draw(r Request) ([]Drawn, error) {
+func (GCD) Draw(r Request) (Result, error) {
 	return one(r.Sample.GCDEach(r.LM, r.Prompt, r.Rands))
 }
 
@@ -27,7 +27,7 @@ func (Rejection) Steps() Steps { return None }
 // Rejects is true: a run that spends its budget records its last attempt, not valid.
 func (Rejection) Rejects() bool { return true }
 
-func (Rejection) Draw(r Request) ([]Drawn, error) {
+func (Rejection) Draw(r Request) (Result, error) {
 	return one(r.Sample.RejectionEach(r.LM, r.Prompt, max(r.Budget, 1), r.Rands))
 }
 
@@ -37,10 +37,10 @@ type ASAp struct{}
 
 func (ASAp) Steps() Steps { return Samples }
 
-func (ASAp) Draw(r Request) ([]Drawn, error) {
+func (ASAp) Draw(r Request) (Result, error) {
 	all, _, err := r.Sample.ASApEach(r.LM, r.Prompt, r.K, r.Rands)
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
 	var out []Drawn
 	for i, rs := range all {
@@ -50,7 +50,7 @@ func (ASAp) Draw(r Request) ([]Drawn, error) {
 			out = append(out, Drawn{Run: i, K: j + 1, Rec: rec, Evals: ev})
 		}
 	}
-	return out, nil
+	return Result{Drawn: out}, nil
 }
 
 // MCMC is Metropolis–Hastings with a truncation proposal (paper Alg. 1): a
@@ -60,13 +60,10 @@ type MCMC struct{ Proposal mcmc.Proposal }
 
 func (MCMC) Steps() Steps { return Chain }
 
-func (c MCMC) Draw(r Request) ([]Drawn, error) {
+func (c MCMC) Draw(r Request) (Result, error) {
 	res, err := mcmc.RunEach(r.LM, r.Prompt, mcmc.Config{Sample: r.Sample, Proposal: c.Proposal, Steps: r.K}, r.Rands)
 	if err != nil {
-		return nil, err
-	}
-	if r.Stats != nil {
-		*r.Stats = res.Stats
+		return Result{}, err
 	}
 	var out []Drawn
 	for i := range res.Chains {
@@ -86,7 +83,7 @@ func (c MCMC) Draw(r Request) ([]Drawn, error) {
 			out = append(out, d)
 		}
 	}
-	return out, nil
+	return Result{Drawn: out, Stats: res.Stats}, nil
 }
 
 // ExactBudget is the default budget of attempts of a run of Exact; a run
@@ -108,14 +105,14 @@ func (Exact) Rejects() bool { return true }
 // rs and rsft ignore it (sample.RejectionSampler.Trie).
 func (e Exact) Learns() bool { return e.Variant == sample.ARS || e.Variant == sample.CARS }
 
-func (e Exact) Draw(r Request) ([]Drawn, error) {
+func (e Exact) Draw(r Request) (Result, error) {
 	budget := r.Budget
 	if budget == 0 {
 		budget = ExactBudget
 	}
 	all, _, err := r.Sample.CARS(r.LM, r.Prompt, sample.RejectionSampler{Variant: e.Variant, Trie: r.Trie, Budget: budget}, 1, r.Rands)
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
 	last := make([]*sample.Record, len(all))
 	for i, rs := range all {
@@ -141,7 +138,7 @@ func (s SMC) RowsPerRun() int { return s.Options.Particles }
 // Units is the number of particles: each ends a completion.
 func (s SMC) Units(int) int { return s.Options.Particles }
 
-func (s SMC) Draw(r Request) ([]Drawn, error) {
+func (s SMC) Draw(r Request) (Result, error) {
 	var ids []int
 	var rs []*rand.Rand
 	for i, rng := range r.Rands {
@@ -151,11 +148,11 @@ func (s SMC) Draw(r Request) ([]Drawn, error) {
 		}
 	}
 	if len(rs) == 0 {
-		return nil, nil
+		return Result{}, nil
 	}
 	res, _, err := r.Sample.SMC(r.LM, r.Prompt, s.Options, rs)
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
 	out := make([]Drawn, len(res))
 	for j, run := range res {
@@ -165,5 +162,5 @@ func (s SMC) Draw(r Request) ([]Drawn, error) {
 		}
 		out[j] = Drawn{Run: ids[j], Rec: rec, Evals: run.Evals}
 	}
-	return out, nil
+	return Result{Drawn: out}, nil
 }

@@ -33,7 +33,7 @@ type Method interface {
 	// batch: run i on row i with r.Rands[i]; a nil source leaves its row
 	// idle. It returns every record the runs leave, at the k that Steps
 	// says.
-	Draw(r Request) ([]Drawn, error)
+	Draw(r Request) (Result, error)
 	// Steps says at which k a run leaves records.
 	Steps() Steps
 }
@@ -72,8 +72,12 @@ type Request struct {
 	K      int          // MCMC steps; ASAp samples
 	Budget int          // Rejecters: most attempts per run; 0: the method's default (1 for Rejection, ExactBudget for Exact)
 	Trie   *sample.Trie // cars, ars: the trie to learn in (nil: a new one)
-	// Stats, if not nil, receives MCMC chains' statistics.
-	Stats *mcmc.Stats
+}
+
+// Result is what a batch of a method's runs left.
+type Result struct {
+	Drawn []Drawn    // every run's records, at the k that Steps says
+	Stats mcmc.Stats // MCMC: the chains' statistics; zero for other methods
 }
 
 // Drawn is what run Run of a method left at step K.
@@ -156,11 +160,11 @@ func Learns(m Method) bool {
 	return ok && l.Learns()
 }
 
-// one returns the Drawn of runs that leave one record each, at k = 0, as
-// a sampler returned them.
-func one(recs []*sample.Record, _ sample.Stats, err error) ([]Drawn, error) {
+// one returns the Result of runs that leave one record each, at k = 0,
+// as a sampler returned them.
+func one(recs []*sample.Record, _ sample.Stats, err error) (Result, error) {
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
 	var out []Drawn
 	for i, r := range recs {
@@ -168,5 +172,5 @@ func one(recs []*sample.Record, _ sample.Stats, err error) ([]Drawn, error) {
 			out = append(out, Drawn{Run: i, Rec: r, Evals: r.Evals, Rejections: r.Rejections})
 		}
 	}
-	return out, nil
+	return Result{Drawn: out}, nil
 }

@@ -77,8 +77,8 @@ func TestTraits(t *testing.T) {
 type userMethod struct{}
 
 func (userMethod) Steps() Steps { return None }
-func (userMethod) Draw(Request) ([]Drawn, error) {
-	return nil, nil
+func (userMethod) Draw(Request) (Result, error) {
+	return Result{}, nil
 }
 
 type richMethod struct{ userMethod }
