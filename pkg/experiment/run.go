@@ -30,7 +30,7 @@ import (
 func RunSeed(seed uint64, task, method string, run int) uint64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d\x00%s\x00%s", seed, task, method)
-	return sample.RunSeed(h.Sum64(), run)
+	return sample.DeriveSeed(h.Sum64(), run)
 }
 
 // Options configure Run.
