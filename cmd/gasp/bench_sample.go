@@ -144,12 +144,9 @@ func (c *benchSampleCmd) time() (*sampleReport, error) {
 		return nil, err
 	}
 	var use lm.Usage
-	c.task.Usage, c.task.Rows, c.task.RowsName = &use, method.Rows(c.meth, c.chains), fmt.Sprintf("--chains %d", c.chains)
-	if c.task.Rows != c.chains {
-		c.task.RowsName += fmt.Sprintf(" of --method %s (%d rows)", c.name, c.task.Rows)
-	}
+	c.task.Usage, c.task.Rows = &use, method.Rows(c.meth, c.chains)
 	t0 := time.Now()
-	t, err := openTask(c.task, io.Discard)
+	t, err := openTask(c.task, io.Discard, rowsFlag("--chains", c.chains, c.name, c.meth))
 	if err != nil {
 		return nil, err
 	}

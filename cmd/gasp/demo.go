@@ -204,8 +204,8 @@ func (c *demoCmd) checkStored(st *runs.Store, name string) error {
 
 // sample draws the plans' runs, one batch per method, and stores them.
 func (c *demoCmd) sample(st *runs.Store, plans []demoPlan, units int, stderr io.Writer) error {
-	c.task.Rows, c.task.RowsName = c.runs, fmt.Sprintf("--runs %d", c.runs)
-	t, err := openTask(c.task, io.Discard)
+	c.task.Rows = c.runs
+	t, err := openTask(c.task, io.Discard, fmt.Sprintf("--runs %d", c.runs))
 	if err != nil {
 		return err
 	}

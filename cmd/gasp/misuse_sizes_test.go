@@ -47,8 +47,8 @@ func sizeMisuses() []sizeMisuse {
 	add(2, "--resamples must be in [1, 1000000], got 1000001", nil, append(at, "--resamples", "1000001")...)
 	// F13: SMC's particles are rows of the memory check of sample.
 	sample := []string{"sample", "--model", "{tiny}", "--grammar", "{gr}", "--prompt", "hi", "--max-new-tokens", "8", "--quiet"}
-	add(1, "--batch 4 of --method smc-65536 (262144 rows) (model {tiny}: 2.3 MiB of weights, KV caches of 262144 rows × 45 positions) needs 142.0 GiB", nil, append(sample, "--method", "smc-65536", "--n", "4", "--batch", "4")...)
-	add(1, "--batch 64 of --method smc-awrs-4096 (262144 rows) (model {tiny}: 2.3 MiB of weights, KV caches of 262144 rows × 45 positions) needs 142.0 GiB", nil,
+	add(1, "--batch 4 of --method smc-65536 (262144 rows): sampling (model {tiny}: 2.3 MiB of weights, KV caches of 262144 rows × 45 positions) needs 142.0 GiB", nil, append(sample, "--method", "smc-65536", "--n", "4", "--batch", "4")...)
+	add(1, "--batch 64 of --method smc-awrs-4096 (262144 rows): sampling (model {tiny}: 2.3 MiB of weights, KV caches of 262144 rows × 45 positions) needs 142.0 GiB", nil,
 		append(sample, "--method", "smc-awrs-4096", "--n", "64", "--batch", "64")...)
 	// F14, F15: and of experiment run's grid, with its k and records.
 	add(1, "experiment smc (runs 4, batch 4, k 1, 262144 rows for smc-65536)", nil, "experiment", "run", "{sb}/smc.json", "--store", "{sb}/new/s")

@@ -206,11 +206,8 @@ func (c *sampleCmd) run(stdout, stderr io.Writer) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	c.task.Rows, c.task.RowsName = method.Rows(c.meth, c.batch), fmt.Sprintf("--batch %d", c.batch)
-	if c.task.Rows != c.batch {
-		c.task.RowsName += fmt.Sprintf(" of --method %s (%d rows)", c.name, c.task.Rows)
-	}
-	t, err := openTask(c.task, stderr)
+	c.task.Rows = method.Rows(c.meth, c.batch)
+	t, err := openTask(c.task, stderr, rowsFlag("--batch", c.batch, c.name, c.meth))
 	if err != nil {
 		return err
 	}

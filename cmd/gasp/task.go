@@ -10,6 +10,8 @@ import (
 
 	"github.com/gasplab/gasp/pkg/experiment"
 	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/membound"
+	"github.com/gasplab/gasp/pkg/method"
 	"github.com/gasplab/gasp/pkg/modroot"
 )
 
@@ -17,8 +19,10 @@ import (
 // --grammar file, c.Prompt the --prompt value (a file, or the text), and
 // c.Model a model directory ("" for the embedded model; commands that
 // sample do not resolve hub ids). Grammar warnings go to warn; a
-// grammar's errors come back as a grammar.ErrorList.
-func openTask(c experiment.TaskConfig, warn io.Writer) (*experiment.Task, error) {
+// grammar's errors come back as a grammar.ErrorList. rows names the flag
+// that sized c.Rows ("--batch 100") in the error of a batch too large for
+// memory.
+func openTask(c experiment.TaskConfig, warn io.Writer, rows string) (*experiment.Task, error) {
 	if err := checkInput("--grammar", c.Grammar, maxGrammarBytes); err != nil {
 		return nil, err
 	}
@@ -36,7 +40,21 @@ func openTask(c experiment.TaskConfig, warn io.Writer) (*experiment.Task, error)
 		return nil, fmt.Errorf("model directory %s: %w", c.Model, err)
 	}
 	c.Warn = func(l grammar.ErrorList) { printWarnings(warn, l) }
-	return experiment.OpenTask(context.Background(), c)
+	t, err := experiment.OpenTask(context.Background(), c)
+	if mem := (*membound.Error)(nil); errors.As(err, &mem) {
+		return nil, fmt.Errorf("%s: %w", rows, err)
+	}
+	return t, err
+}
+
+// rowsFlag names the flag that sizes a batch of a method (flag n, "--batch
+// 100"), and the method's rows when they are more than one a run.
+func rowsFlag(flag string, n int, name string, m method.Method) string {
+	s := fmt.Sprintf("%s %d", flag, n)
+	if rows := method.Rows(m, n); rows != n {
+		s += fmt.Sprintf(" of --method %s (%d rows)", name, rows)
+	}
+	return s
 }
 
 // runConfigured runs a command whose flags parse into a configuration c:

@@ -59,10 +59,11 @@ type TaskConfig struct {
 	Model, Template string
 	MaxNew          int          // length cap of a completion, EOS included
 	Transform       lm.Transform // P; the zero value is temperature 1
-	// Rows is the largest batch to draw, for the memory check (0: 1);
-	// RowsName names it in the error ("--batch 100").
-	Rows     int
-	RowsName string
+	// Rows is the largest batch to draw, in model rows (method.Rows), for
+	// the memory check (0: 1). A batch too large for memory fails OpenTask
+	// with a *membound.Error, which a caller may wrap to name its input
+	// (a command line's flag).
+	Rows int
 	// Usage, if not nil, receives the time and number of the model's calls
 	// (lm.Timed).
 	Usage *lm.Usage
@@ -101,7 +102,7 @@ func OpenTask(ctx context.Context, c TaskConfig) (*Task, error) {
 		return nil, err
 	}
 	seq := len(prompt) + c.MaxNew + 1
-	if err := model.CheckMemory(m.Dir, max(c.Rows, 1), seq, c.RowsName); err != nil {
+	if err := model.CheckMemory(m.Dir, max(c.Rows, 1), seq, "sampling"); err != nil {
 		return nil, err
 	}
 	w, err := m.Load(seq)

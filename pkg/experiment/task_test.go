@@ -12,6 +12,7 @@ import (
 	"github.com/gasplab/gasp/pkg/analysis"
 	"github.com/gasplab/gasp/pkg/grammar"
 	"github.com/gasplab/gasp/pkg/mcmc"
+	"github.com/gasplab/gasp/pkg/membound"
 	"github.com/gasplab/gasp/pkg/method"
 	"github.com/gasplab/gasp/pkg/runs"
 	"github.com/gasplab/gasp/pkg/sample"
@@ -229,5 +230,16 @@ func TestDrawStats(t *testing.T) {
 	}
 	if gcd.Stats != (mcmc.Stats{}) || len(gcd.Records) != runs {
 		t.Errorf("gcd: stats %+v, %d records", gcd.Stats, len(gcd.Records))
+	}
+}
+
+// A batch too large for memory fails OpenTask with a *membound.Error, which
+// says what it needs and which a caller can tell from others to name its
+// own input.
+func TestOpenTaskMemory(t *testing.T) {
+	_, err := OpenTask(context.Background(), TaskConfig{Dir: "testdata/tasks/toy/bv", Model: "../../data/models/tiny", MaxNew: 4, Rows: 1 << 40})
+	var mem *membound.Error
+	if !errors.As(err, &mem) || !strings.HasPrefix(err.Error(), "sampling (model ") || mem.Need <= mem.Total {
+		t.Errorf("OpenTask of 2^40 rows: %v", err)
 	}
 }
