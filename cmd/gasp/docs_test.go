@@ -146,8 +146,8 @@ func TestReadmeListsEveryCommand(t *testing.T) {
 	}
 	_, list, _ := strings.Cut(string(b), "## Command line")
 	list, _, _ = strings.Cut(list, "\n## ")
-	groups := map[string][]subcommand{"grammar": grammarCommands, "bench": benchCommands, "fuzz": fuzzCommands, "experiment": experimentCommands}
-	for _, c := range commands {
+	groups := map[string][]subcommand{"grammar": grammarCommands, "bench": benchCommands, "fuzz": fuzzCommands, "experiment": experimentCommands(nil)}
+	for _, c := range commandTable(Options{}) {
 		names := []string{"gasp " + c.name}
 		if subs, ok := groups[c.name]; ok {
 			names = names[:0]

@@ -19,16 +19,22 @@ import (
 	"github.com/gasplab/gasp/pkg/runs"
 )
 
-var experimentCommands = []subcommand{
-	{"run", "run an experiment's grid into its run store (mcmc/<name>), resumably", runExperimentRun},
-	{"merge", "merge the run stores of an experiment's shards into one", runExperimentMerge},
-	{"compact", "seal a run store's records into gzip'd segments (a tenth of the size; for git)", runExperimentCompact},
+// experimentCommands are the subcommands of "gasp experiment", whose grids
+// may name user's methods beside the built-in ones.
+func experimentCommands(user map[string]method.Method) []subcommand {
+	return []subcommand{
+		{"run", "run an experiment's grid into its run store (mcmc/<name>), resumably", func(args []string, stdout, stderr io.Writer) int {
+			return runExperimentRun(args, stdout, stderr, user)
+		}},
+		{"merge", "merge the run stores of an experiment's shards into one", runExperimentMerge},
+		{"compact", "seal a run store's records into gzip'd segments (a tenth of the size; for git)", runExperimentCompact},
+	}
 }
 
 // experimentAbout introduces the subcommands of "gasp experiment".
 const experimentAbout = "Experiments are declared in JSON files (with // comments) under experiments/; see pkg/experiment."
 
-func runExperimentRun(args []string, stdout, stderr io.Writer) int {
+func runExperimentRun(args []string, stdout, stderr io.Writer, user map[string]method.Method) int {
 	cl := newCmdLine("gasp experiment run", "gasp experiment run [--shard i/n] [--store DIR] [--limit N] [--task-time D] CONFIG", `
 Runs the grid of an experiment configuration (tasks × methods × runs, k up
 to K; see pkg/experiment and experiments/quick.json) into its run store,
@@ -71,14 +77,14 @@ Progress goes to standard error.`, stdout, stderr)
 	if *taskTime < 0 {
 		return cl.usageError("--task-time must not be negative, got %v", *taskTime)
 	}
-	cfg, err := loadGrid(pos[0])
+	cfg, err := loadGrid(pos[0], user)
 	if err != nil {
 		return cl.fail(err)
 	}
 	ctx, progress, stop := interruptible("gasp experiment run", stderr)
 	sum, err := experiment.Run(ctx, cfg, experiment.Options{
 		Store: *store, Shard: i, Shards: n, Limit: *limit, Progress: progress, TaskTime: *taskTime,
-		Tasks: taskPatterns(*tasks),
+		Tasks: taskPatterns(*tasks), Methods: user,
 	})
 	interrupted := stop()
 	if interrupted && errors.Is(err, context.Canceled) {
@@ -103,9 +109,9 @@ Progress goes to standard error.`, stdout, stderr)
 }
 
 // loadGrid reads the configuration file at path for gasp to run: its
-// methods must be built in (a user's method needs the Go program that
-// defines it), and its batches must fit in memory.
-func loadGrid(path string) (*experiment.Config, error) {
+// methods must be built in or user's (a program's own, Options.Methods),
+// and its batches must fit in memory.
+func loadGrid(path string, user map[string]method.Method) (*experiment.Config, error) {
 	if err := checkInput("CONFIG", path, maxConfigBytes); err != nil {
 		return nil, err
 	}
@@ -113,10 +119,10 @@ func loadGrid(path string) (*experiment.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.ValidateWith(user); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return cfg, checkGridMemory(cfg)
+	return cfg, checkGridMemory(cfg, user)
 }
 
 // checkGridMemory refuses a grid whose batches, or one batch's records or
@@ -124,7 +130,7 @@ func loadGrid(path string) (*experiment.Config, error) {
 // every batch (about 64 bytes each); a batch samples its runs together,
 // on one row per run or, for SMC, per particle (method.Rows), and holds
 // the records of all its runs' k until they are written.
-func checkGridMemory(cfg *experiment.Config) error {
+func checkGridMemory(cfg *experiment.Config, user map[string]method.Method) error {
 	b := cfg.Batch
 	if b == 0 {
 		b = cfg.Runs
@@ -136,9 +142,9 @@ func checkGridMemory(cfg *experiment.Config) error {
 	}
 	rows, rowsOf, records := b, "", 0.0
 	for _, name := range cfg.Methods {
-		m, err := method.Parse(name)
+		m, err := method.Resolve(name, user)
 		if err != nil {
-			continue // Validate has refused it, or it is the user's
+			continue // ValidateWith has refused it
 		}
 		if r := method.Rows(m, b); r > rows {
 			rows, rowsOf = r, fmt.Sprintf(", %d rows for %s", r, name)

@@ -15,6 +15,7 @@
 //	logits      next-token logits of a Llama model
 //	doctor      checks the backend, PJRT plugin, devices and memory for a model
 //	sample      sample completions of a language model under a grammar
+//	methods     the sampling methods sample and experiment run know
 //	experiment  run an experiment grid into the run store
 //	analyze     tables and figures of an experiment from its run store
 //	import      convert the authors' run logs into a run store
@@ -31,7 +32,19 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/gasplab/gasp/pkg/method"
 )
+
+// Options say what a program adds to the command line.
+type Options struct {
+	// Methods are a user's methods by name, beside the built-in ones (a
+	// name here wins): "gasp methods" and "gasp sample --method" list
+	// them, "gasp sample" and "gasp experiment run" draw them, and "gasp
+	// analyze" reads their records as it reads the built-ins' (by what the
+	// records show: package analysis).
+	Methods map[string]method.Method
+}
 
 // A command is one entry of the top-level dispatch table.
 type command struct {
@@ -43,12 +56,10 @@ type command struct {
 	run func(args []string, stdout, stderr io.Writer) int
 }
 
-// commands is the dispatch table, in the order "gasp help" lists them.
-var commands []command
-
-func init() {
-	// Set in init: runHelp refers to commands.
-	commands = []command{
+// commandTable is the dispatch table of a program with options o, in the
+// order "gasp help" lists them.
+func commandTable(o Options) []command {
+	t := []command{
 		{"grammar", "check grammar files and sample sentences from them", group("grammar", grammarAbout, grammarCommands)},
 
 		{"bench", "benchmarks (token masks on data/bench/masks, tokenizer)", group("bench", benchAbout, benchCommands)},
@@ -57,16 +68,19 @@ func init() {
 		{"fuzz", "fuzzing experiment: seeds, grammar validity, AFL++ coverage (libxml2, SQLite)", group("fuzz", fuzzAbout, fuzzCommands)},
 		{"logits", "next-token logits of a Llama model for given token ids", runLogits},
 		{"doctor", "check the backend, PJRT plugin, devices and memory for a model", runDoctor},
-		{"sample", "sample completions of a Llama model under a grammar (gcd, rejection, asap, mcmc)", runSample},
-		{"experiment", "run an experiment grid (experiments/*.json) into the run store mcmc/<name>", group("experiment", experimentAbout, experimentCommands)},
+		{"sample", "sample completions of a Llama model under a grammar (gcd, rejection, asap, mcmc)", sampleCommand(o.Methods)},
+		{"methods", "list the sampling methods of sample and experiment run (built-in, and a program's own)", methodsCommand(o.Methods)},
+		{"experiment", "run an experiment grid (experiments/*.json) into the run store mcmc/<name>", group("experiment", experimentAbout, experimentCommands(o.Methods))},
 		{"analyze", "regenerate analysis/<experiment> (KL tables, figures) from mcmc/<experiment>", runAnalyze},
 		{"import", "convert the authors' run logs (runs_log/) into a run store: gasp import authors DIR --out STORE", runImport},
 		{"analyze-true", "every method's true distance to P^G, from exact CARS samples (analysis/quick-true)", runAnalyzeTrue},
 		{"tokenize", "encode text to token ids with a tokenizer.json (Llama 3)", runTokenize},
 		{"train-tiny", "train the embedded tiny model (data/models/tiny) with GoMLX", runTrainTiny},
 		{"eval-tiny", "evaluate the embedded model: held-out perplexity, validity of unconstrained samples", runEvalTiny},
-		{"help", "show help for a command", runHelp},
+		{"help", "show help for a command", nil},
 	}
+	t[len(t)-1].run = func(args []string, stdout, stderr io.Writer) int { return runHelp(t, args, stdout, stderr) }
+	return t
 }
 
 func main() {
@@ -74,19 +88,25 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run is the whole program: it dispatches args (without the program name)
-// and returns the exit code.
+// run is the whole program with the built-in methods (runWith).
 func run(args []string, stdout, stderr io.Writer) int {
+	return runWith(Options{}, args, stdout, stderr)
+}
+
+// runWith is the whole program with options o: it dispatches args
+// (without the program name) and returns the exit code.
+func runWith(o Options, args []string, stdout, stderr io.Writer) int {
+	commands := commandTable(o)
 	if len(args) == 0 {
-		usage(stderr)
+		usage(commands, stderr)
 		return 2
 	}
 	switch args[0] {
 	case "-h", "-help", "--help":
-		usage(stdout)
+		usage(commands, stdout)
 		return 0
 	}
-	c := lookup("gasp", args[0], stderr)
+	c := lookup(commands, "gasp", args[0], stderr)
 	if c == nil {
 		return 2
 	}
@@ -95,18 +115,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // lookup returns the command called name; if there is none, it writes
 // "CALLER: unknown command" and the usage to stderr and returns nil.
-func lookup(caller, name string, stderr io.Writer) *command {
+func lookup(commands []command, caller, name string, stderr io.Writer) *command {
 	for i := range commands {
 		if commands[i].name == name {
 			return &commands[i]
 		}
 	}
 	fmt.Fprintf(stderr, "%s: unknown command %q\n", caller, name)
-	usage(stderr)
+	usage(commands, stderr)
 	return nil
 }
 
-func usage(w io.Writer) {
+func usage(commands []command, w io.Writer) {
 	fmt.Fprint(w, "gasp: grammar-aligned sampling from language models.\n\n")
 	fmt.Fprint(w, "Usage:\n\n\tgasp <command> [arguments]\n\nThe commands are:\n\n")
 	for _, c := range commands {
@@ -116,12 +136,12 @@ func usage(w io.Writer) {
 }
 
 // runHelp implements "gasp help [command [subcommand]]".
-func runHelp(args []string, stdout, stderr io.Writer) int {
+func runHelp(commands []command, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		usage(stdout)
+		usage(commands, stdout)
 		return 0
 	}
-	c := lookup("gasp help", args[0], stderr)
+	c := lookup(commands, "gasp help", args[0], stderr)
 	if c == nil {
 		return 2
 	}

@@ -64,7 +64,7 @@ func TestUsage(t *testing.T) {
 	}
 	// Every command is listed with its summary.
 	_, out, _ := gasp("help")
-	for _, c := range commands {
+	for _, c := range commandTable(Options{}) {
 		if !strings.Contains(out, c.name) || !strings.Contains(out, c.summary) {
 			t.Errorf("gasp help does not list %q", c.name)
 		}

@@ -81,7 +81,8 @@ type sampleCmd struct {
 	task          experiment.TaskConfig // Grammar and Prompt as the flags give them
 	name          string                // --method
 	meth          method.Method
-	k             int // the k of the records: --k, or 0 for methods without steps
+	user          map[string]method.Method // a program's methods beside the built-in ones (Options.Methods)
+	k             int                      // the k of the records: --k, or 0 for methods without steps
 	n, first      int
 	batch         int // ≤ n
 	budget        int
@@ -92,20 +93,28 @@ type sampleCmd struct {
 	resume, quiet bool
 }
 
-func runSample(args []string, stdout, stderr io.Writer) int {
-	return runConfigured("gasp sample", parseSample, args, stdout, stderr)
+// sampleCommand is "gasp sample" with a user's methods beside the
+// built-in ones.
+func sampleCommand(user map[string]method.Method) func(args []string, stdout, stderr io.Writer) int {
+	return func(args []string, stdout, stderr io.Writer) int {
+		parse := func(args []string, stdout, stderr io.Writer) (*sampleCmd, int, bool) {
+			return parseSample(args, stdout, stderr, user)
+		}
+		return runConfigured("gasp sample", parse, args, stdout, stderr)
+	}
 }
 
-// parseSample parses and checks the flags of "gasp sample"; done is true
-// when the command ends with code (help, or a usage error).
-func parseSample(args []string, stdout, stderr io.Writer) (*sampleCmd, int, bool) {
-	c := &sampleCmd{}
+// parseSample parses and checks the flags of "gasp sample", whose methods
+// are the built-in ones and user's; done is true when the command ends
+// with code (help, or a usage error).
+func parseSample(args []string, stdout, stderr io.Writer, user map[string]method.Method) (*sampleCmd, int, bool) {
+	c := &sampleCmd{user: user}
 	cl := newCmdLine("gasp sample", sampleUsage, sampleDoc, stdout, stderr)
 	t := &c.task
 	cl.StringVar(&t.Grammar, "grammar", "", "grammar file: GBNF, or a JSON Schema (.json), a regular expression (.regex) or a Lark grammar (.lark)")
 	cl.BoolVar(&t.Lenient, "lenient", false, "treat references to undefined rules as rules with no alternatives")
 	cl.StringVar(&t.Prompt, "prompt", "", "prompt file, or the prompt text")
-	cl.StringVar(&c.name, "method", "gcd", "sampler: "+method.List())
+	cl.StringVar(&c.name, "method", "gcd", "sampler: "+methodList(user))
 	cl.IntVar(&c.k, "k", 1, "MCMC steps, or ASAp samples (from 1): records for every k up to K")
 	cl.IntVar(&c.n, "n", 10, "number of runs (samples, chains)")
 	cl.IntVar(&c.first, "first", 0, "index of the first run")
@@ -141,7 +150,7 @@ func parseSample(args []string, stdout, stderr io.Writer) (*sampleCmd, int, bool
 // resolves the method.
 func (c *sampleCmd) check() string {
 	var err error
-	c.meth, err = method.Parse(c.name)
+	c.meth, err = method.Resolve(c.name, c.user)
 	firstK := 0 // the first k a run of the method has a record at
 	if err == nil {
 		firstK, _ = c.meth.Steps().Range(max(c.k, 1))

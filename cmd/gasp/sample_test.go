@@ -160,7 +160,7 @@ func TestSampleGrammarErrorTyped(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	c, _, done := parseSample([]string{"--grammar", path, "--prompt", "hi", "--n", "1", "--max-new-tokens", "4", "--quiet"}, &stdout, &stderr)
+	c, _, done := parseSample([]string{"--grammar", path, "--prompt", "hi", "--n", "1", "--max-new-tokens", "4", "--quiet"}, &stdout, &stderr, nil)
 	if done {
 		t.Fatalf("flags refused: %s", stderr.String())
 	}

@@ -152,8 +152,12 @@ func Parse(data []byte) (*Config, error) {
 
 // Validate checks the settings and that every method is built in, as Run
 // without Options.Methods needs.
-func (c *Config) Validate() error {
-	_, err := c.methods(nil)
+func (c *Config) Validate() error { return c.ValidateWith(nil) }
+
+// ValidateWith checks the settings and that every method is built in or
+// one of user's, as Run with Options.Methods user needs.
+func (c *Config) ValidateWith(user map[string]method.Method) error {
+	_, err := c.methods(user)
 	return err
 }
 
