@@ -171,7 +171,7 @@ func (c *Config) methods(user map[string]method.Method) (map[string]method.Metho
 	for _, name := range c.Methods {
 		m, err := method.Resolve(name, user)
 		if err != nil {
-			return nil, fmt.Errorf("experiment config: %w; a user method runs only from a Go program, given to experiment.Run in Options.Methods", err)
+			return nil, fmt.Errorf("experiment config: %w; a user method runs only from a Go program, given to experiment.Run in Options.Methods or to cli.Main in cli.Options.Methods", err)
 		}
 		out[name] = m
 	}
