@@ -48,23 +48,7 @@ func TestReadmeExampleFromAnywhere(t *testing.T) {
 	if want == nil {
 		t.Fatal("pkg/experiment's Example has no // Output line")
 	}
-	mod := t.TempDir()
-	files := map[string]string{
-		"main.go": readmeProgram(t, root),
-		"go.mod":  "module example.com/readme\n\ngo 1.26\n",
-		"go.work": "go 1.26.5\n\nuse (\n\t.\n\t" + root + "\n)\n",
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(mod, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	prog := filepath.Join(mod, "readme")
-	build := exec.Command("go", "build", "-o", prog, ".")
-	build.Dir, build.Env = mod, append(os.Environ(), "GOPROXY=off", "GOFLAGS=")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build of README's program: %v\n%s", err, out)
-	}
+	prog := buildOutside(t, root, "readme", readmeProgram(t, root))
 	outside := t.TempDir()
 	for _, at := range []struct{ wd, env string }{
 		{root, ""}, {filepath.Join(root, "pkg", "experiment"), ""}, {outside, ""}, {outside, root},

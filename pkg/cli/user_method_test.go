@@ -34,6 +34,31 @@ func main() {
 }
 `
 
+// buildOutside builds program (package main) as module example.com/name
+// outside gasp's module, in a workspace using the checkout at root (as a
+// user's module with a replace directive would), and returns the binary.
+func buildOutside(t *testing.T, root, name, program string) string {
+	t.Helper()
+	mod := t.TempDir()
+	files := map[string]string{
+		"main.go": program,
+		"go.mod":  "module example.com/" + name + "\n\ngo 1.26\n",
+		"go.work": "go 1.26.5\n\nuse (\n\t.\n\t" + root + "\n)\n",
+	}
+	for file, text := range files {
+		if err := os.WriteFile(filepath.Join(mod, file), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prog := filepath.Join(mod, name)
+	build := exec.Command("go", "build", "-o", prog, ".")
+	build.Dir, build.Env = mod, append(os.Environ(), "GOPROXY=off", "GOFLAGS=")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build of %s: %v\n%s", name, err, out)
+	}
+	return prog
+}
+
 // A program outside the module that runs the command line with a method of
 // its own (cli.Options.Methods) finds it in "gasp methods" and in "gasp
 // sample"'s --method help, runs it through "experiment run" on a tiny
@@ -48,23 +73,7 @@ func TestUserMethodFromOutside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod := t.TempDir()
-	files := map[string]string{
-		"main.go": userProgram,
-		"go.mod":  "module example.com/mygasp\n\ngo 1.26\n",
-		"go.work": "go 1.26.5\n\nuse (\n\t.\n\t" + root + "\n)\n",
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(mod, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	prog := filepath.Join(mod, "mygasp")
-	build := exec.Command("go", "build", "-o", prog, ".")
-	build.Dir, build.Env = mod, append(os.Environ(), "GOPROXY=off", "GOFLAGS=")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build of the user's program: %v\n%s", err, out)
-	}
+	prog := buildOutside(t, root, "mygasp", userProgram)
 	work := t.TempDir()
 	mygasp := func(args ...string) string {
 		t.Helper()
