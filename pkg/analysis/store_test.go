@@ -53,7 +53,7 @@ func TestUpdateStore(t *testing.T) {
 		rands := func(m int) ([]*rand.Rand, []uint64) {
 			rs, seeds := make([]*rand.Rand, n), make([]uint64, n)
 			for i := range rs {
-				seeds[i] = sample.RunSeed(uint64(100*ti+m), i)
+				seeds[i] = sample.DeriveSeed(uint64(100*ti+m), i)
 				rs[i] = sample.NewRand(seeds[i])
 			}
 			return rs, seeds

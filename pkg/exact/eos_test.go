@@ -40,7 +40,7 @@ func TestSeveralEOS(t *testing.T) {
 	const n = 4000
 	rands := make([]*rand.Rand, n)
 	for i := range rands {
-		rands[i] = sample.NewRand(sample.RunSeed(7, i))
+		rands[i] = sample.NewRand(sample.DeriveSeed(7, i))
 	}
 	recs, _, err := toy.Config.GCDEach(toy.Model, toy.Prompt, rands)
 	if err != nil {
@@ -54,7 +54,7 @@ func TestSeveralEOS(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range rands {
-		rands[i] = sample.NewRand(sample.RunSeed(8, i))
+		rands[i] = sample.NewRand(sample.DeriveSeed(8, i))
 	}
 	res, err := mcmc.RunEach(toy.Model, toy.Prompt, mcmc.Config{Sample: toy.Config, Proposal: mcmc.Uniform{}, Steps: 3}, rands)
 	if err != nil {

@@ -67,7 +67,7 @@ func goldenRands(seed uint64, n int, idle ...int) []*rand.Rand {
 	out := make([]*rand.Rand, n)
 	for i := range out {
 		if !contains(idle, i) {
-			out[i] = sample.NewRand(sample.RunSeed(seed, i))
+			out[i] = sample.NewRand(sample.DeriveSeed(seed, i))
 		}
 	}
 	return out

@@ -152,8 +152,12 @@ func Parse(data []byte) (*Config, error) {
 
 // Validate checks the settings and that every method is built in, as Run
 // without Options.Methods needs.
-func (c *Config) Validate() error {
-	_, err := c.methods(nil)
+func (c *Config) Validate() error { return c.ValidateWith(nil) }
+
+// ValidateWith checks the settings and that every method is built in or
+// one of user's, as Run with Options.Methods user needs.
+func (c *Config) ValidateWith(user map[string]method.Method) error {
+	_, err := c.methods(user)
 	return err
 }
 
@@ -167,7 +171,7 @@ func (c *Config) methods(user map[string]method.Method) (map[string]method.Metho
 	for _, name := range c.Methods {
 		m, err := method.Resolve(name, user)
 		if err != nil {
-			return nil, fmt.Errorf("experiment config: %w; a user method runs only from a Go program, given to experiment.Run in Options.Methods", err)
+			return nil, fmt.Errorf("experiment config: %w; a user method runs only from a Go program, given to experiment.Run in Options.Methods or to cli.Main in cli.Options.Methods", err)
 		}
 		out[name] = m
 	}

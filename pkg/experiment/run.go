@@ -30,7 +30,7 @@ import (
 func RunSeed(seed uint64, task, method string, run int) uint64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d\x00%s\x00%s", seed, task, method)
-	return sample.RunSeed(h.Sum64(), run)
+	return sample.DeriveSeed(h.Sum64(), run)
 }
 
 // Options configure Run.
@@ -332,7 +332,7 @@ func (r *runner) batch(ctx context.Context, t *Task, u unit) (n, valid int, err 
 			return 0, 0, err
 		}
 	}
-	recs, err := t.Draw(ctx, u.method, meth, b)
+	drawn, err := t.Draw(ctx, u.method, meth, b)
 	if err == nil && b.Trie != nil {
 		err = SaveTrie(trie, b.Trie)
 	}
@@ -343,7 +343,7 @@ func (r *runner) batch(ctx context.Context, t *Task, u unit) (n, valid int, err 
 	if r.opt.Limit > 0 {
 		limit = r.opt.Limit - r.sum.Records
 	}
-	added, valid, err := appendRecords(ctx, r.dir, r.cfg.storeOptions(), recs, limit, r.opt.LockWait)
+	added, valid, err := appendRecords(ctx, r.dir, r.cfg.storeOptions(), drawn.Records, limit, r.opt.LockWait)
 	r.sum.Records += added
 	if err != nil {
 		return 0, 0, err

@@ -59,10 +59,11 @@ type TaskConfig struct {
 	Model, Template string
 	MaxNew          int          // length cap of a completion, EOS included
 	Transform       lm.Transform // P; the zero value is temperature 1
-	// Rows is the largest batch to draw, for the memory check (0: 1);
-	// RowsName names it in the error ("--batch 100").
-	Rows     int
-	RowsName string
+	// Rows is the largest batch to draw, in model rows (method.Rows), for
+	// the memory check (0: 1). A batch too large for memory fails OpenTask
+	// with a *membound.Error, which a caller may wrap to name its input
+	// (a command line's flag).
+	Rows int
 	// Usage, if not nil, receives the time and number of the model's calls
 	// (lm.Timed).
 	Usage *lm.Usage
@@ -101,7 +102,7 @@ func OpenTask(ctx context.Context, c TaskConfig) (*Task, error) {
 		return nil, err
 	}
 	seq := len(prompt) + c.MaxNew + 1
-	if err := model.CheckMemory(m.Dir, max(c.Rows, 1), seq, c.RowsName); err != nil {
+	if err := model.CheckMemory(m.Dir, max(c.Rows, 1), seq, "sampling"); err != nil {
 		return nil, err
 	}
 	w, err := m.Load(seq)
@@ -207,14 +208,16 @@ func (t *Task) Close() {
 }
 
 // Sample opens a task, draws batch b of method m under the name name, and
-// closes it: a notebook's one call. Cancelling ctx stops the draw (Draw).
+// closes it, returning the records: a notebook's one call. Cancelling ctx
+// stops the draw (Draw). Task.Draw returns MCMC's statistics too.
 func Sample(ctx context.Context, c TaskConfig, name string, m method.Method, b Batch) ([]runs.Record, error) {
 	t, err := OpenTask(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	defer t.Close()
-	return t.Draw(ctx, name, m, b)
+	res, err := t.Draw(ctx, name, m, b)
+	return res.Records, err
 }
 
 // Batch says which runs Task.Draw draws together, and how.
@@ -231,11 +234,17 @@ type Batch struct {
 	Runs        []int
 	K           int   // steps: an MCMC chain's length, ASAp's samples
 	At          []int // the k to return, increasing (nil: every k of the method's Steps)
-	Budget      int   // method.Options.Budget
+	Budget      int   // method.Request.Budget
 	Trie        *sample.Trie
 	Proposals   bool                 // keep MCMC proposals in the records (Config.KeepProposals)
 	Ended       func(*sample.Record) // called as each completion ends (progress)
-	Stats       *mcmc.Stats          // receives MCMC statistics
+}
+
+// Drawn is what Task.Draw returns: a batch's records and, for MCMC, its
+// chains' statistics.
+type Drawn struct {
+	Records []runs.Record // by run and then k
+	Stats   mcmc.Stats    // MCMC: the chains' statistics; zero for other methods
 }
 
 // Draw draws batch b of method m, named name in the records and seeds,
@@ -243,44 +252,45 @@ type Batch struct {
 // method's next model call fails (lm.WithContext), so the draw stops
 // within one decoding step and returns ctx's error and no record: a batch
 // is kept whole or not at all.
-func (t *Task) Draw(ctx context.Context, name string, m method.Method, b Batch) ([]runs.Record, error) {
+func (t *Task) Draw(ctx context.Context, name string, m method.Method, b Batch) (Drawn, error) {
 	rands, seeds, err := b.rands(t.Name, name)
 	if err != nil {
-		return nil, err
+		return Drawn{}, err
 	}
 	ks, err := b.ks(name, m)
 	if err != nil {
-		return nil, err
+		return Drawn{}, err
 	}
 	cfg := t.Sample
 	if b.Ended != nil {
 		cfg.Ended = func(_ int, r *sample.Record) { b.Ended(r) }
 	}
 	start := time.Now()
-	all, err := m.Draw(lm.WithContext(ctx, t.LM), cfg, t.Prompt, method.Options{K: b.K, Budget: b.Budget, Trie: b.Trie, Stats: b.Stats}, rands)
+	res, err := m.Draw(method.Request{LM: lm.WithContext(ctx, t.LM), Sample: cfg, Prompt: t.Prompt, Rands: rands,
+		K: b.K, Budget: b.Budget, Trie: b.Trie})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return Drawn{}, ctx.Err()
 		}
-		return nil, err
+		return Drawn{}, err
 	}
 	elapsed := float64(time.Since(start).Microseconds()) / 1000
 	at := map[[2]int]method.Drawn{} // (row, k)
-	for _, d := range all {
+	for _, d := range res.Drawn {
 		at[[2]int{d.Run, d.K}] = d
 	}
-	var out []runs.Record
+	out := Drawn{Stats: res.Stats}
 	for _, i := range b.Runs {
 		for _, k := range ks {
 			d, ok := at[[2]int{i - b.First, k}]
 			if !ok {
-				return nil, fmt.Errorf("%s: run %d left no record at k = %d", name, i, k)
+				return Drawn{}, fmt.Errorf("%s: run %d left no record at k = %d", name, i, k)
 			}
 			r, err := t.record(name, d, i, seeds[i-b.First], elapsed, b.Proposals)
 			if err != nil {
-				return nil, err
+				return Drawn{}, err
 			}
-			out = append(out, r)
+			out.Records = append(out.Records, r)
 		}
 	}
 	return out, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/gasplab/gasp/pkg/analysis"
 	"github.com/gasplab/gasp/pkg/grammar"
 	"github.com/gasplab/gasp/pkg/mcmc"
+	"github.com/gasplab/gasp/pkg/membound"
 	"github.com/gasplab/gasp/pkg/method"
 	"github.com/gasplab/gasp/pkg/runs"
 	"github.com/gasplab/gasp/pkg/sample"
@@ -194,5 +195,51 @@ func TestTaskGrammarFiles(t *testing.T) {
 	var list grammar.ErrorList
 	if !errors.As(err, &list) || !strings.Contains(err.Error(), "grammar.schema.json#/multipleOf") {
 		t.Errorf("OpenTask: %v (%T), want a grammar.ErrorList naming #/multipleOf", err, err)
+	}
+}
+
+// Draw returns MCMC's chain statistics beside the records, counted as the
+// records count them, and zero statistics for a method with none.
+func TestDrawStats(t *testing.T) {
+	task, err := OpenTask(context.Background(), TaskConfig{Dir: "testdata/tasks/toy/bv", Model: "../../data/models/tiny", MaxNew: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer task.Close()
+	const runs, k = 3, 4
+	got, err := task.Draw(context.Background(), "mcmc-uniform", method.MCMC{Proposal: mcmc.Uniform{}}, Batch{Seed: 7, Size: runs, K: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := 0
+	for _, r := range got.Records {
+		if r.K == k {
+			for _, a := range r.Accepted {
+				if a {
+					accepted++
+				}
+			}
+		}
+	}
+	if st := got.Stats; st.Chains != runs || st.Steps != runs*k || st.Accepted != accepted {
+		t.Errorf("stats %+v, want %d chains, %d steps, %d accepted (the records')", st, runs, runs*k, accepted)
+	}
+	gcd, err := task.Draw(context.Background(), "gcd", method.GCD{}, Batch{Seed: 7, Size: runs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gcd.Stats != (mcmc.Stats{}) || len(gcd.Records) != runs {
+		t.Errorf("gcd: stats %+v, %d records", gcd.Stats, len(gcd.Records))
+	}
+}
+
+// A batch too large for memory fails OpenTask with a *membound.Error, which
+// says what it needs and which a caller can tell from others to name its
+// own input.
+func TestOpenTaskMemory(t *testing.T) {
+	_, err := OpenTask(context.Background(), TaskConfig{Dir: "testdata/tasks/toy/bv", Model: "../../data/models/tiny", MaxNew: 4, Rows: 1 << 40})
+	var mem *membound.Error
+	if !errors.As(err, &mem) || !strings.HasPrefix(err.Error(), "sampling (model ") || mem.Need <= mem.Total {
+		t.Errorf("OpenTask of 2^40 rows: %v", err)
 	}
 }

@@ -31,12 +31,12 @@ func TestTaskName(t *testing.T) {
 		"../../data/gad/SLIA/lastname/":                     "SLIA/lastname",
 		"../../data/gad/SLIA/../SLIA/lastname/grammar.ebnf": "SLIA/lastname",
 		filepath.Join(root, "data/gad/SLIA/lastname"):       "SLIA/lastname",
-		link:                                "SLIA/lastname",
-		"../../data/fuzz/tasks/xml":         "xml",
-		"testdata/tasks/toy/bv":             "toy/bv",
-		"../../cmd/gasp/testdata/demo-task": "cmd/gasp/testdata/demo-task", // no task root: the module's path
-		"../../grammar/json.gbnf":           "grammar/json.gbnf",
-		outside:                             "mytask", // neither: the base name
+		link:                               "SLIA/lastname",
+		"../../data/fuzz/tasks/xml":        "xml",
+		"testdata/tasks/toy/bv":            "toy/bv",
+		"../../pkg/cli/testdata/demo-task": "pkg/cli/testdata/demo-task", // no task root: the module's path
+		"../../grammar/json.gbnf":          "grammar/json.gbnf",
+		outside:                            "mytask", // neither: the base name
 		filepath.Join(outside, "grammar.ebnf", "..", "..", "mytask"): "mytask",
 	} {
 		if got, err := TaskName(path); err != nil || got != want {

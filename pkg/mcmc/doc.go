@@ -37,7 +37,7 @@
 // that was about 5 % of a step's evaluations.
 //
 // RunEach takes one random source per chain instead, e.g.
-// sample.NewRand(sample.RunSeed(seed, i)): a chain then depends on its own
+// sample.NewRand(sample.DeriveSeed(seed, i)): a chain then depends on its own
 // source alone, whichever chains share its batch, and can be reproduced by
 // itself. Chain.EvalsAt counts one chain's own evaluations.
 //

@@ -294,7 +294,7 @@ func TestRunEachIndependentOfBatch(t *testing.T) {
 	rands := func(first, n int) []*rand.Rand {
 		out := make([]*rand.Rand, n)
 		for i := range out {
-			out[i] = sample.NewRand(sample.RunSeed(5, first+i))
+			out[i] = sample.NewRand(sample.DeriveSeed(5, first+i))
 		}
 		return out
 	}

@@ -86,7 +86,7 @@ func cgroupLimit() float64 {
 	return v
 }
 
-// Check returns an error when need bytes (NaN and +Inf included) exceed
+// Check returns an *Error when need bytes (NaN and +Inf included) exceed
 // the machine's memory. what names the request in the message.
 func Check(what string, need float64) error {
 	return CheckAgainst(what, need, Total())
@@ -97,7 +97,19 @@ func CheckAgainst(what string, need, total float64) error {
 	if need >= 0 && need <= total && !math.IsInf(need, 1) {
 		return nil
 	}
-	return fmt.Errorf("%s needs %s of memory; this machine has %s", what, Bytes(need), Bytes(total))
+	return &Error{What: what, Need: need, Total: total}
+}
+
+// Error is a request refused for its memory: what a caller can tell from
+// other errors (errors.As) to say which of its inputs asked for it, as a
+// command line names its flag.
+type Error struct {
+	What        string  // the request
+	Need, Total float64 // bytes it needs; bytes there are
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s needs %s of memory; this machine has %s", e.What, Bytes(e.Need), Bytes(e.Total))
 }
 
 // Bytes formats a byte count: "512 B", "3.2 MiB", "37.3 GiB", "2.1e+06 TiB".

@@ -3,7 +3,6 @@ package method
 import (
 	"math/rand/v2"
 
-	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/mcmc"
 	"github.com/gasplab/gasp/pkg/sample"
 )
@@ -13,13 +12,13 @@ type GCD struct{}
 
 func (GCD) Steps() Steps { return None }
 
-func (GCD) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error) {
-	return one(cfg.GCDEach(m, prompt, rands))
+func (GCD) Draw(r Request) (Result, error) {
+	return one(r.Sample.GCDEach(r.LM, r.Prompt, r.Rands))
 }
 
 // Rejection is rejection sampling from P: a run's record is its first
 // sentence of the grammar, or its last attempt, not valid, after
-// Options.Budget attempts (default 1, so that a store of runs gives the
+// Request.Budget attempts (default 1, so that a store of runs gives the
 // acceptance rate).
 type Rejection struct{}
 
@@ -28,54 +27,51 @@ func (Rejection) Steps() Steps { return None }
 // Rejects is true: a run that spends its budget records its last attempt, not valid.
 func (Rejection) Rejects() bool { return true }
 
-func (Rejection) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error) {
-	return one(cfg.RejectionEach(m, prompt, max(o.Budget, 1), rands))
+func (Rejection) Draw(r Request) (Result, error) {
+	return one(r.Sample.RejectionEach(r.LM, r.Prompt, max(r.Budget, 1), r.Rands))
 }
 
 // ASAp is adaptive sampling with approximate expected futures: a run draws
-// Options.K samples, ASAp(k) at k = 1…K.
+// Request.K samples, ASAp(k) at k = 1…K.
 type ASAp struct{}
 
 func (ASAp) Steps() Steps { return Samples }
 
-func (ASAp) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error) {
-	all, _, err := cfg.ASApEach(m, prompt, o.K, rands)
+func (ASAp) Draw(r Request) (Result, error) {
+	all, _, err := r.Sample.ASApEach(r.LM, r.Prompt, r.K, r.Rands)
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
 	var out []Drawn
 	for i, rs := range all {
 		ev := 0
-		for j, r := range rs {
-			ev += r.Evals
-			out = append(out, Drawn{Run: i, K: j + 1, Rec: r, Evals: ev})
+		for j, rec := range rs {
+			ev += rec.Evals
+			out = append(out, Drawn{Run: i, K: j + 1, Rec: rec, Evals: ev})
 		}
 	}
-	return out, nil
+	return Result{Drawn: out}, nil
 }
 
 // MCMC is Metropolis–Hastings with a truncation proposal (paper Alg. 1): a
-// run is a chain of Options.K steps from a GCD sample, MCMC(k) its state
+// run is a chain of Request.K steps from a GCD sample, MCMC(k) its state
 // after k steps.
 type MCMC struct{ Proposal mcmc.Proposal }
 
 func (MCMC) Steps() Steps { return Chain }
 
-func (c MCMC) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error) {
-	res, err := mcmc.RunEach(m, prompt, mcmc.Config{Sample: cfg, Proposal: c.Proposal, Steps: o.K}, rands)
+func (c MCMC) Draw(r Request) (Result, error) {
+	res, err := mcmc.RunEach(r.LM, r.Prompt, mcmc.Config{Sample: r.Sample, Proposal: c.Proposal, Steps: r.K}, r.Rands)
 	if err != nil {
-		return nil, err
-	}
-	if o.Stats != nil {
-		*o.Stats = res.Stats
+		return Result{}, err
 	}
 	var out []Drawn
 	for i := range res.Chains {
 		ch := &res.Chains[i]
-		if rands[i] == nil {
+		if r.Rands[i] == nil {
 			continue
 		}
-		for k := 0; k <= o.K; k++ {
+		for k := 0; k <= r.K; k++ {
 			acc := make([]bool, k)
 			for s := range acc {
 				acc[s] = ch.Steps[s].Accepted
@@ -87,7 +83,7 @@ func (c MCMC) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands
 			out = append(out, d)
 		}
 	}
-	return out, nil
+	return Result{Drawn: out, Stats: res.Stats}, nil
 }
 
 // ExactBudget is the default budget of attempts of a run of Exact; a run
@@ -96,8 +92,8 @@ const ExactBudget = 5000
 
 // Exact draws exact samples of P^G by constrained adaptive rejection
 // sampling or a variant (sample.Config.CARS): one per run, at most
-// Options.Budget attempts (default ExactBudget). The runs of a batch share
-// the trie cars and ars learn in (Options.Trie).
+// Request.Budget attempts (default ExactBudget). The runs of a batch share
+// the trie cars and ars learn in (Request.Trie).
 type Exact struct{ Variant sample.Variant }
 
 func (Exact) Steps() Steps { return None }
@@ -109,14 +105,14 @@ func (Exact) Rejects() bool { return true }
 // rs and rsft ignore it (sample.RejectionSampler.Trie).
 func (e Exact) Learns() bool { return e.Variant == sample.ARS || e.Variant == sample.CARS }
 
-func (e Exact) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error) {
-	budget := o.Budget
+func (e Exact) Draw(r Request) (Result, error) {
+	budget := r.Budget
 	if budget == 0 {
 		budget = ExactBudget
 	}
-	all, _, err := cfg.CARS(m, prompt, sample.RejectionSampler{Variant: e.Variant, Trie: o.Trie, Budget: budget}, 1, rands)
+	all, _, err := r.Sample.CARS(r.LM, r.Prompt, sample.RejectionSampler{Variant: e.Variant, Trie: r.Trie, Budget: budget}, 1, r.Rands)
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
 	last := make([]*sample.Record, len(all))
 	for i, rs := range all {
@@ -142,29 +138,29 @@ func (s SMC) RowsPerRun() int { return s.Options.Particles }
 // Units is the number of particles: each ends a completion.
 func (s SMC) Units(int) int { return s.Options.Particles }
 
-func (s SMC) Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error) {
+func (s SMC) Draw(r Request) (Result, error) {
 	var ids []int
 	var rs []*rand.Rand
-	for i, r := range rands {
-		if r != nil {
+	for i, rng := range r.Rands {
+		if rng != nil {
 			ids = append(ids, i)
-			rs = append(rs, r)
+			rs = append(rs, rng)
 		}
 	}
 	if len(rs) == 0 {
-		return nil, nil
+		return Result{}, nil
 	}
-	res, _, err := cfg.SMC(m, prompt, s.Options, rs)
+	res, _, err := r.Sample.SMC(r.LM, r.Prompt, s.Options, rs)
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
 	out := make([]Drawn, len(res))
-	for j, r := range res {
-		rec := r.Pick(rs[j])
+	for j, run := range res {
+		rec := run.Pick(rs[j])
 		if rec == nil {
-			rec = r.Particles[len(r.Particles)-1]
+			rec = run.Particles[len(run.Particles)-1]
 		}
-		out[j] = Drawn{Run: ids[j], Rec: rec, Evals: r.Evals}
+		out[j] = Drawn{Run: ids[j], Rec: rec, Evals: run.Evals}
 	}
-	return out, nil
+	return Result{Drawn: out}, nil
 }

@@ -29,10 +29,11 @@ import (
 
 // Method is a way to draw a task's samples.
 type Method interface {
-	// Draw runs the method once per random source, all runs in one batch:
-	// run i on row i with rands[i]; a nil source leaves its row idle. It
-	// returns every record the runs leave, at the k that Steps says.
-	Draw(m lm.Model, cfg sample.Config, prompt []int, o Options, rands []*rand.Rand) ([]Drawn, error)
+	// Draw runs the method once per random source of r, all runs in one
+	// batch: run i on row i with r.Rands[i]; a nil source leaves its row
+	// idle. It returns every record the runs leave, at the k that Steps
+	// says.
+	Draw(r Request) (Result, error)
 	// Steps says at which k a run leaves records.
 	Steps() Steps
 }
@@ -58,13 +59,25 @@ func (s Steps) Range(K int) (lo, hi int) {
 	return 0, 0
 }
 
-// Options say how much a method draws.
-type Options struct {
+// Request is a batch for a method to draw: which model, prompt and
+// sampler settings, one random source per run, and how much each run
+// draws. The zero values of K, Budget and Trie mean no steps, the
+// method's default budget and a new trie.
+type Request struct {
+	LM     lm.Model      // one row per run (Rows); cancel it with lm.WithContext
+	Sample sample.Config // the sampler's settings: grammar, temperature, length cap, Ended
+	Prompt []int         // the prompt's tokens, every run's prefix
+	Rands  []*rand.Rand  // run i's random source on row i; nil: row i idles
+
 	K      int          // MCMC steps; ASAp samples
 	Budget int          // Rejecters: most attempts per run; 0: the method's default (1 for Rejection, ExactBudget for Exact)
 	Trie   *sample.Trie // cars, ars: the trie to learn in (nil: a new one)
-	// Stats, if not nil, receives MCMC chains' statistics.
-	Stats *mcmc.Stats
+}
+
+// Result is what a batch of a method's runs left.
+type Result struct {
+	Drawn []Drawn    // every run's records, at the k that Steps says
+	Stats mcmc.Stats // MCMC: the chains' statistics; zero for other methods
 }
 
 // Drawn is what run Run of a method left at step K.
@@ -95,10 +108,10 @@ type (
 	// completions other than its records (SMC: one per particle).
 	UnitCounter interface{ Units(K int) int }
 	// Rejecter is implemented by methods whose runs may end with no sample,
-	// having spent their budget of attempts (Options.Budget).
+	// having spent their budget of attempts (Request.Budget).
 	Rejecter interface{ Rejects() bool }
 	// Learner is implemented by methods whose runs learn in a trie
-	// (Options.Trie) that later batches may continue.
+	// (Request.Trie) that later batches may continue.
 	Learner interface{ Learns() bool }
 )
 
@@ -147,11 +160,11 @@ func Learns(m Method) bool {
 	return ok && l.Learns()
 }
 
-// one returns the Drawn of runs that leave one record each, at k = 0, as
-// a sampler returned them.
-func one(recs []*sample.Record, _ sample.Stats, err error) ([]Drawn, error) {
+// one returns the Result of runs that leave one record each, at k = 0,
+// as a sampler returned them.
+func one(recs []*sample.Record, _ sample.Stats, err error) (Result, error) {
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
 	var out []Drawn
 	for i, r := range recs {
@@ -159,5 +172,5 @@ func one(recs []*sample.Record, _ sample.Stats, err error) ([]Drawn, error) {
 			out = append(out, Drawn{Run: i, Rec: r, Evals: r.Evals, Rejections: r.Rejections})
 		}
 	}
-	return out, nil
+	return Result{Drawn: out}, nil
 }

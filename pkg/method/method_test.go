@@ -2,10 +2,8 @@ package method
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"testing"
 
-	"github.com/gasplab/gasp/pkg/lm"
 	"github.com/gasplab/gasp/pkg/mcmc"
 	"github.com/gasplab/gasp/pkg/sample"
 )
@@ -79,8 +77,8 @@ func TestTraits(t *testing.T) {
 type userMethod struct{}
 
 func (userMethod) Steps() Steps { return None }
-func (userMethod) Draw(lm.Model, sample.Config, []int, Options, []*rand.Rand) ([]Drawn, error) {
-	return nil, nil
+func (userMethod) Draw(Request) (Result, error) {
+	return Result{}, nil
 }
 
 type richMethod struct{ userMethod }

@@ -8,8 +8,8 @@ import (
 )
 
 // CheckMemory refuses the model in dir with a session of rows rows of seq
-// positions when they do not fit in memory, before the weights are read;
-// what names the request in the error ("--batch 100").
+// positions when they do not fit in memory, before the weights are read,
+// with a *membound.Error; what names the request in it ("--batch 100").
 func CheckMemory(dir string, rows, seq int, what string) error {
 	c, err := llama.LoadConfig(dir)
 	if err != nil {

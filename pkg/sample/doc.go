@@ -23,7 +23,7 @@
 // The ...Each variants (GCDEach, ASApEach, RejectionEach) take one random
 // source per run: run i's output then depends on rands[i] alone, not on the
 // other rows of its batch, so that a run can be reproduced by itself from
-// its seed (NewRand, RunSeed). Record.Evals counts the model evaluations of
+// its seed (NewRand, DeriveSeed). Record.Evals counts the model evaluations of
 // one row, and Config.Ended reports each finished completion (progress).
 //
 // # One decoding loop

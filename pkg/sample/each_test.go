@@ -12,7 +12,7 @@ import (
 func seededRands(seed uint64, first, n int) []*rand.Rand {
 	out := make([]*rand.Rand, n)
 	for i := range out {
-		out[i] = sample.NewRand(sample.RunSeed(seed, first+i))
+		out[i] = sample.NewRand(sample.DeriveSeed(seed, first+i))
 	}
 	return out
 }
@@ -157,13 +157,13 @@ func TestRejectionEachMatchesExact(t *testing.T) {
 	}
 }
 
-func TestRunSeed(t *testing.T) {
+func TestDeriveSeed(t *testing.T) {
 	seen := map[uint64]bool{}
 	for _, seed := range []uint64{0, 1, 2} {
 		for run := range 1000 {
-			s := sample.RunSeed(seed, run)
+			s := sample.DeriveSeed(seed, run)
 			if seen[s] {
-				t.Fatalf("RunSeed(%d, %d) = %d repeats an earlier seed", seed, run, s)
+				t.Fatalf("DeriveSeed(%d, %d) = %d repeats an earlier seed", seed, run, s)
 			}
 			seen[s] = true
 		}

@@ -106,11 +106,12 @@ func NewRand(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
 
-// RunSeed derives the seed of run number run of an experiment seeded with
-// seed (SplitMix64 of both), so that every run has a seed of its own and
-// can be reproduced alone: NewRand(RunSeed(seed, run)).
-func RunSeed(seed uint64, run int) uint64 {
-	return splitMix(seed ^ splitMix(uint64(run)+0x632be59bd9b4e019))
+// DeriveSeed returns the i-th of a family of seeds derived from one seed
+// (SplitMix64 of both), so that each run of a batch has a seed of its own
+// and can be reproduced alone: NewRand(DeriveSeed(seed, i)). A grid names
+// its runs' seeds by task and method too: experiment.RunSeed.
+func DeriveSeed(seed uint64, i int) uint64 {
+	return splitMix(seed ^ splitMix(uint64(i)+0x632be59bd9b4e019))
 }
 
 func splitMix(x uint64) uint64 {

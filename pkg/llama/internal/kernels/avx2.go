@@ -12,7 +12,7 @@ import (
 
 var avx2 = impl{"AVX2", matMulAVX2, weightedSumAVX2, softmaxAVX2, siluMulAVX2, rmsNormAVX2}
 
-// haveAVX2 reports AVX2 and FMA. The gasp binary runs with GODEBUG=cpu.fma=off (cmd/gasp/simd.go), which
+// haveAVX2 reports AVX2 and FMA. The gasp binary runs with GODEBUG=cpu.fma=off (pkg/cli/simd.go), which
 // hides FMA from archsimd.X86 (and x/sys/cpu) though the instructions still run; then AVX2 stands for both,
 // as on every x86 CPU that has AVX2 (Intel since Haswell, AMD since Excavator).
 var haveAVX2 = archsimd.X86.AVX2() && (archsimd.X86.FMA() || fmaHidden())

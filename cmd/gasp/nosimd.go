@@ -1,6 +1,0 @@
-//go:build !(amd64 && goexperiment.simd)
-
-package main
-
-// ensureFastExp has nothing to do in a binary built without GOEXPERIMENT=simd (see simd.go).
-func ensureFastExp() {}
