@@ -168,6 +168,9 @@ func tensors(cfg llama.Config, arch string, ckpt *hf.Checkpoint, typ TensorType)
 
 // tensorBytes reads a checkpoint tensor as little-endian values of type t (F32 or BF16).
 func tensorBytes(ckpt *hf.Checkpoint, name string, t TensorType) ([]byte, error) {
+	if info, _ := ckpt.Info(name); (info.DType == hf.F32 && t == F32) || (info.DType == hf.BF16 && t == BF16) {
+		return ckpt.Bytes(name) // stored as written: one copy, not two
+	}
 	if t == BF16 {
 		v, err := ckpt.BFloat16(name)
 		if err != nil {
