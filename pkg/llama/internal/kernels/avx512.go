@@ -31,6 +31,10 @@ func splat(a float32) vec      { return archsimd.BroadcastFloat32x16(a) }
 // accumulators, 2 loads of w and 4 broadcasts of x per 8 fused multiply-adds. A panel of w (k·128 bytes)
 // stays in L1 while every block of rows passes over it. Columns past the last full panel run in Go.
 func matMulAVX512(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
+	if m == 1 {
+		rowAVX512(y, x, w, k, n, j0, j1, accumulate)
+		return
+	}
 	full := j0 + (j1-j0)&^31
 	for j := j0; j < full; j += 32 {
 		i := 0
@@ -43,6 +47,42 @@ func matMulAVX512(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 	}
 	if full < j1 {
 		matMulGeneric(y, x, w, m, k, n, full, j1, accumulate)
+	}
+}
+
+// rowBlock is how many columns of y rowAVX512 keeps in L1 (8 KB) while it streams w's rows past them.
+const rowBlock = 2048
+
+// rowAVX512 computes a single row y (+)= x·w, the product of a batch-1 decode step, which is bound by
+// reading w from memory: for each block of rowBlock columns it adds x[p]·w[p, block] to y's block for p in
+// order, reading each row of w in one contiguous run. The panels of matMulAVX512 would read w 128 bytes
+// at a time, a row (n·4 bytes) apart: a new page every read, which the prefetchers do not follow. The
+// sums are those of tile1x32, in the same order (y starts at 0 or its value, then one fused multiply-add
+// per p), so the results are the same to the bit.
+func rowAVX512(y, x, w []float32, k, n, j0, j1 int, accumulate bool) {
+	full := j0 + (j1-j0)&^31 // the columns past the last panel of 32 run in Go, as matMulAVX512's do
+	for b0 := j0; b0 < full; b0 += rowBlock {
+		yb := y[b0:min(b0+rowBlock, full)]
+		if !accumulate {
+			clear(yb)
+		}
+		for p, a := range x[:k] {
+			row := w[p*n+b0 : p*n+b0+len(yb)]
+			s := splat(a)
+			j := 0
+			for ; j+64 <= len(yb); j += 64 {
+				store(load(row[j:]).MulAdd(s, load(yb[j:])), yb[j:])
+				store(load(row[j+16:]).MulAdd(s, load(yb[j+16:])), yb[j+16:])
+				store(load(row[j+32:]).MulAdd(s, load(yb[j+32:])), yb[j+32:])
+				store(load(row[j+48:]).MulAdd(s, load(yb[j+48:])), yb[j+48:])
+			}
+			for ; j < len(yb); j += 16 {
+				store(load(row[j:]).MulAdd(s, load(yb[j:])), yb[j:])
+			}
+		}
+	}
+	if full < j1 {
+		matMulGeneric(y, x, w, 1, k, n, full, j1, accumulate)
 	}
 }
 
