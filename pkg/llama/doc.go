@@ -112,7 +112,8 @@
 //
 // Backend "cpu" runs the same model without GoMLX, in float32, with the kernels of internal/kernels:
 // AVX-512 matrix products (4 rows × 32 columns of fused multiply-adds a step, ~90 GFLOP/s on one core
-// here), attention, softmax and SwiGLU on vectors of 16; AVX2 versions on vectors of 8 (~55 % of that)
+// here; a single row, as in batch-1 decoding, streams the weight rows through a block of the output kept
+// in L1, which is what a memory-bound product needs), attention, softmax and SwiGLU on vectors of 16; AVX2 versions on vectors of 8 (~55 % of that)
 // where AVX-512 is missing, and portable Go (~2–4 GFLOP/s: 4 rows × 2 columns of sums in registers) without
 // either or GOEXPERIMENT=simd; it is the default engine in every build. It
 // exists because the GoMLX graph, interpreted by the pure-Go backend op by op, spent four fifths of a decode

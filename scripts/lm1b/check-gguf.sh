@@ -22,8 +22,8 @@ cc -O2 -o "$work/llama-logits" scripts/lm1b/llama-logits.c -I"$SRC/include" -I"$
 ids="128000 9906 11 1917 0 578 4062 14198 39935 35308 927 279 16053 5679 13"
 mkdir -p "$OUT"
 {
-	echo "| model | dtype | max abs Δ | max abs logit | argmax equal | top-5 equal |"
-	echo "|---|---|---:|---:|---|---|"
+	echo "| model | dtype | max abs Δ gasp − llama.cpp | gasp's own f32 − bf16 | max abs logit | argmax equal | top-5 equal |"
+	echo "|---|---|---:|---:|---:|---|---|"
 	for m in tiny-llama3 tiny-qwen2.5; do
 		case $m in
 		*llama*) tok=.cache/llama3/tokenizer.json ;;
@@ -34,18 +34,21 @@ mkdir -p "$OUT"
 			"$work/gguf-export" --model "$work/$m" --type "$dt" --out "$work/$m-$dt.gguf"
 			backend=cpu
 			[[ $dt == bf16 ]] && backend=go # the engine gasp runs bf16 with
-			GOMLX_BACKEND=$backend "$work/gasp" logits --model "$work/$m" --dtype "$dt" --ids "$ids" >"$work/gasp.json"
+			GOMLX_BACKEND=$backend "$work/gasp" logits --model "$work/$m" --dtype "$dt" --ids "$ids" >"$work/gasp-$dt.json"
 			"$work/llama-logits" "$work/$m-$dt.gguf" $ids >"$work/llama.txt" 2>"$work/llama.log"
-			/usr/bin/python3 - "$m" "$dt" "$work/gasp.json" "$work/llama.txt" <<'EOF'
+			# gasp's own f32 − bf16 difference is the scale bf16's rounding makes (the f32 run came first).
+			/usr/bin/python3 - "$m" "$dt" "$work/gasp-$dt.json" "$work/llama.txt" "$work/gasp-f32.json" <<'EOF'
 import json, sys
 import numpy as np
-m, dt, gp, lp = sys.argv[1:]
+m, dt, gp, lp, fp = sys.argv[1:]
 g = np.array(json.load(open(gp))["logits"], dtype=np.float64)
+f = np.array(json.load(open(fp))["logits"], dtype=np.float64)
 l = np.loadtxt(lp)
 assert g.shape == l.shape, (g.shape, l.shape)
 d = np.abs(g - l).max()
+scale = "–" if dt == "f32" else f"{np.abs(g - f).max():.2e}"
 top = lambda x: list(np.argsort(-x)[:5])
-print(f"| {m} | {dt} | {d:.2e} | {np.abs(g).max():.2f} | {g.argmax() == l.argmax()} | {top(g) == top(l)} |")
+print(f"| {m} | {dt} | {d:.2e} | {scale} | {np.abs(g).max():.2f} | {g.argmax() == l.argmax()} | {top(g) == top(l)} |")
 EOF
 		done
 	done
