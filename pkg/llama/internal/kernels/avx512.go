@@ -37,12 +37,15 @@ func matMulAVX512(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 	}
 	full := j0 + (j1-j0)&^31
 	for j := j0; j < full; j += 32 {
-		i := 0
-		for ; i+4 <= m; i += 4 {
-			tile4x32(y, x, w, i, j, k, n, accumulate)
-		}
-		for ; i < m; i++ {
-			tile1x32(y, x, w, i, j, k, n, accumulate)
+		for p0 := 0; p0 < k || p0 == 0; p0 += kBlock {
+			p1, acc := min(p0+kBlock, k), accumulate || p0 > 0
+			i := 0
+			for ; i+4 <= m; i += 4 {
+				tile4x32(y, x, w, i, j, k, n, p0, p1, acc)
+			}
+			for ; i < m; i++ {
+				tile1x32(y, x, w, i, j, k, n, p0, p1, acc)
+			}
 		}
 	}
 	if full < j1 {
@@ -86,11 +89,19 @@ func rowAVX512(y, x, w []float32, k, n, j0, j1 int, accumulate bool) {
 	}
 }
 
-func tile4x32(y, x, w []float32, i, j, k, n int, accumulate bool) {
-	x0 := x[i*k : i*k+k]
-	x1 := x[(i+1)*k : (i+1)*k+k][:len(x0)]
-	x2 := x[(i+2)*k : (i+2)*k+k][:len(x0)]
-	x3 := x[(i+3)*k : (i+3)*k+k][:len(x0)]
+// kBlock is how many rows of a panel of w (kBlock·128 bytes: 32 KB, in L1) matMulAVX512 runs every row of x
+// over before it goes on to the next rows: a whole panel (k·128 bytes) outgrows L1 and, for the MLP's down
+// projection (k = 8192 in a 1B model), L2, and would be read again from memory for every 4 rows of x. The
+// partial sums go through y in float32, which changes no bit of them.
+const kBlock = 256
+
+// tile4x32 adds the products of rows i..i+3 of x and the panel of w at column j over p0 ≤ p < p1 to y (to 0
+// when accumulate is false).
+func tile4x32(y, x, w []float32, i, j, k, n, p0, p1 int, accumulate bool) {
+	x0 := x[i*k+p0 : i*k+p1]
+	x1 := x[(i+1)*k+p0 : (i+1)*k+p1][:len(x0)]
+	x2 := x[(i+2)*k+p0 : (i+2)*k+p1][:len(x0)]
+	x3 := x[(i+3)*k+p0 : (i+3)*k+p1][:len(x0)]
 	o := i*n + j
 	var c00, c01, c10, c11, c20, c21, c30, c31 vec
 	if accumulate {
@@ -99,7 +110,7 @@ func tile4x32(y, x, w []float32, i, j, k, n int, accumulate bool) {
 		c20, c21 = load(y[o+2*n:]), load(y[o+2*n+16:])
 		c30, c31 = load(y[o+3*n:]), load(y[o+3*n+16:])
 	}
-	wp := j
+	wp := p0*n + j
 	for p := range x0 {
 		w0 := archsimd.LoadFloat32x16((*[16]float32)(w[wp : wp+16]))
 		w1 := archsimd.LoadFloat32x16((*[16]float32)(w[wp+16 : wp+32]))
@@ -123,14 +134,14 @@ func tile4x32(y, x, w []float32, i, j, k, n int, accumulate bool) {
 	store(c31, y[o+3*n+16:])
 }
 
-func tile1x32(y, x, w []float32, i, j, k, n int, accumulate bool) {
-	x0 := x[i*k : i*k+k]
+func tile1x32(y, x, w []float32, i, j, k, n, p0, p1 int, accumulate bool) {
+	x0 := x[i*k+p0 : i*k+p1]
 	o := i*n + j
 	var c0, c1 vec
 	if accumulate {
 		c0, c1 = load(y[o:]), load(y[o+16:])
 	}
-	wp := j
+	wp := p0*n + j
 	for _, a := range x0 {
 		b := splat(a)
 		c0 = archsimd.LoadFloat32x16((*[16]float32)(w[wp:wp+16])).MulAdd(b, c0)
