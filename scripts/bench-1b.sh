@@ -15,6 +15,8 @@
 #   THREADS    threads for both engines [2]; PROMPT prompt tokens [32]; STEPS decode steps timed [8]
 #   MODELS     [llama3.2-1b qwen2.5-1.5b]; DTYPES [f32 bf16]; BATCHES [1,16,64]
 #   LIMIT      seconds each run may take before it is stopped [300]
+#   ROUNDS     gasp and llama.cpp alternate this many times per model and dtype [1]: on a shared machine
+#              only a pair of runs in the same round compares the engines
 # The checkpoints (5 and 6 GB in f32) and GGUFs are made on the first run and reused after it. gasp runs
 # f32 on its cpu engine and bf16 on the engine that runs bf16 (GoMLX's pure-Go backend "go"), loading the
 # f32 checkpoint with --dtype bf16 (round to nearest even, as gguf-export's bf16 does); llama.cpp's KV
@@ -33,6 +35,7 @@ MODELS=${MODELS:-llama3.2-1b qwen2.5-1.5b}
 DTYPES=${DTYPES:-f32 bf16}
 BATCHES=${BATCHES:-1,16,64}
 LIMIT=${LIMIT:-300}
+ROUNDS=${ROUNDS:-1}
 
 bench=$LLAMACPP/bin/llama-batched-bench
 [[ -x $bench ]] || { echo "bench-1b: no $bench (set LLAMACPP to llama.cpp's build directory)" >&2; exit 1; }
@@ -57,22 +60,24 @@ for m in $MODELS; do
 	for dt in $DTYPES; do
 		gguf=$CKPT/$m-$dt.gguf
 		[[ -f $gguf ]] || { echo "== exporting $gguf" >&2; "$bin/gguf-export" --model "$dir" --type "$dt" --out "$gguf"; }
-		# gasp: f32 on the cpu engine, all batch sizes in one run; bf16 on GoMLX's pure-Go backend, one run
-		# per batch size, so that a slow batch 64 that hits LIMIT leaves the others' figures.
-		if [[ $dt == f32 ]]; then runs=$BATCHES; else runs=${BATCHES//,/ }; fi
-		for b in $runs; do
-			backend=cpu
-			[[ $dt == bf16 ]] && backend=go
-			name=gasp-$m-$dt-b${b//,/-}
-			echo "== gasp $m $dt ($backend) batch $b" >&2
-			timeout "$LIMIT" "$bin/gasp" bench lm --model "$dir" --backend "$backend" --dtype "$dt" --threads "$THREADS" \
-				--prompt-len "$PROMPT" --steps "$STEPS" --batch "$b" --max-seq 256 --json \
-				>"$OUT/raw/$name.json" 2>"$OUT/raw/$name.log" || echo "gasp $m $dt batch $b failed or timed out: see $OUT/raw/$name.log" >&2
+		for r in $(seq "$ROUNDS"); do
+			# gasp: f32 on the cpu engine, all batch sizes in one run; bf16 on GoMLX's pure-Go backend, one run
+			# per batch size, so that a slow batch 64 that hits LIMIT leaves the others' figures.
+			if [[ $dt == f32 ]]; then runs=$BATCHES; else runs=${BATCHES//,/ }; fi
+			for b in $runs; do
+				backend=cpu
+				[[ $dt == bf16 ]] && backend=go
+				name=gasp-$m-$dt-r$r-b${b//,/-}
+				echo "== round $r: gasp $m $dt ($backend) batch $b" >&2
+				timeout "$LIMIT" "$bin/gasp" bench lm --model "$dir" --backend "$backend" --dtype "$dt" --threads "$THREADS" \
+					--prompt-len "$PROMPT" --steps "$STEPS" --batch "$b" --max-seq 256 --json \
+					>"$OUT/raw/$name.json" 2>"$OUT/raw/$name.log" || echo "gasp $m $dt batch $b failed or timed out: see $OUT/raw/$name.log" >&2
+			done
+			echo "== round $r: llama.cpp $m $dt" >&2
+			timeout "$LIMIT" "$bench" -m "$gguf" -t "$THREADS" -tb "$THREADS" -c 4096 -b 2048 -ub 512 \
+				-npp "$PROMPT" -ntg "$STEPS" -npl "$BATCHES" -pps -ctk "$dt" -ctv "$dt" --output-format jsonl \
+				>"$OUT/raw/llamacpp-$m-$dt-r$r.jsonl" 2>"$OUT/raw/llamacpp-$m-$dt-r$r.log" || echo "llama.cpp $m $dt failed or timed out: see $OUT/raw/llamacpp-$m-$dt-r$r.log" >&2
 		done
-		echo "== llama.cpp $m $dt" >&2
-		timeout "$LIMIT" "$bench" -m "$gguf" -t "$THREADS" -tb "$THREADS" -c 4096 -b 2048 -ub 512 \
-			-npp "$PROMPT" -ntg "$STEPS" -npl "$BATCHES" -pps -ctk "$dt" -ctv "$dt" --output-format jsonl \
-			>"$OUT/raw/llamacpp-$m-$dt.jsonl" 2>"$OUT/raw/llamacpp-$m-$dt.log" || echo "llama.cpp $m $dt failed or timed out: see $OUT/raw/llamacpp-$m-$dt.log" >&2
 	done
 done
 
