@@ -134,8 +134,8 @@
 // Sums run in a different order than the graphs', so logits differ in the last bits (≤ 4e-6 on the embedded
 // model, TestCPUMatchesGoMLX); both engines pass the same tests against the numpy reference (≤ 1e-4). The
 // weights take what GoMLX's float32 weights take; the caches grow as the rows do, to at most
-// 2·L·B·kvH·hd·S·4 bytes. Products of at least 2^22 multiply-adds split their columns among GOMAXPROCS
-// goroutines. bf16 is GoMLX's only ("cpu" with DType "bf16" is an error). The engine reuses the
+// 2·L·B·kvH·hd·S·4 bytes. Products of at least 2^22 multiply-adds (2^19 for a single row, which is bound by
+// reading the weights) split their columns among GOMAXPROCS goroutines. bf16 is GoMLX's only ("cpu" with DType "bf16" is an error). The engine reuses the
 // activations of a prefill and the cache of the prompt remembered before the last one, because fresh
 // memory costs a page fault per 4 KiB (18 µs each on this project's VMs: more than a prefill's arithmetic).
 package llama
