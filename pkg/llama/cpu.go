@@ -363,14 +363,20 @@ func (c *cpuModel) attend(att, qkv []float32, scores *[]float32, l int, rows []*
 }
 
 // matMul is kernels.MatMul, its columns shared among c.threads goroutines when the product is large: from
-// about 0.1 ms of work, 2^22 multiply-adds with vector kernels, 2^17 with the portable ones (~30× slower).
+// about 0.1 ms of work, 2^22 multiply-adds with vector kernels, 2^17 with the portable ones (~30× slower),
+// and an eighth of that for a single row (batch-1 decoding), whose time goes to reading w from memory,
+// which two cores do faster than one.
 // Each column's sum is the same however the columns are shared.
 func (c *cpuModel) matMul(y, x, w []float32, m, k, n int, accumulate bool) {
 	minWork := 1 << 22 // multiply-adds a goroutine is worth
 	if !kernels.Fast() {
 		minWork = 1 << 17
 	}
-	parts := min(c.threads, m*k*n/minWork, n/kernels.ColumnBlock)
+	work := m * k * n
+	if m == 1 {
+		work *= 8 // a single row is bound by reading w: its time is w's bytes, not its multiply-adds
+	}
+	parts := min(c.threads, work/minWork, n/kernels.ColumnBlock)
 	if parts <= 1 {
 		kernels.MatMul(y, x, w, m, k, n, accumulate)
 		return

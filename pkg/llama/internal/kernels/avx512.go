@@ -31,14 +31,21 @@ func splat(a float32) vec      { return archsimd.BroadcastFloat32x16(a) }
 // accumulators, 2 loads of w and 4 broadcasts of x per 8 fused multiply-adds. A panel of w (k·128 bytes)
 // stays in L1 while every block of rows passes over it. Columns past the last full panel run in Go.
 func matMulAVX512(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
+	if m == 1 {
+		rowAVX512(y, x, w, k, n, j0, j1, accumulate)
+		return
+	}
 	full := j0 + (j1-j0)&^31
 	for j := j0; j < full; j += 32 {
-		i := 0
-		for ; i+4 <= m; i += 4 {
-			tile4x32(y, x, w, i, j, k, n, accumulate)
-		}
-		for ; i < m; i++ {
-			tile1x32(y, x, w, i, j, k, n, accumulate)
+		for p0 := 0; p0 < k || p0 == 0; p0 += kBlock {
+			p1, acc := min(p0+kBlock, k), accumulate || p0 > 0
+			i := 0
+			for ; i+4 <= m; i += 4 {
+				tile4x32(y, x, w, i, j, k, n, p0, p1, acc)
+			}
+			for ; i < m; i++ {
+				tile1x32(y, x, w, i, j, k, n, p0, p1, acc)
+			}
 		}
 	}
 	if full < j1 {
@@ -46,11 +53,55 @@ func matMulAVX512(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 	}
 }
 
-func tile4x32(y, x, w []float32, i, j, k, n int, accumulate bool) {
-	x0 := x[i*k : i*k+k]
-	x1 := x[(i+1)*k : (i+1)*k+k][:len(x0)]
-	x2 := x[(i+2)*k : (i+2)*k+k][:len(x0)]
-	x3 := x[(i+3)*k : (i+3)*k+k][:len(x0)]
+// rowBlock is how many columns of y rowAVX512 keeps in L1 (8 KB) while it streams w's rows past them.
+const rowBlock = 2048
+
+// rowAVX512 computes a single row y (+)= x·w, the product of a batch-1 decode step, which is bound by
+// reading w from memory: for each block of rowBlock columns it adds x[p]·w[p, block] to y's block for p in
+// order, reading each row of w in one contiguous run. The panels of matMulAVX512 would read w 128 bytes
+// at a time, a row (n·4 bytes) apart: a new page every read, which the prefetchers do not follow. The
+// sums are those of tile1x32, in the same order (y starts at 0 or its value, then one fused multiply-add
+// per p), so the results are the same to the bit.
+func rowAVX512(y, x, w []float32, k, n, j0, j1 int, accumulate bool) {
+	full := j0 + (j1-j0)&^31 // the columns past the last panel of 32 run in Go, as matMulAVX512's do
+	for b0 := j0; b0 < full; b0 += rowBlock {
+		yb := y[b0:min(b0+rowBlock, full)]
+		if !accumulate {
+			clear(yb)
+		}
+		for p, a := range x[:k] {
+			row := w[p*n+b0 : p*n+b0+len(yb)]
+			s := splat(a)
+			j := 0
+			for ; j+64 <= len(yb); j += 64 {
+				store(load(row[j:]).MulAdd(s, load(yb[j:])), yb[j:])
+				store(load(row[j+16:]).MulAdd(s, load(yb[j+16:])), yb[j+16:])
+				store(load(row[j+32:]).MulAdd(s, load(yb[j+32:])), yb[j+32:])
+				store(load(row[j+48:]).MulAdd(s, load(yb[j+48:])), yb[j+48:])
+			}
+			for ; j < len(yb); j += 16 {
+				store(load(row[j:]).MulAdd(s, load(yb[j:])), yb[j:])
+			}
+		}
+	}
+	if full < j1 {
+		matMulGeneric(y, x, w, 1, k, n, full, j1, accumulate)
+	}
+}
+
+// kBlock is how many rows of a panel of w (kBlock·128 bytes: 32 KB, in L1) matMulAVX512 runs every row of x
+// over before it goes on to the next rows: a whole panel (k·128 bytes) outgrows L1 and, for the MLP's down
+// projection (k = 8192 in a 1B model), L2, and would be read again from memory for every 4 rows of x. The
+// partial sums go through y in float32, which changes no bit of them.
+const kBlock = 256
+
+// tile4x32 adds the products of rows i..i+3 of x and the panel of w at column j over p0 ≤ p < p1 to y (to 0
+// when accumulate is false).
+func tile4x32(y, x, w []float32, i, j, k, n, p0, p1 int, accumulate bool) {
+	x0 := x[i*k+p0 : i*k+p1]
+	x1 := x[(i+1)*k+p0 : (i+1)*k+p1][:len(x0)]
+	x2 := x[(i+2)*k+p0 : (i+2)*k+p1][:len(x0)]
+	x3 := x[(i+3)*k+p0 : (i+3)*k+p1][:len(x0)]
 	o := i*n + j
 	var c00, c01, c10, c11, c20, c21, c30, c31 vec
 	if accumulate {
@@ -59,7 +110,7 @@ func tile4x32(y, x, w []float32, i, j, k, n int, accumulate bool) {
 		c20, c21 = load(y[o+2*n:]), load(y[o+2*n+16:])
 		c30, c31 = load(y[o+3*n:]), load(y[o+3*n+16:])
 	}
-	wp := j
+	wp := p0*n + j
 	for p := range x0 {
 		w0 := archsimd.LoadFloat32x16((*[16]float32)(w[wp : wp+16]))
 		w1 := archsimd.LoadFloat32x16((*[16]float32)(w[wp+16 : wp+32]))
@@ -83,14 +134,14 @@ func tile4x32(y, x, w []float32, i, j, k, n int, accumulate bool) {
 	store(c31, y[o+3*n+16:])
 }
 
-func tile1x32(y, x, w []float32, i, j, k, n int, accumulate bool) {
-	x0 := x[i*k : i*k+k]
+func tile1x32(y, x, w []float32, i, j, k, n, p0, p1 int, accumulate bool) {
+	x0 := x[i*k+p0 : i*k+p1]
 	o := i*n + j
 	var c0, c1 vec
 	if accumulate {
 		c0, c1 = load(y[o:]), load(y[o+16:])
 	}
-	wp := j
+	wp := p0*n + j
 	for _, a := range x0 {
 		b := splat(a)
 		c0 = archsimd.LoadFloat32x16((*[16]float32)(w[wp:wp+16])).MulAdd(b, c0)

@@ -25,8 +25,9 @@ func checkClose(t *testing.T, what string, got []float32, want []float64, tol fl
 	}
 }
 
-// Shapes that exercise every tile and tail: rows not a multiple of 4, columns not of 32 or 16.
-var shapes = [][3]int{{1, 1, 1}, {1, 7, 33}, {3, 5, 32}, {4, 16, 64}, {5, 9, 47}, {9, 128, 96}, {64, 128, 131}, {2, 3, 16}, {7, 31, 17}}
+// Shapes that exercise every tile and tail: rows not a multiple of 4, columns not of 32 or 16, k past
+// the AVX-512 kernel's block of 256 rows of w, a single row past its block of 2048 columns.
+var shapes = [][3]int{{1, 1, 1}, {1, 7, 33}, {1, 6, 2*rowBlockTest + 64 + 16 + 3}, {9, 600, 70}, {6, 513, 32}, {3, 5, 32}, {4, 16, 64}, {5, 9, 47}, {9, 128, 96}, {64, 128, 131}, {2, 3, 16}, {7, 31, 17}}
 
 func TestMatMul(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -274,4 +275,31 @@ func FuzzKernels(f *testing.F) {
 			checkClose(t, im.name+" weightedSum", out, refW, tol)
 		}
 	})
+}
+
+// rowBlockTest is more than any implementation's column block for single rows (rowAVX512's 2048).
+const rowBlockTest = 2048
+
+// A row's product is the same to the bit whether it is computed alone (a batch-1 decode step, which the
+// AVX-512 kernels stream row by row) or among other rows (a batch's tiles): sessions decode the same
+// tokens whatever the batch.
+func TestMatMulRowAlone(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	m, k, n := 5, 300, 2*rowBlockTest+48+5 // k past kBlock: the tiles sum in two blocks, the row in one
+	x, w, y0 := randSlice(rng, m*k), randSlice(rng, k*n), randSlice(rng, m*n)
+	for _, im := range implementations() {
+		for _, acc := range []bool{false, true} {
+			all := append([]float32(nil), y0...)
+			im.matMul(all, x, w, m, k, n, 0, n, acc)
+			for i := range m {
+				one := append([]float32(nil), y0[i*n:(i+1)*n]...)
+				im.matMul(one, x[i*k:(i+1)*k], w, 1, k, n, 0, n, acc)
+				for j := range n {
+					if one[j] != all[i*n+j] {
+						t.Fatalf("%s, accumulate %v: row %d column %d alone %g, among %d rows %g", im.name, acc, i, j, one[j], m, all[i*n+j])
+					}
+				}
+			}
+		}
+	}
 }
