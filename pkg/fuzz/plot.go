@@ -51,7 +51,8 @@ func PlotOverTime(rs []Result, metric string) ([]byte, error) {
 	largest := largestK(rs)
 	var chosen []Result
 	for _, r := range rs {
-		if !strings.HasPrefix(r.Base, "mcmc-") || r.K == largest[r.Base] {
+		if r.K == largest[r.Base] { // a method with k (MCMC, ASAp) at its largest
+
 			chosen = append(chosen, r)
 		}
 	}
@@ -157,9 +158,7 @@ func coveragePlot(rs []Result, get func(Point) (float64, float64, float64), larg
 			return nil, fmt.Errorf("%s: %v", r.Method, err)
 		}
 		l.Width = vg.Points(1.5)
-		if strings.HasPrefix(r.Base, "mcmc-") {
-			l.Dashes = kDashes(r.K, largest[r.Base])
-		}
+		l.Dashes = kDashes(r.K, largest[r.Base]) // a method without k has K = largest = 0: solid
 		p.Legend.Add(name(r), l)
 	}
 	if !math.IsInf(lo, 0) {

@@ -403,3 +403,23 @@ func TestLoadResultsTrialCount(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestPlotOverTimeUserMethod: a method of the user's with seeds at several k ("floor-k2", "floor-k10") is
+// drawn at its largest k, as the built-in MCMC methods are, whatever its name.
+func TestPlotOverTimeUserMethod(t *testing.T) {
+	dir := t.TempDir()
+	writeTrials(t, dir, "sql", "gcd", 10, 3, 20)
+	writeTrials(t, dir, "sql", "floor-k2", 11, 3, 20)
+	writeTrials(t, dir, "sql", "floor-k10", 12, 3, 20)
+	rs, err := LoadResults(dir, "sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := PlotOverTime(rs, "branch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(svg, []byte("k=10")) || bytes.Contains(svg, []byte("k=2)")) {
+		t.Errorf("the over-time figure should draw floor at k = 10 only:\n%s", svg)
+	}
+}
