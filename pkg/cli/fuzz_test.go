@@ -126,7 +126,8 @@ func TestFuzzTable(t *testing.T) {
 		"branch_ci": [20, 20], "line_ci": [28, 28], "function_ci": [40, 40]}],
 		"trial_results": [{"trial": 0, "afl_seed": 43, "execs": 0, "queue": 0, "over_time": null,
 		"branch_pct": 20, "line_pct": 28, "function_pct": 40}]}`
-	for m, b := range map[string]string{"gcd": "20", "mcmc-priority-k10": "25"} {
+	// mcmc-priority at two k: the ablation figure (one panel per method with several k) is drawn.
+	for m, b := range map[string]string{"gcd": "20", "mcmc-priority-k10": "25", "mcmc-priority-k2": "22"} {
 		os.MkdirAll(filepath.Join(dir, "sql", m), 0o755)
 		os.WriteFile(filepath.Join(dir, "sql", m, "coverage.json"), []byte(strings.ReplaceAll(rep, "20", b)), 0o644)
 	}

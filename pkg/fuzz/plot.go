@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/gasplab/gasp/pkg/figure"
@@ -76,8 +77,8 @@ func PlotOverTime(rs []Result, metric string) ([]byte, error) {
 }
 
 // PlotAblation draws, as an SVG, the paper's ablation figures (Figs. 7–12):
-// one panel per MCMC proposal (Priority, Restart, Uniform), each with its
-// runs at every k (k = 2 dotted, 5 dashed, the largest solid) and GCD for
+// one panel per method with results at several k (the MCMC proposals:
+// Priority, Restart, Uniform, or a user's), each with its runs at every k (k = 2 dotted, 5 dashed, the largest solid) and GCD for
 // reference, all with bootstrap 95 % bands (none from fewer than three
 // trials). It returns nil if no MCMC result is there.
 func PlotAblation(rs []Result, metric string) ([]byte, error) {
@@ -87,7 +88,7 @@ func PlotAblation(rs []Result, metric string) ([]byte, error) {
 	}
 	largest := largestK(rs)
 	var row []*plot.Plot
-	for _, base := range []string{"mcmc-priority", "mcmc-restart", "mcmc-uniform"} {
+	for _, base := range severalK(rs) {
 		var chosen []Result
 		for _, r := range rs {
 			if r.Base == base || r.Base == "gcd" {
@@ -124,6 +125,26 @@ func largestK(rs []Result) map[string]int {
 		largest[r.Base] = max(largest[r.Base], r.K)
 	}
 	return largest
+}
+
+// severalK returns, sorted, the methods with results at two or more k: the
+// MCMC proposals of a k ablation, built-in or a user's.
+func severalK(rs []Result) []string {
+	ks := map[string]map[int]bool{}
+	for _, r := range rs {
+		if ks[r.Base] == nil {
+			ks[r.Base] = map[int]bool{}
+		}
+		ks[r.Base][r.K] = true
+	}
+	var out []string
+	for base, k := range ks {
+		if len(k) >= 2 {
+			out = append(out, base)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // coveragePlot draws the results' curves with their bands (none from

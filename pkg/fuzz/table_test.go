@@ -423,3 +423,24 @@ func TestPlotOverTimeUserMethod(t *testing.T) {
 		t.Errorf("the over-time figure should draw floor at k = 10 only:\n%s", svg)
 	}
 }
+
+// TestPlotAblationUserMethod: the ablation figure has a panel for every method with results at several k, a
+// user's included, and none for a method at one k.
+func TestPlotAblationUserMethod(t *testing.T) {
+	dir := t.TempDir()
+	writeTrials(t, dir, "sql", "gcd", 10, 3, 20)
+	writeTrials(t, dir, "sql", "asap-k10", 10, 3, 20)
+	writeTrials(t, dir, "sql", "floor-k2", 11, 3, 20)
+	writeTrials(t, dir, "sql", "floor-k10", 12, 3, 20)
+	rs, err := LoadResults(dir, "sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := PlotAblation(rs, "branch")
+	if err != nil || svg == nil {
+		t.Fatalf("no ablation figure: %v", err)
+	}
+	if !bytes.Contains(svg, []byte("floor, libsql branch, by k")) || bytes.Contains(svg, []byte("ASAp, libsql")) {
+		t.Errorf("ablation panels: want floor's, not ASAp's:\n%s", svg)
+	}
+}
