@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -125,5 +126,20 @@ func TestRunResume(t *testing.T) {
 	want := (rep.TrialReport[0].BranchPct + rep.TrialReport[1].BranchPct) / 2
 	if d := rep.BranchPct - want; d > 1e-9 || d < -1e-9 {
 		t.Errorf("branch %v is not the mean of the trials' %v", rep.BranchPct, want)
+	}
+}
+
+// afl-fuzz reads AFL_TRY_AFFINITY as on whatever its value; set, it bound
+// every trial to the first free core, so two trials run side by side shared
+// one of two cores.
+func TestAFLEnvLeavesCoresToKernel(t *testing.T) {
+	env := aflEnv(43)
+	if !slices.Contains(env, "AFL_NO_AFFINITY=1") || !slices.Contains(env, "AFL_RANDOM_SEED=43") {
+		t.Errorf("aflEnv(43) = %q: want AFL_NO_AFFINITY=1 and AFL_RANDOM_SEED=43", env)
+	}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "AFL_TRY_AFFINITY=") {
+			t.Errorf("aflEnv sets %s: afl-fuzz then binds trials to one core", kv)
+		}
 	}
 }

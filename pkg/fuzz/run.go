@@ -95,8 +95,12 @@ type Trial struct {
 	SlowSeeds     []string `json:"slow_seeds,omitempty"`
 	// Retries counts afl-fuzz runs started again because every seed timed
 	// out in its dry run (see aflAttempts).
-	Retries  int     `json:"afl_retries,omitempty"`
-	OverTime []Point `json:"over_time"`
+	Retries int `json:"afl_retries,omitempty"`
+	// CPUSeconds is the CPU time (user and system) that afl-fuzz and the
+	// executions it ran used, of the trial's wall time: near it where the
+	// trial had a core of its own, well under it on a shared one.
+	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
+	OverTime   []Point `json:"over_time"`
 	Coverage
 }
 
@@ -377,14 +381,23 @@ func (a *aflRun) args(aflIn, aflOut string) ([]string, error) {
 	return append(args, a.t.args(a.t.AFLBin, "@@", a.work)...), nil
 }
 
+// aflEnv is afl-fuzz's environment for a trial with the given seed.
+// AFL_NO_AFFINITY leaves the choice of core to the kernel, so that trials
+// run side by side (JOBS=2) get a core each. AFL_TRY_AFFINITY must stay
+// unset: afl-fuzz turns it on whatever its value ("0" included), and then
+// binds every instance to the first core it finds free, which for trials
+// started together is the same core (both ran on one of two cores).
+func aflEnv(seed int) []string {
+	return []string{"AFL_NO_UI=1", "AFL_SKIP_CPUFREQ=1", "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1",
+		"AFL_NO_AFFINITY=1", "AFL_SKIP_CRASHES=1", "AFL_RANDOM_SEED=" + strconv.Itoa(seed),
+		"AFL_NO_WARN_INSTABILITY=1"}
+}
+
 // runWithRetries runs afl-fuzz in the sandbox, logging to afl.log, and
 // runs it again (up to aflAttempts in all) when every seed timed out in
 // its dry run.
 func (a *aflRun) runWithRetries(ctx context.Context, aflOut string, args []string) error {
-	sb := a.tc.sandbox(a.work,
-		"AFL_NO_UI=1", "AFL_SKIP_CPUFREQ=1", "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1",
-		"AFL_NO_AFFINITY=1", "AFL_SKIP_CRASHES=1", "AFL_RANDOM_SEED="+strconv.Itoa(a.tr.AFLSeed),
-		"AFL_TRY_AFFINITY=0", "AFL_NO_WARN_INSTABILITY=1")
+	sb := a.tc.sandbox(a.work, aflEnv(a.tr.AFLSeed)...)
 	scratch := filepath.Join(a.work, "afl-cwd")
 	if err := os.MkdirAll(scratch, 0o755); err != nil {
 		return err
@@ -404,7 +417,11 @@ func (a *aflRun) runWithRetries(ctx context.Context, aflOut string, args []strin
 		}
 		defer logOut.Close()
 		cmd.Stdout, cmd.Stderr = logOut, logOut
-		return cmd.Run()
+		err = cmd.Run()
+		if ps := cmd.ProcessState; ps != nil {
+			a.tr.CPUSeconds = (ps.UserTime() + ps.SystemTime()).Seconds()
+		}
+		return err
 	}
 	for attempt := 1; ; attempt++ {
 		err := runAFL()
