@@ -1052,22 +1052,65 @@ func (m *Machine) originView(origin, lr int32, depth int) int32 {
 // view returns the view of State o for completions of rule want: the items
 // of o waiting on want, or on the rule of such an item that was predicted
 // in o (those complete into o itself), with their origins viewed in turn.
+//
+// That climb through items predicted in o stops after maxClimb user rules:
+// the item of the next is kept with an opaque origin rather than followed
+// to the items waiting on it. A chain of rules predicted one from the next,
+// as a JSON object's optional members are (E_i ::= … | E_(i+1)), would
+// otherwise put the whole chain, which differs from member to member, into
+// the view of every character of a member name, and no view would recur.
 func (m *Machine) view(o State, want grammar.Symbol, depth int) State {
 	key := viewKey{o, want, depth}
 	if v, ok := m.views[key]; ok {
 		return v
 	}
-	items := m.completing(o, want, nil) // its own slice: originView comes back here
-	for i, it := range items {
-		if it.origin != self {
-			items[i].origin = m.originView(it.origin, it.lr, depth)
-		}
-	}
+	items := m.viewOf(o, want, depth) // its own slice: originView comes back here
 	slices.SortFunc(items, compareItems)
 	items = slices.Compact(items)
 	v := m.add(items, false)
 	m.views[key] = v
 	return v
+}
+
+// maxClimb bounds the user rules a view climbs through in one State (see
+// view): a value in JSON climbs two (number, value).
+const maxClimb = 4
+
+// viewOf returns the items of view(o, want, depth), with their origins
+// viewed.
+func (m *Machine) viewOf(o State, want grammar.Symbol, depth int) []item {
+	type wanted struct {
+		sym   grammar.Symbol
+		climb int // user rules climbed to reach it
+	}
+	queue := []wanted{{want, 0}}
+	var items []item
+	for i := 0; i < len(queue); i++ {
+		w := queue[i]
+		for _, it := range m.waiting(o, w.sym) {
+			if it.origin != self {
+				it.origin = m.originView(it.origin, it.lr, depth)
+				items = append(items, it)
+				continue
+			}
+			lhs := m.lrLHS[it.lr]
+			climb := w.climb
+			if !m.g.Rules[lhs].Generated {
+				climb++
+			}
+			if climb > maxClimb {
+				it.origin = opaque
+				items = append(items, it)
+				continue
+			}
+			items = append(items, it)
+			l := grammar.NT(int(lhs))
+			if !slices.ContainsFunc(queue, func(q wanted) bool { return q.sym == l }) {
+				queue = append(queue, wanted{l, climb})
+			}
+		}
+	}
+	return items
 }
 
 type viewKey struct {

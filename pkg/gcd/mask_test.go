@@ -82,6 +82,12 @@ ws ::= " "*`,
 	`root ::= [^a]* "a" | "€" root`,
 	`root ::= x* ; x ::= "ab" | "b"`,
 	`root ::= [ab1]{0,3} " " [ab]{1,4} ( "," [ab1 ]{0,2} )* "}"?`,
+	// A JSON object's optional members, each rule predicting the next
+	// (as pkg/jsonschema writes them), then other members: longer than a
+	// view climbs (earley's maxClimb).
+	`root ::= "{\"a\":1" e1 "}" ; e1 ::= ",\"ab\":" v e2 | e2 ; e2 ::= ",\"ba\":" v e3 | e3 ; ` +
+		`e3 ::= ",\"b\":" v e4 | e4 ; e4 ::= ",\"aab\":" v e5 | e5 ; e5 ::= ",\"bb\":" v e6 | e6 ; ` +
+		`e6 ::= ( "," "\"" [abé]* "\"" ":" v )* ; v ::= "1" | "\"" [ab]* "\""`,
 }
 
 // TestChainsMatchBruteForce follows random paths through a bounded

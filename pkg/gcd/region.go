@@ -359,13 +359,33 @@ const regionMin = 64
 // walkBelow adds to out the tokens below trie node root that are viable
 // from s, the State at root: over the region of s if it is wide.
 func (k *Masker) walkBelow(s earley.State, root int32, out *sink) {
+	big := k.LocalDepth > 0 && k.trie.end[root]-root >= splitMin
+	if big && k.splitKnown(s, root) {
+		// The walks of every view of s are kept: their union costs less
+		// than stepping the region States of s, new in every context
+		// (after each member of a JSON object, its next member's name).
+		k.split(s, root, out, false)
+		return
+	}
 	if states, key, ok := k.region(s, false); ok {
 		k.maskRegion(states, key, root, out)
 		return
 	}
-	if k.LocalDepth > 0 && k.trie.end[root]-root >= splitMin {
+	if big {
 		k.split(s, root, out, false)
 		return
 	}
 	k.walk(s, root, true, out, false, grammar.ByteSet{})
+}
+
+// splitKnown reports whether the walks below trie node root from every
+// view of s are kept (see split).
+func (k *Masker) splitKnown(s earley.State, root int32) bool {
+	k.views = k.m.ScanViews(s, k.LocalDepth, k.views[:0])
+	for _, v := range k.views {
+		if k.subs[subKey{v, root}] == nil {
+			return false
+		}
+	}
+	return true
 }
