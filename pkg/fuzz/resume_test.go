@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -140,6 +141,22 @@ func TestAFLEnvLeavesCoresToKernel(t *testing.T) {
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "AFL_TRY_AFFINITY=") {
 			t.Errorf("aflEnv sets %s: afl-fuzz then binds trials to one core", kv)
+		}
+	}
+}
+
+func TestChildrenCPU(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want float64
+	}{
+		{"0m0.000000s 0m0.000000s\n4m58.280000s 0m1.500000s\n", 299.78},
+		{"0m0.01s 0m0.00s\n0m0.28s 0m0.00s", 0.28},
+		{"", 0},
+		{"0m0.01s 0m0.00s\nbusy", 0},
+	} {
+		if got := childrenCPU(c.in); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("childrenCPU(%q) = %g, want %g", c.in, got, c.want)
 		}
 	}
 }

@@ -381,6 +381,27 @@ func (a *aflRun) args(aflIn, aflOut string) ([]string, error) {
 	return append(args, a.t.args(a.t.AFLBin, "@@", a.work)...), nil
 }
 
+// childrenCPU returns the user and system seconds of the second line of
+// the shell's times output ("0m0.01s 0m0.00s" for the shell, then its
+// children), or 0 if it cannot read them.
+func childrenCPU(times string) float64 {
+	lines := strings.Split(strings.TrimSpace(times), "\n")
+	if len(lines) != 2 {
+		return 0
+	}
+	total := 0.0
+	for _, f := range strings.Fields(lines[1]) {
+		m, rest, ok := strings.Cut(strings.TrimSuffix(f, "s"), "m")
+		mins, err1 := strconv.ParseFloat(m, 64)
+		secs, err2 := strconv.ParseFloat(rest, 64)
+		if !ok || err1 != nil || err2 != nil {
+			return 0
+		}
+		total += 60*mins + secs
+	}
+	return total
+}
+
 // aflEnv is afl-fuzz's environment for a trial with the given seed.
 // AFL_NO_AFFINITY leaves the choice of core to the kernel, so that trials
 // run side by side (JOBS=2) get a core each. AFL_TRY_AFFINITY must stay
@@ -409,7 +430,11 @@ func (a *aflRun) runWithRetries(ctx context.Context, aflOut string, args []strin
 		}
 		actx, cancel := context.WithTimeout(ctx, a.opts.Time+5*time.Minute)
 		defer cancel()
-		cmd := sb.Command(actx, "sh", "-c", `cd "$1" && shift && exec afl-fuzz "$@"`, "sh", scratch)
+		// The shell waits for afl-fuzz and then reports, with times, the
+		// CPU its children used: bwrap's own accounting loses it (its PID
+		// namespace's init is not waited for as a child).
+		times := filepath.Join(a.work, "afl-times")
+		cmd := sb.Command(actx, "sh", "-c", `cd "$1" && t="$2" && shift 2 && { afl-fuzz "$@"; s=$?; times >"$t"; exit $s; }`, "sh", scratch, times)
 		cmd.Args = append(cmd.Args, args...)
 		logOut, err := os.Create(logPath)
 		if err != nil {
@@ -418,8 +443,8 @@ func (a *aflRun) runWithRetries(ctx context.Context, aflOut string, args []strin
 		defer logOut.Close()
 		cmd.Stdout, cmd.Stderr = logOut, logOut
 		err = cmd.Run()
-		if ps := cmd.ProcessState; ps != nil {
-			a.tr.CPUSeconds = (ps.UserTime() + ps.SystemTime()).Seconds()
+		if out, rerr := os.ReadFile(times); rerr == nil {
+			a.tr.CPUSeconds = childrenCPU(string(out))
 		}
 		return err
 	}
