@@ -141,7 +141,11 @@ type MaskStats struct {
 // trie is t (build it once per vocabulary with NewTrie), with the mask of
 // the start State computed.
 func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
-	t = t.relabel(func(b byte) uint8 { return uint8(m.ByteClass(b)) })
+	var classes [256]uint8
+	for b := range classes {
+		classes[b] = uint8(m.ByteClass(byte(b)))
+	}
+	t = t.relabel(&classes)
 	k := &Masker{
 		m: m, vocab: v, trie: t,
 		LocalDepth:    1,

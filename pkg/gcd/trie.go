@@ -89,7 +89,7 @@ func (t *Trie) Nodes() int { return len(t.label) }
 func (t *Trie) VocabSize() int { return t.size }
 
 // relabel returns the trie of the same tokens over other labels: each
-// byte b becomes class(b), and tokens whose bytes map to the same label
+// byte b becomes class[b], and tokens whose bytes map to the same label
 // sequence share a node. With a grammar's byte classes this shrinks the
 // trie a walk must visit (every lowercase word of a length is one path
 // inside a JSON string) without changing any answer: bytes of one class lead
@@ -98,7 +98,7 @@ func (t *Trie) VocabSize() int { return t.size }
 // It builds the new trie depth first: a new node stands for the set of old
 // nodes that map to it, and its children are found by grouping the old
 // nodes' children by label. No maps, and each old node is touched once.
-func (t *Trie) relabel(class func(b byte) uint8) *Trie {
+func (t *Trie) relabel(class *[256]uint8) *Trie {
 	n := len(t.label)
 	r := &Trie{
 		label:  make([]byte, 0, n/2),
@@ -109,7 +109,7 @@ func (t *Trie) relabel(class func(b byte) uint8) *Trie {
 		utf8:   make([]bool, 0, n/2),
 		size:   t.size,
 	}
-	var end []int32
+	end := make([]int32, 0, n/2)
 	// A pending node: its label, depth, parent, and its old nodes, which
 	// are members[off:off+len] of an arena that only grows.
 	type pending struct {
@@ -140,9 +140,11 @@ func (t *Trie) relabel(class func(b byte) uint8) *Trie {
 		valid := true
 		for _, m := range members[p.off : p.off+p.len] {
 			valid = valid && t.utf8[m]
-			r.ids = append(r.ids, t.ids[t.first[m]:t.first[m+1]]...)
+			if a, b := t.first[m], t.first[m+1]; a < b { // most nodes end no token
+				r.ids = append(r.ids, t.ids[a:b]...)
+			}
 			for c := m + 1; c < t.end[m]; c = t.end[c] {
-				l := class(t.label[c])
+				l := class[t.label[c]]
 				if len(bucket[l]) == 0 {
 					touched = append(touched, l)
 				}

@@ -87,7 +87,7 @@ func TestRelabel(t *testing.T) {
 		}
 		return b
 	}
-	r := NewTrie(v).relabel(class)
+	r := NewTrie(v).relabel(classTable(class))
 	w := smallVocab()
 	for id := range v.Size() {
 		var rt []byte
@@ -101,4 +101,13 @@ func TestRelabel(t *testing.T) {
 	if r.Nodes() != 10 {
 		t.Errorf("nodes = %d, want 10", r.Nodes())
 	}
+}
+
+// classTable tabulates class for Trie.relabel.
+func classTable(class func(b byte) uint8) *[256]uint8 {
+	var t [256]uint8
+	for b := range t {
+		t[b] = class(byte(b))
+	}
+	return &t
 }

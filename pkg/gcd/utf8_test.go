@@ -43,7 +43,7 @@ func TestTrieUTF8(t *testing.T) {
 	orig := NewTrie(v)
 	heads := runeHeads()
 	flags := 0
-	for _, tr := range []*Trie{orig, orig.relabel(func(b byte) uint8 { return b &^ 0x3f })} {
+	for _, tr := range []*Trie{orig, orig.relabel(classTable(func(b byte) uint8 { return b &^ 0x3f }))} {
 		for i := 1; i < tr.Nodes(); i++ {
 			want := true
 			for _, id := range tr.ids[tr.first[i]:tr.first[tr.end[i]]] {
