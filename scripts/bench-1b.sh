@@ -18,9 +18,10 @@
 #   ROUNDS     gasp and llama.cpp alternate this many times per model and dtype [1]: on a shared machine
 #              only a pair of runs in the same round compares the engines
 # The checkpoints (5 and 6 GB in f32) and GGUFs are made on the first run and reused after it. gasp runs
-# f32 on its cpu engine and bf16 on the engine that runs bf16 (GoMLX's pure-Go backend "go"), loading the
-# f32 checkpoint with --dtype bf16 (round to nearest even, as gguf-export's bf16 does); llama.cpp's KV
-# cache has the weights' dtype (-ctk/-ctv). Measured on a shared machine, each figure is one run.
+# both dtypes on its cpu engine (BF16_BACKEND=go runs bf16 on GoMLX's pure-Go backend instead, one run per
+# batch size), loading the f32 checkpoint with --dtype bf16 (round to nearest even, as gguf-export's bf16
+# does): its bf16 keeps the weights in bfloat16 and the KV cache in float32, while llama.cpp's KV cache has
+# the weights' dtype (-ctk/-ctv). Measured on a shared machine, each figure is one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/goenv.sh
@@ -61,12 +62,12 @@ for m in $MODELS; do
 		gguf=$CKPT/$m-$dt.gguf
 		[[ -f $gguf ]] || { echo "== exporting $gguf" >&2; "$bin/gguf-export" --model "$dir" --type "$dt" --out "$gguf"; }
 		for r in $(seq "$ROUNDS"); do
-			# gasp: f32 on the cpu engine, all batch sizes in one run; bf16 on GoMLX's pure-Go backend, one run
-			# per batch size, so that a slow batch 64 that hits LIMIT leaves the others' figures.
-			if [[ $dt == f32 ]]; then runs=$BATCHES; else runs=${BATCHES//,/ }; fi
+			# gasp: the cpu engine, all batch sizes in one run; GoMLX's pure-Go backend one run per batch
+			# size, so that a slow batch 64 that hits LIMIT leaves the others' figures.
+			backend=cpu
+			[[ $dt == bf16 ]] && backend=${BF16_BACKEND:-cpu}
+			if [[ $backend == cpu ]]; then runs=$BATCHES; else runs=${BATCHES//,/ }; fi
 			for b in $runs; do
-				backend=cpu
-				[[ $dt == bf16 ]] && backend=go
 				name=gasp-$m-$dt-r$r-b${b//,/-}
 				echo "== round $r: gasp $m $dt ($backend) batch $b" >&2
 				timeout "$LIMIT" "$bin/gasp" bench lm --model "$dir" --backend "$backend" --dtype "$dt" --threads "$THREADS" \

@@ -159,7 +159,7 @@ one load of a large model serves a logits check too (the JSON's "logits").`, std
 		return cl.fail(err)
 	}
 	rep.Model, rep.LoadS = *modelDir, loadS
-	mem, err := llama.EstimateMemory(m.Config(), m.DType(), maxBatch, *maxSeq)
+	mem, err := llama.EstimateBackendMemory(m.Config(), m.Options().Backend, m.DType(), maxBatch, *maxSeq)
 	if err != nil {
 		return cl.fail(err)
 	}

@@ -247,7 +247,7 @@ func doctorModel(w io.Writer, dir, config string, want hf.DType, batch, seq int,
 	}
 	fmt.Fprintf(w, "model: %s: %d parameters, checkpoint dtype %s (config.json: %q), running in %s\n",
 		dir, cfg.NumParams(), info.DType, cfg.TorchDType, dt)
-	mem, err := llama.EstimateMemory(cfg, dt, batch, seq)
+	mem, err := llama.EstimateBackendMemory(cfg, config, dt, batch, seq)
 	if err != nil {
 		problem("%v", err)
 		return

@@ -38,7 +38,7 @@ func testBFloat16Reference(t *testing.T, name string) {
 	tol := 2 * d
 	ids := readIDs(t, name)
 	T, V := shape[0], shape[1]
-	m := loadTestModel(t, name, Options{MaxSeq: 64, PrefillChunk: 8, DType: hf.BF16, Backend: "go"}) // bf16 is GoMLX's
+	m := loadTestModel(t, name, Options{MaxSeq: 64, PrefillChunk: 8, DType: hf.BF16, Backend: "go"}) // the graphs' bf16: the cpu engine's rounds weights only (TestCPUBF16)
 	if m.DType() != hf.BF16 {
 		t.Fatalf("DType() = %s, want BFloat16", m.DType())
 	}

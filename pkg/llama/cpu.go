@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/gasplab/gasp/pkg/hf"
 	"github.com/gasplab/gasp/pkg/llama/internal/kernels"
 )
 
@@ -25,9 +26,13 @@ import (
 //
 // Sums run in another order than the graphs', so logits differ in the last bits (TestCPUMatchesGoMLX); both
 // engines pass the same tests against the numpy reference. Products of at least 2^22 multiply-adds split
-// their columns among GOMAXPROCS goroutines. bf16 is GoMLX's only.
+// their columns among GOMAXPROCS goroutines. With Options.DType BF16 the weight matrices and the embedding
+// are kept in bfloat16 (half the memory, and half the bytes a batch-1 step reads) and widened in the
+// kernels; everything else, the caches included, stays float32, so the logits are the float32 engine's on
+// the weights rounded to bfloat16 (bit for bit on a bf16 checkpoint, TestCPUBF16).
 
-// CPUBackend is the Options.Backend of the hand-written CPU engine: float32 weights and caches in Go memory,
+// CPUBackend is the Options.Backend of the hand-written CPU engine: float32 (or bfloat16) weights and float32
+// caches in Go memory,
 // and the kernels of internal/kernels (AVX-512 or AVX2 on amd64 binaries built with GOEXPERIMENT=simd). It computes
 // what the GoMLX graphs compute, with fused projections, attention over each row's own positions only and
 // caches updated in place (see the comment at the top of cpu.go).
@@ -41,14 +46,14 @@ func CPUKernels() string { return kernels.Name() }
 // "AVX-512", "AVX2", or "portable Go" where such a build gains nothing.
 func SIMDKernels() string { return kernels.SIMDName() }
 
-// cpuModel is the cpu engine's weights, float32, every matrix as [in, out] for kernels.MatMul: each layer's
-// q, k and v projections side by side in one matrix, and its gate and up projections likewise.
+// cpuModel is the cpu engine's weights, every matrix as [in, out] for kernels.MatMul: each layer's q, k and v
+// projections side by side in one matrix, and its gate and up projections likewise.
 type cpuModel struct {
 	cfg      Config
-	embed    []float32 // [V, H]
+	embed    matrix // [V, H]
 	layers   []cpuLayer
 	norm     []float32 // [H]
-	head     []float32 // [H, V]
+	head     matrix    // [H, V]
 	invFreq  []float64
 	cos, sin []float32 // [positions][hd/2]: the rotary table of the first Options.MaxSeq positions
 	threads  int       // goroutines a product may use: GOMAXPROCS when the model was made
@@ -64,10 +69,10 @@ type cpuModel struct {
 
 type cpuLayer struct {
 	attnNorm, mlpNorm []float32 // [H]
-	qkv               []float32 // [H, (heads+2·kvHeads)·hd]
-	o                 []float32 // [heads·hd, H]
-	gateUp            []float32 // [H, 2·I]
-	down              []float32 // [I, H]
+	qkv               matrix    // [H, (heads+2·kvHeads)·hd]
+	o                 matrix    // [heads·hd, H]
+	gateUp            matrix    // [H, 2·I]
+	down              matrix    // [I, H]
 	qkvBias           []float32 // [(heads+2·kvHeads)·hd]: Qwen2's q, k and v biases side by side; nil for the others
 	qNorm, kNorm      []float32 // [hd]: Qwen3's per-head norms; nil for the others
 }
@@ -83,10 +88,10 @@ type cpuPrefix struct {
 }
 
 // newCPUModel builds the engine's weights from get, which returns each weight of cfg.weightSpecs in the
-// checkpoint's layout ([out, in] for matrices) as float32. It asks for them in that order, and a layer's
-// weights are fused and transposed before the next layer's are read, so that loading holds at most one
-// layer's weights twice.
-func newCPUModel(cfg Config, maxSeq int, invFreq []float64, get func(weightSpec) ([]float32, error)) (*cpuModel, error) {
+// checkpoint's layout ([out, in] for matrices) as float32, keeping the matrices and the embedding in
+// bfloat16 when bf16 is set. It asks for them in that order, and a layer's weights are fused and
+// transposed before the next layer's are read, so that loading holds at most one layer's weights twice.
+func newCPUModel(cfg Config, maxSeq int, invFreq []float64, bf16 bool, get func(weightSpec) ([]float32, error)) (*cpuModel, error) {
 	specs := cfg.weightSpecs()
 	var err error
 	next := func() []float32 {
@@ -99,7 +104,8 @@ func newCPUModel(cfg Config, maxSeq int, invFreq []float64, get func(weightSpec)
 		return data
 	}
 	H, V := cfg.HiddenSize, cfg.VocabSize
-	c := &cpuModel{cfg: cfg, invFreq: invFreq, embed: next(), threads: runtime.GOMAXPROCS(0)}
+	embed := next()
+	c := &cpuModel{cfg: cfg, invFreq: invFreq, embed: newMatrix(embed, bf16), threads: runtime.GOMAXPROCS(0)}
 	for l := range cfg.NumHiddenLayers {
 		var w [numLayerWeights][]float32
 		for _, s := range cfg.layerSpecs(l) {
@@ -108,17 +114,17 @@ func newCPUModel(cfg Config, maxSeq int, invFreq []float64, get func(weightSpec)
 		if err != nil {
 			return nil, err
 		}
-		c.layers = append(c.layers, newCPULayer(cfg, &w))
+		c.layers = append(c.layers, newCPULayer(cfg, &w, bf16))
 	}
 	c.norm = next()
-	head := c.embed
+	head := embed
 	if !cfg.TieWordEmbeddings {
 		head = next()
 	}
 	if err != nil {
 		return nil, err
 	}
-	c.head = transpose(head, V, H)
+	c.head = newMatrix(transpose(head, V, H), bf16)
 	half := cfg.HeadDim / 2
 	c.cos, c.sin = make([]float32, maxSeq*half), make([]float32, maxSeq*half)
 	for pos := range maxSeq {
@@ -127,16 +133,17 @@ func newCPUModel(cfg Config, maxSeq int, invFreq []float64, get func(weightSpec)
 	return c, nil
 }
 
-// newCPULayer fuses and transposes a layer's weights, indexed by slot (nil where the family has none).
-func newCPULayer(cfg Config, w *[numLayerWeights][]float32) cpuLayer {
+// newCPULayer fuses and transposes a layer's weights, indexed by slot (nil where the family has none),
+// its matrices in bfloat16 when bf16 is set.
+func newCPULayer(cfg Config, w *[numLayerWeights][]float32, bf16 bool) cpuLayer {
 	H, I := cfg.HiddenSize, cfg.IntermediateSize
 	ly := cpuLayer{
 		attnNorm: w[wInputNorm],
 		mlpNorm:  w[wPostNorm],
-		qkv:      sideBySide(H, w[wQ], w[wK], w[wV]),
-		o:        transpose(w[wO], H, cfg.NumAttentionHeads*cfg.HeadDim),
-		gateUp:   sideBySide(H, w[wGate], w[wUp]),
-		down:     transpose(w[wDown], H, I),
+		qkv:      newMatrix(sideBySide(H, w[wQ], w[wK], w[wV]), bf16),
+		o:        newMatrix(transpose(w[wO], H, cfg.NumAttentionHeads*cfg.HeadDim), bf16),
+		gateUp:   newMatrix(sideBySide(H, w[wGate], w[wUp]), bf16),
+		down:     newMatrix(transpose(w[wDown], H, I), bf16),
 		qNorm:    w[wQNorm],
 		kNorm:    w[wKNorm],
 	}
@@ -144,6 +151,36 @@ func newCPULayer(cfg Config, w *[numLayerWeights][]float32) cpuLayer {
 		ly.qkvBias = slices.Concat(w[wQBias], w[wKBias], w[wVBias])
 	}
 	return ly
+}
+
+// matrix is a weight matrix of the cpu engine, row-major, in float32 or bfloat16 (one of the two is set).
+type matrix struct {
+	f32  []float32
+	bf16 []uint16
+}
+
+// newMatrix returns data as a matrix: itself, or rounded to bfloat16 when bf16 is set.
+func newMatrix(data []float32, bf16 bool) matrix {
+	if !bf16 {
+		return matrix{f32: data}
+	}
+	b := make([]uint16, len(data))
+	for i, v := range data {
+		b[i] = hf.BFloat16(v)
+	}
+	return matrix{bf16: b}
+}
+
+// row copies row i of a matrix of rows of len(dst) elements into dst, widened to float32.
+func (w matrix) row(dst []float32, i int) {
+	n := len(dst)
+	if w.bf16 == nil {
+		copy(dst, w.f32[i*n:(i+1)*n])
+		return
+	}
+	for j, h := range w.bf16[i*n : (i+1)*n] {
+		dst[j] = hf.BFloat16ToFloat32(h)
+	}
 }
 
 // sideBySide returns the matrix [in, Σ out_i] whose columns are those of the transposes of mats, each
@@ -240,7 +277,7 @@ func (c *cpuModel) pass(sc *cpuScratch, ids []int, rows []*cpuRow, pos []int, ke
 	sc.qkv, sc.att = grown(sc.qkv, n*qw), grown(sc.att, n*heads*hd)
 	sc.gu, sc.act = grown(sc.gu, n*2*I), grown(sc.act, n*I)
 	for j, id := range ids {
-		copy(sc.x[j*H:(j+1)*H], c.embed[id*H:(id+1)*H])
+		c.embed.row(sc.x[j*H:(j+1)*H], id)
 	}
 	eps := float32(cfg.RMSNormEps)
 	for l, ly := range c.layers {
@@ -367,7 +404,7 @@ func (c *cpuModel) attend(att, qkv []float32, scores *[]float32, l int, rows []*
 // and an eighth of that for a single row (batch-1 decoding), whose time goes to reading w from memory,
 // which two cores do faster than one.
 // Each column's sum is the same however the columns are shared.
-func (c *cpuModel) matMul(y, x, w []float32, m, k, n int, accumulate bool) {
+func (c *cpuModel) matMul(y, x []float32, w matrix, m, k, n int, accumulate bool) {
 	minWork := 1 << 22 // multiply-adds a goroutine is worth
 	if !kernels.Fast() {
 		minWork = 1 << 17
@@ -378,7 +415,7 @@ func (c *cpuModel) matMul(y, x, w []float32, m, k, n int, accumulate bool) {
 	}
 	parts := min(c.threads, work/minWork, n/kernels.ColumnBlock)
 	if parts <= 1 {
-		kernels.MatMul(y, x, w, m, k, n, accumulate)
+		w.product(y, x, m, k, n, 0, n, accumulate)
 		return
 	}
 	blocks := (n + kernels.ColumnBlock - 1) / kernels.ColumnBlock
@@ -386,9 +423,18 @@ func (c *cpuModel) matMul(y, x, w []float32, m, k, n int, accumulate bool) {
 	for p := range parts {
 		j0 := blocks * p / parts * kernels.ColumnBlock
 		j1 := min(blocks*(p+1)/parts*kernels.ColumnBlock, n)
-		wg.Go(func() { kernels.MatMulColumns(y, x, w, m, k, n, j0, j1, accumulate) })
+		wg.Go(func() { w.product(y, x, m, k, n, j0, j1, accumulate) })
 	}
 	wg.Wait()
+}
+
+// product is kernels.MatMulColumns or MatMulBF16Columns, as w is stored.
+func (w matrix) product(y, x []float32, m, k, n, j0, j1 int, accumulate bool) {
+	if w.bf16 != nil {
+		kernels.MatMulBF16Columns(y, x, w.bf16, m, k, n, j0, j1, accumulate)
+	} else {
+		kernels.MatMulColumns(y, x, w.f32, m, k, n, j0, j1, accumulate)
+	}
 }
 
 // logits returns the logits of the hidden states sc.x of the tokens listed in which (all when nil), each

@@ -87,12 +87,92 @@ func testCPUMatchesGoMLX(t *testing.T, name string) {
 	t.Logf("%d logit vectors, largest difference %.3g", len(logits[0]), worst)
 }
 
-// TestCPUOptions: the cpu engine computes in float32 and says so when asked for bfloat16.
+// TestCPUBF16: with bfloat16 weights, the cpu engine's logits are, bit for bit, the float32 engine's on the
+// weights rounded to bfloat16 (the matrices and the embedding; norms and biases stay float32), in every
+// family, through prefills, batched steps and truncations; and its matrices are kept in bfloat16.
+func TestCPUBF16(t *testing.T) {
+	for _, cfg := range familyConfigs() {
+		t.Run(string(cfg.ModelType), func(t *testing.T) {
+			w := randomWeights(cfg, 1)
+			rounded := map[string][]float32{}
+			for _, spec := range cfg.weightSpecs() {
+				rounded[spec.name] = w[spec.name]
+				if len(spec.shape) == 2 {
+					rounded[spec.name] = make([]float32, len(w[spec.name]))
+					for i, v := range w[spec.name] {
+						rounded[spec.name][i] = hf.BFloat16ToFloat32(hf.BFloat16(v))
+					}
+				}
+			}
+			f32, err := New(cfg, rounded, Options{MaxSeq: 200, Backend: CPUBackend, DType: hf.F32})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f32.Close()
+			bf16, err := New(cfg, w, Options{MaxSeq: 200, Backend: CPUBackend, DType: hf.BF16})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer bf16.Close()
+			if bf16.DType() != hf.BF16 || bf16.cpu.layers[0].gateUp.bf16 == nil || bf16.cpu.head.bf16 == nil || bf16.cpu.embed.f32 != nil {
+				t.Fatalf("DType %s: the matrices are not kept in bfloat16", bf16.DType())
+			}
+			a, b := decodeLogits(t, f32), decodeLogits(t, bf16)
+			for i := range a {
+				for j := range a[i] {
+					if math.Float32bits(a[i][j]) != math.Float32bits(b[i][j]) {
+						t.Fatalf("logit vector %d, token %d: bf16 %g, float32 on rounded weights %g", i, j, b[i][j], a[i][j])
+					}
+				}
+			}
+		})
+	}
+}
+
+// decodeLogits prefills a random prompt into three rows and decodes 60 steps of varying rows, with
+// truncations, returning every logit vector.
+func decodeLogits(t *testing.T, m *Model) [][]float32 {
+	t.Helper()
+	s := newSession(t, m, 3)
+	V := m.Config().VocabSize
+	first, err := s.Prefill(randomIDs(40, V, 11))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logits := [][]float32{first}
+	ids := randomIDs(180, V, 12)
+	for i := range 60 {
+		rows := []int{0, 1, 2}[:1+i%3]
+		if i%17 == 16 {
+			if err := s.Truncate(i%3, 40+i%5); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, err := s.Step(ids[3*i:3*i+len(rows)], rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logits = append(logits, out...)
+	}
+	return logits
+}
+
+// TestCPUBF16Checkpoint: a bf16 checkpoint loaded with bfloat16 weights gives, bit for bit, the logits of
+// the float32 engine (its weights are bfloat16 values already).
+func TestCPUBF16Checkpoint(t *testing.T) {
+	ids := readIDs(t, "bf16")
+	var out [2][][]float32
+	for i, dt := range []hf.DType{hf.F32, hf.BF16} {
+		out[i] = forward(t, loadTestModel(t, "bf16", Options{MaxSeq: 64, Backend: CPUBackend, DType: dt}), ids)
+	}
+	if d := maxAbsDiff(t, out[0], out[1]); d != 0 {
+		t.Errorf("bf16 checkpoint: bf16 and f32 cpu engines differ by %g", d)
+	}
+}
+
+// TestCPUOptions: the cpu engine takes no options, and refuses work once closed.
 func TestCPUOptions(t *testing.T) {
 	cfg := smallConfig()
-	if _, err := New(cfg, randomWeights(cfg, 1), Options{Backend: CPUBackend, DType: hf.BF16}); err == nil || !strings.Contains(err.Error(), "float32 only") {
-		t.Errorf("bf16 on the cpu engine: error %v", err)
-	}
 	if _, err := New(cfg, randomWeights(cfg, 1), Options{Backend: "cpu:threads=2"}); err == nil || !strings.Contains(err.Error(), "takes no options") {
 		t.Errorf("cpu engine with options: error %v", err)
 	}
@@ -139,5 +219,19 @@ func BenchmarkCPUKernels(b *testing.B) {
 			b.ReportMetric(64*64*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
 		})
 		kernels.Use(prev)
+	}
+}
+
+// The cpu engine's memory with bfloat16 weights: the weights of BF16, the caches and temporaries of F32.
+func TestEstimateBackendMemory(t *testing.T) {
+	cfg := smallConfig()
+	bf, _ := EstimateMemory(cfg, hf.BF16, 4, 100)
+	f32, _ := EstimateMemory(cfg, hf.F32, 4, 100)
+	cpu, err := EstimateBackendMemory(cfg, CPUBackend, hf.BF16, 4, 100)
+	if err != nil || cpu.Weights != bf.Weights || cpu.Caches != f32.Caches || cpu.Temporaries != f32.Temporaries {
+		t.Errorf("cpu engine, bf16: %+v, %v; want weights %d, caches %d, temporaries %d", cpu, err, bf.Weights, f32.Caches, f32.Temporaries)
+	}
+	if xla, _ := EstimateBackendMemory(cfg, "xla:cuda", hf.BF16, 4, 100); xla != bf {
+		t.Errorf("xla, bf16: %+v, want %+v", xla, bf)
 	}
 }

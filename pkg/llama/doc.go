@@ -47,10 +47,12 @@
 //
 // Options.DType chooses the dtype of the weight matrices and the KV caches: hf.F32, hf.BF16, or "" (auto, the
 // default; ParseDType reads a command line's "f32", "bf16", "auto"): the checkpoint's dtype on XLA, so that an
-// 8B bf16 checkpoint takes 16 GB rather than 32, and f32 on the CPU, where bf16 runs slower (ResolveDType).
-// bf16 weights are read straight from a BF16 checkpoint's bytes. Activations, norms, softmax and logits are
-// float32 in both; everything the samplers compute from the logits is float64 on the host. EstimateMemory
-// gives a session's peak device memory ("gasp doctor" prints it for a model).
+// 8B bf16 checkpoint takes 16 GB rather than 32, and f32 on the CPU (ResolveDType). On XLA, bf16 weights are
+// read straight from a BF16 checkpoint's bytes. The cpu engine's bf16 keeps only its weight matrices and
+// embedding in bfloat16 (an 8B model in 16 GB of RAM) and computes in float32, caches included.
+// Activations, norms, softmax and logits are float32 everywhere; everything the samplers compute from the
+// logits is float64 on the host. EstimateMemory gives a session's peak device memory, EstimateBackendMemory
+// the cpu engine's ("gasp doctor" prints it for a model).
 //
 // Speeds are in the repository's BENCHMARKS.md ("gasp bench lm" measures them).
 package llama

@@ -28,7 +28,7 @@ func TestParseDType(t *testing.T) {
 
 // TestResolveDType checks the dtype a model takes for each backend and
 // checkpoint: auto follows a bf16 checkpoint on XLA only, the cpu engine
-// refuses bf16, and an unparsed spelling is an error.
+// takes bf16 when asked, and an unparsed spelling is an error.
 func TestResolveDType(t *testing.T) {
 	for _, c := range []struct {
 		want          hf.DType
@@ -38,7 +38,7 @@ func TestResolveDType(t *testing.T) {
 	}{
 		{hf.F32, "xla:cuda", hf.BF16, hf.F32, ""},
 		{hf.BF16, "go", hf.F32, hf.BF16, ""},
-		{hf.BF16, CPUBackend, hf.BF16, "", "float32 only"},
+		{hf.BF16, CPUBackend, hf.F32, hf.BF16, ""},
 		{"", "xla:cuda", hf.BF16, hf.BF16, ""},
 		{"", "xla:cuda", hf.F32, hf.F32, ""},
 		{"", "xla:cuda", "", hf.F32, ""},

@@ -53,3 +53,15 @@ func EstimateMemory(c Config, dt hf.DType, batch, seq int) (Memory, error) {
 	mem.Temporaries = mem.Caches + 4*B*V + 4*B*(2*I+(heads+2*kvH)*hd+2*H+2*heads*(S+1))
 	return mem, nil
 }
+
+// EstimateBackendMemory is EstimateMemory for a model on backend (Options.Backend): the cpu engine keeps
+// its caches and activations in float32 whatever dt, so its caches and temporaries are those of F32.
+func EstimateBackendMemory(c Config, backend string, dt hf.DType, batch, seq int) (Memory, error) {
+	mem, err := EstimateMemory(c, dt, batch, seq)
+	if err != nil || Backend(backend) != CPUBackend || dt == hf.F32 {
+		return mem, err
+	}
+	f32, err := EstimateMemory(c, hf.F32, batch, seq)
+	mem.Caches, mem.Temporaries = f32.Caches, f32.Temporaries
+	return mem, err
+}

@@ -63,8 +63,9 @@ type Options struct {
 	// MaxSeq). The cpu engine computes prompts 256 tokens at a time, unpadded.
 	PrefillChunk int
 	// DType is the dtype of the weights and KV caches: hf.F32, hf.BF16, or "" (auto): the checkpoint's
-	// dtype (BF16 when its embedding is BF16, else F32) on XLA, and F32 on the pure-Go backend, which runs
-	// float32 faster than bfloat16 (see ResolveDType). Activations, norms and softmax are float32 in both.
+	// dtype (BF16 when its embedding is BF16, else F32) on XLA, and F32 on the pure-Go backend and the cpu
+	// engine (see ResolveDType). Activations, norms and softmax are float32 everywhere; the cpu engine
+	// keeps only its weight matrices and embedding in bfloat16, its caches in float32.
 	// ParseDType reads it from a command line.
 	DType hf.DType
 }
@@ -86,17 +87,15 @@ func ParseDType(s string) (hf.DType, error) {
 // ResolveDType returns the weight and cache dtype, hf.F32 or hf.BF16, that Options.DType (want) selects for
 // a backend configuration and a checkpoint whose embedding has dtype ckpt ("" when unknown).
 //
-// Auto ("") on the pure-Go backend is F32: its bfloat16 matrix kernels convert every element to float32
-// as they go, and bf16 decoding measured slower there than f32 (BENCHMARKS.md). Elsewhere (XLA) it is the
-// checkpoint's own dtype, so that an 8B bf16 checkpoint takes 16 GB, not 32.
+// Auto ("") on the pure-Go backend and the cpu engine is F32: the pure-Go backend's bfloat16 kernels
+// convert every element to float32 as they go, and bf16 decoding measured slower there than f32
+// (BENCHMARKS.md); the cpu engine's bf16 halves the weights' memory (a choice to make, not a default).
+// Elsewhere (XLA) it is the checkpoint's own dtype, so that an 8B bf16 checkpoint takes 16 GB, not 32.
 func ResolveDType(want hf.DType, backend string, ckpt hf.DType) (hf.DType, error) {
 	switch want {
 	case hf.F32:
 		return hf.F32, nil
 	case hf.BF16:
-		if backend == CPUBackend {
-			return "", fmt.Errorf("llama: the %q backend computes in float32 only; use dtype f32 (or auto), or the GoMLX backend \"go\" for bf16", CPUBackend)
-		}
 		return hf.BF16, nil
 	case "":
 		name, _, _ := strings.Cut(backend, ":")
@@ -167,7 +166,7 @@ func Load(dir string, opts Options) (*Model, error) {
 		return nil, err
 	}
 	if m.backend == nil {
-		m.cpu, err = newCPUModel(cfg, m.opts.MaxSeq, m.invFreq, func(s weightSpec) ([]float32, error) { return ckpt.Float32(s.name) })
+		m.cpu, err = newCPUModel(cfg, m.opts.MaxSeq, m.invFreq, m.opts.DType == hf.BF16, func(s weightSpec) ([]float32, error) { return ckpt.Float32(s.name) })
 		if err != nil {
 			return nil, fmt.Errorf("llama: %s: %w", dir, err)
 		}
@@ -244,7 +243,7 @@ func New(cfg Config, weights map[string][]float32, opts Options) (*Model, error)
 		return nil, err
 	}
 	if m.backend == nil {
-		m.cpu, err = newCPUModel(cfg, m.opts.MaxSeq, m.invFreq, func(s weightSpec) ([]float32, error) { return slices.Clone(weights[s.name]), nil })
+		m.cpu, err = newCPUModel(cfg, m.opts.MaxSeq, m.invFreq, m.opts.DType == hf.BF16, func(s weightSpec) ([]float32, error) { return slices.Clone(weights[s.name]), nil })
 		return m, err
 	}
 	for _, spec := range cfg.weightSpecs() {

@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-var avx2 = impl{"AVX2", matMulAVX2, weightedSumAVX2, softmaxAVX2, siluMulAVX2, rmsNormAVX2}
+var avx2 = impl{"AVX2", matMulAVX2, matMulBF16AVX2, weightedSumAVX2, softmaxAVX2, siluMulAVX2, rmsNormAVX2}
 
 // haveAVX2 reports AVX2 and FMA. The gasp binary runs with GODEBUG=cpu.fma=off (pkg/cli/simd.go), which
 // hides FMA from archsimd.X86 (and x/sys/cpu) though the instructions still run; then AVX2 stands for both,
@@ -33,10 +33,10 @@ func matMulAVX2(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 	for j := j0; j < full; j += 16 {
 		i := 0
 		for ; i+4 <= m; i += 4 {
-			tile4x16(y, x, w, i, j, k, n, accumulate)
+			tile4x16(y, x, w, j, n, i, j, k, n, accumulate)
 		}
 		for ; i < m; i++ {
-			tile1x16(y, x, w, i, j, k, n, accumulate)
+			tile1x16(y, x, w, j, n, i, j, k, n, accumulate)
 		}
 	}
 	if full < j1 {
@@ -44,7 +44,10 @@ func matMulAVX2(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 	}
 }
 
-func tile4x16(y, x, w []float32, i, j, k, n int, accumulate bool) {
+// tile4x16 adds the products of rows i..i+3 of x and the panel of w at column j to y (to 0 when accumulate
+// is false). The panel's first row starts at w[wp] and its rows are wn apart: w itself (wp = j, wn = n), or
+// a copy of the panel (bfloat16 weights widened, wn = 16).
+func tile4x16(y, x, w []float32, wp, wn, i, j, k, n int, accumulate bool) {
 	x0 := x[i*k : i*k+k]
 	x1 := x[(i+1)*k : (i+1)*k+k][:len(x0)]
 	x2 := x[(i+2)*k : (i+2)*k+k][:len(x0)]
@@ -57,7 +60,6 @@ func tile4x16(y, x, w []float32, i, j, k, n int, accumulate bool) {
 		c20, c21 = load8(y[o+2*n:]), load8(y[o+2*n+8:])
 		c30, c31 = load8(y[o+3*n:]), load8(y[o+3*n+8:])
 	}
-	wp := j
 	for p := range x0 {
 		w0 := archsimd.LoadFloat32x8((*[8]float32)(w[wp : wp+8]))
 		w1 := archsimd.LoadFloat32x8((*[8]float32)(w[wp+8 : wp+16]))
@@ -69,7 +71,7 @@ func tile4x16(y, x, w []float32, i, j, k, n int, accumulate bool) {
 		c20, c21 = w0.MulAdd(b, c20), w1.MulAdd(b, c21)
 		b = splat8(x3[p])
 		c30, c31 = w0.MulAdd(b, c30), w1.MulAdd(b, c31)
-		wp += n
+		wp += wn
 	}
 	store8(c00, y[o:])
 	store8(c01, y[o+8:])
@@ -81,18 +83,17 @@ func tile4x16(y, x, w []float32, i, j, k, n int, accumulate bool) {
 	store8(c31, y[o+3*n+8:])
 }
 
-func tile1x16(y, x, w []float32, i, j, k, n int, accumulate bool) {
+func tile1x16(y, x, w []float32, wp, wn, i, j, k, n int, accumulate bool) {
 	o := i*n + j
 	var c0, c1 vec8
 	if accumulate {
 		c0, c1 = load8(y[o:]), load8(y[o+8:])
 	}
-	wp := j
 	for _, a := range x[i*k : i*k+k] {
 		b := splat8(a)
 		c0 = archsimd.LoadFloat32x8((*[8]float32)(w[wp:wp+8])).MulAdd(b, c0)
 		c1 = archsimd.LoadFloat32x8((*[8]float32)(w[wp+8:wp+16])).MulAdd(b, c1)
-		wp += n
+		wp += wn
 	}
 	store8(c0, y[o:])
 	store8(c1, y[o+8:])

@@ -7,7 +7,7 @@ import (
 	"simd/archsimd"
 )
 
-var avx512 = impl{"AVX-512", matMulAVX512, weightedSumAVX512, softmaxAVX512, siluMulAVX512, rmsNormAVX512}
+var avx512 = impl{"AVX-512", matMulAVX512, matMulBF16AVX512, weightedSumAVX512, softmaxAVX512, siluMulAVX512, rmsNormAVX512}
 
 // implementations lists the implementations this CPU runs, fastest first.
 func implementations() []impl {
@@ -41,10 +41,10 @@ func matMulAVX512(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 			p1, acc := min(p0+kBlock, k), accumulate || p0 > 0
 			i := 0
 			for ; i+4 <= m; i += 4 {
-				tile4x32(y, x, w, i, j, k, n, p0, p1, acc)
+				tile4x32(y, x, w, p0*n+j, n, i, j, k, n, p0, p1, acc)
 			}
 			for ; i < m; i++ {
-				tile1x32(y, x, w, i, j, k, n, p0, p1, acc)
+				tile1x32(y, x, w, p0*n+j, n, i, j, k, n, p0, p1, acc)
 			}
 		}
 	}
@@ -96,8 +96,9 @@ func rowAVX512(y, x, w []float32, k, n, j0, j1 int, accumulate bool) {
 const kBlock = 256
 
 // tile4x32 adds the products of rows i..i+3 of x and the panel of w at column j over p0 ≤ p < p1 to y (to 0
-// when accumulate is false).
-func tile4x32(y, x, w []float32, i, j, k, n, p0, p1 int, accumulate bool) {
+// when accumulate is false). The panel's row p0 starts at w[wp] and its rows are wn apart: w itself (wp
+// = p0·n+j, wn = n), or a copy of the panel (bfloat16 weights widened, wn = 32).
+func tile4x32(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool) {
 	x0 := x[i*k+p0 : i*k+p1]
 	x1 := x[(i+1)*k+p0 : (i+1)*k+p1][:len(x0)]
 	x2 := x[(i+2)*k+p0 : (i+2)*k+p1][:len(x0)]
@@ -110,7 +111,6 @@ func tile4x32(y, x, w []float32, i, j, k, n, p0, p1 int, accumulate bool) {
 		c20, c21 = load(y[o+2*n:]), load(y[o+2*n+16:])
 		c30, c31 = load(y[o+3*n:]), load(y[o+3*n+16:])
 	}
-	wp := p0*n + j
 	for p := range x0 {
 		w0 := archsimd.LoadFloat32x16((*[16]float32)(w[wp : wp+16]))
 		w1 := archsimd.LoadFloat32x16((*[16]float32)(w[wp+16 : wp+32]))
@@ -122,7 +122,7 @@ func tile4x32(y, x, w []float32, i, j, k, n, p0, p1 int, accumulate bool) {
 		c20, c21 = w0.MulAdd(b, c20), w1.MulAdd(b, c21)
 		b = splat(x3[p])
 		c30, c31 = w0.MulAdd(b, c30), w1.MulAdd(b, c31)
-		wp += n
+		wp += wn
 	}
 	store(c00, y[o:])
 	store(c01, y[o+16:])
@@ -134,19 +134,18 @@ func tile4x32(y, x, w []float32, i, j, k, n, p0, p1 int, accumulate bool) {
 	store(c31, y[o+3*n+16:])
 }
 
-func tile1x32(y, x, w []float32, i, j, k, n, p0, p1 int, accumulate bool) {
+func tile1x32(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool) {
 	x0 := x[i*k+p0 : i*k+p1]
 	o := i*n + j
 	var c0, c1 vec
 	if accumulate {
 		c0, c1 = load(y[o:]), load(y[o+16:])
 	}
-	wp := p0*n + j
 	for _, a := range x0 {
 		b := splat(a)
 		c0 = archsimd.LoadFloat32x16((*[16]float32)(w[wp:wp+16])).MulAdd(b, c0)
 		c1 = archsimd.LoadFloat32x16((*[16]float32)(w[wp+16:wp+32])).MulAdd(b, c1)
-		wp += n
+		wp += wn
 	}
 	store(c0, y[o:])
 	store(c1, y[o+16:])

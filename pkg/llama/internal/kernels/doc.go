@@ -1,6 +1,6 @@
-// Package kernels holds the float32 kernels of pkg/llama's "cpu" engine: a matrix product, weighted sums
-// of rows (attention's scores and outputs), softmax, RMSNorm and SwiGLU's gate, each over plain row-major
-// slices.
+// Package kernels holds the float32 kernels of pkg/llama's "cpu" engine: a matrix product (also over
+// bfloat16 weights, widened as they are read: MatMulBF16), weighted sums of rows (attention's scores and
+// outputs), softmax, RMSNorm and SwiGLU's gate, each over plain row-major slices.
 //
 // Every kernel has a portable Go version (generic.go), and on amd64 binaries built with
 // GOEXPERIMENT=simd an AVX-512 version (avx512.go) and an AVX2 version (avx2.go), the fastest the CPU
@@ -33,6 +33,21 @@ func MatMulColumns(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 		panic("kernels: MatMul: slices shorter than their shapes, or columns out of range")
 	}
 	active.matMul(y, x, w, m, k, n, j0, j1, accumulate)
+}
+
+// MatMulBF16 is MatMul with w in bfloat16, each element the high 16 bits of a float32: y is, bit for bit,
+// what MatMul gives with w widened to float32, without a float32 copy of w. A batch-1 product reads half
+// the bytes.
+func MatMulBF16(y, x []float32, w []uint16, m, k, n int, accumulate bool) {
+	MatMulBF16Columns(y, x, w, m, k, n, 0, n, accumulate)
+}
+
+// MatMulBF16Columns is MatMulBF16 for the columns [j0, j1) of y and w only (see MatMulColumns).
+func MatMulBF16Columns(y, x []float32, w []uint16, m, k, n, j0, j1 int, accumulate bool) {
+	if len(x) < m*k || len(w) < k*n || len(y) < m*n || j0%ColumnBlock != 0 || j0 > j1 || j1 > n {
+		panic("kernels: MatMulBF16: slices shorter than their shapes, or columns out of range")
+	}
+	active.matMulBF16(y, x, w, m, k, n, j0, j1, accumulate)
 }
 
 // ColumnBlock is a multiple of the width of the column panels MatMul works in.
@@ -74,13 +89,14 @@ func RMSNorm(y, x, w []float32, eps float32) {
 type impl struct {
 	name        string
 	matMul      func(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool)
+	matMulBF16  func(y, x []float32, w []uint16, m, k, n, j0, j1 int, accumulate bool)
 	weightedSum func(out, a, v []float32, stride int)
 	softmax     func(s []float32)
 	siluMul     func(out, g, u []float32)
 	rmsNorm     func(y, x, w []float32, eps float32)
 }
 
-var portable = impl{"portable Go", matMulGeneric, weightedSumGeneric, softmaxGeneric, siluMulGeneric, rmsNormGeneric}
+var portable = impl{"portable Go", matMulGeneric, matMulBF16Generic, weightedSumGeneric, softmaxGeneric, siluMulGeneric, rmsNormGeneric}
 
 // active is the implementation the functions above run: the first of implementations(), the fastest this
 // CPU supports.

@@ -1,0 +1,58 @@
+//go:build goexperiment.simd && amd64
+
+package kernels
+
+import "simd/archsimd"
+
+// loadBF16x8 widens 8 bfloat16s to float32s.
+func loadBF16x8(s []uint16) vec8 {
+	return archsimd.LoadUint16x8((*[8]uint16)(s[:8])).ExtendToUint32().ShiftAllLeft(16).AsFloat32x8()
+}
+
+// matMulBF16AVX2 is matMulAVX2 over w in bfloat16: a single row streams w's rows widening as it goes, more
+// rows widen each panel of 16 columns once (k·64 bytes) into a float32 copy that every row passes over. The
+// sums are matMulAVX2's, in the same order, so the bits are the same.
+func matMulBF16AVX2(y, x []float32, w []uint16, m, k, n, j0, j1 int, accumulate bool) {
+	full := j0 + (j1-j0)&^15
+	if m == 1 {
+		rowBF16AVX2(y, x, w, k, n, j0, full, accumulate)
+	} else if full > j0 {
+		panel := make([]float32, k*16)
+		for j := j0; j < full; j += 16 {
+			for p := range k {
+				row, dst := w[p*n+j:], panel[p*16:]
+				store8(loadBF16x8(row), dst)
+				store8(loadBF16x8(row[8:]), dst[8:])
+			}
+			i := 0
+			for ; i+4 <= m; i += 4 {
+				tile4x16(y, x, panel, 0, 16, i, j, k, n, accumulate)
+			}
+			for ; i < m; i++ {
+				tile1x16(y, x, panel, 0, 16, i, j, k, n, accumulate)
+			}
+		}
+	}
+	if full < j1 {
+		matMulBF16Generic(y, x, w, m, k, n, full, j1, accumulate)
+	}
+}
+
+// rowBF16AVX2 computes the columns [j0, j1) (a multiple of 16 wide) of a single row y (+)= x·w, reading
+// each row of w in one run (see rowAVX512). Storing y between rows changes no bit of tile1x16's sums.
+func rowBF16AVX2(y, x []float32, w []uint16, k, n, j0, j1 int, accumulate bool) {
+	for b0 := j0; b0 < j1; b0 += rowBlock {
+		yb := y[b0:min(b0+rowBlock, j1)]
+		if !accumulate {
+			clear(yb)
+		}
+		for p, a := range x[:k] {
+			row := w[p*n+b0 : p*n+b0+len(yb)]
+			s := splat8(a)
+			for j := 0; j < len(yb); j += 16 {
+				store8(loadBF16x8(row[j:]).MulAdd(s, load8(yb[j:])), yb[j:])
+				store8(loadBF16x8(row[j+8:]).MulAdd(s, load8(yb[j+8:])), yb[j+8:])
+			}
+		}
+	}
+}
