@@ -88,43 +88,42 @@ type cpuPrefix struct {
 }
 
 // newCPUModel builds the engine's weights from get, which returns each weight of cfg.weightSpecs in the
-// checkpoint's layout ([out, in] for matrices) as float32, keeping the matrices and the embedding in
-// bfloat16 when bf16 is set. It asks for them in that order, and a layer's weights are fused and
+// checkpoint's layout ([out, in] for matrices), in bfloat16 when asked (the matrices and the embedding, when
+// bf16 is set), else in float32. It asks for them in that order, and a layer's weights are fused and
 // transposed before the next layer's are read, so that loading holds at most one layer's weights twice.
-func newCPUModel(cfg Config, maxSeq int, invFreq []float64, bf16 bool, get func(weightSpec) ([]float32, error)) (*cpuModel, error) {
+func newCPUModel(cfg Config, maxSeq int, invFreq []float64, bf16 bool, get func(s weightSpec, bf16 bool) (matrix, error)) (*cpuModel, error) {
 	specs := cfg.weightSpecs()
 	var err error
-	next := func() []float32 {
+	next := func() matrix {
 		if err != nil {
-			return nil
+			return matrix{}
 		}
-		var data []float32
-		data, err = get(specs[0])
+		var w matrix
+		w, err = get(specs[0], bf16 && len(specs[0].shape) == 2)
 		specs = specs[1:]
-		return data
+		return w
 	}
 	H, V := cfg.HiddenSize, cfg.VocabSize
-	embed := next()
-	c := &cpuModel{cfg: cfg, invFreq: invFreq, embed: newMatrix(embed, bf16), threads: runtime.GOMAXPROCS(0)}
+	c := &cpuModel{cfg: cfg, invFreq: invFreq, embed: next(), threads: runtime.GOMAXPROCS(0)}
 	for l := range cfg.NumHiddenLayers {
-		var w [numLayerWeights][]float32
+		var w [numLayerWeights]matrix
 		for _, s := range cfg.layerSpecs(l) {
 			w[s.slot] = next()
 		}
 		if err != nil {
 			return nil, err
 		}
-		c.layers = append(c.layers, newCPULayer(cfg, &w, bf16))
+		c.layers = append(c.layers, newCPULayer(cfg, &w))
 	}
-	c.norm = next()
-	head := embed
+	c.norm = next().f32
+	head := c.embed
 	if !cfg.TieWordEmbeddings {
 		head = next()
 	}
 	if err != nil {
 		return nil, err
 	}
-	c.head = newMatrix(transpose(head, V, H), bf16)
+	c.head = head.transpose(V, H)
 	half := cfg.HeadDim / 2
 	c.cos, c.sin = make([]float32, maxSeq*half), make([]float32, maxSeq*half)
 	for pos := range maxSeq {
@@ -133,22 +132,21 @@ func newCPUModel(cfg Config, maxSeq int, invFreq []float64, bf16 bool, get func(
 	return c, nil
 }
 
-// newCPULayer fuses and transposes a layer's weights, indexed by slot (nil where the family has none),
-// its matrices in bfloat16 when bf16 is set.
-func newCPULayer(cfg Config, w *[numLayerWeights][]float32, bf16 bool) cpuLayer {
+// newCPULayer fuses and transposes a layer's weights, indexed by slot (empty where the family has none).
+func newCPULayer(cfg Config, w *[numLayerWeights]matrix) cpuLayer {
 	H, I := cfg.HiddenSize, cfg.IntermediateSize
 	ly := cpuLayer{
-		attnNorm: w[wInputNorm],
-		mlpNorm:  w[wPostNorm],
-		qkv:      newMatrix(sideBySide(H, w[wQ], w[wK], w[wV]), bf16),
-		o:        newMatrix(transpose(w[wO], H, cfg.NumAttentionHeads*cfg.HeadDim), bf16),
-		gateUp:   newMatrix(sideBySide(H, w[wGate], w[wUp]), bf16),
-		down:     newMatrix(transpose(w[wDown], H, I), bf16),
-		qNorm:    w[wQNorm],
-		kNorm:    w[wKNorm],
+		attnNorm: w[wInputNorm].f32,
+		mlpNorm:  w[wPostNorm].f32,
+		qkv:      sideBySide(H, w[wQ], w[wK], w[wV]),
+		o:        w[wO].transpose(H, cfg.NumAttentionHeads*cfg.HeadDim),
+		gateUp:   sideBySide(H, w[wGate], w[wUp]),
+		down:     w[wDown].transpose(H, I),
+		qNorm:    w[wQNorm].f32,
+		kNorm:    w[wKNorm].f32,
 	}
-	if w[wQBias] != nil {
-		ly.qkvBias = slices.Concat(w[wQBias], w[wKBias], w[wVBias])
+	if w[wQBias].f32 != nil {
+		ly.qkvBias = slices.Concat(w[wQBias].f32, w[wKBias].f32, w[wVBias].f32)
 	}
 	return ly
 }
@@ -159,16 +157,21 @@ type matrix struct {
 	bf16 []uint16
 }
 
-// newMatrix returns data as a matrix: itself, or rounded to bfloat16 when bf16 is set.
-func newMatrix(data []float32, bf16 bool) matrix {
-	if !bf16 {
-		return matrix{f32: data}
-	}
+// roundedMatrix returns data rounded to bfloat16 (to nearest, ties to even), as a matrix.
+func roundedMatrix(data []float32) matrix {
 	b := make([]uint16, len(data))
 	for i, v := range data {
 		b[i] = hf.BFloat16(v)
 	}
 	return matrix{bf16: b}
+}
+
+// transpose returns the transpose of w, a [rows, cols] matrix.
+func (w matrix) transpose(rows, cols int) matrix {
+	if w.bf16 != nil {
+		return matrix{bf16: transpose(w.bf16, rows, cols)}
+	}
+	return matrix{f32: transpose(w.f32, rows, cols)}
 }
 
 // row copies row i of a matrix of rows of len(dst) elements into dst, widened to float32.
@@ -184,13 +187,28 @@ func (w matrix) row(dst []float32, i int) {
 }
 
 // sideBySide returns the matrix [in, Σ out_i] whose columns are those of the transposes of mats, each
-// [out_i, in] in the checkpoint's layout.
-func sideBySide(in int, mats ...[]float32) []float32 {
+// [out_i, in] in the checkpoint's layout (all in one dtype).
+func sideBySide(in int, mats ...matrix) matrix {
+	if mats[0].bf16 != nil {
+		bf := make([][]uint16, len(mats))
+		for i, m := range mats {
+			bf[i] = m.bf16
+		}
+		return matrix{bf16: sideBySideOf(in, bf...)}
+	}
+	f := make([][]float32, len(mats))
+	for i, m := range mats {
+		f[i] = m.f32
+	}
+	return matrix{f32: sideBySideOf(in, f...)}
+}
+
+func sideBySideOf[T any](in int, mats ...[]T) []T {
 	width := 0
 	for _, m := range mats {
 		width += len(m) / in
 	}
-	out := make([]float32, in*width)
+	out := make([]T, in*width)
 	col := 0
 	for _, m := range mats {
 		rows := len(m) / in

@@ -166,7 +166,14 @@ func Load(dir string, opts Options) (*Model, error) {
 		return nil, err
 	}
 	if m.backend == nil {
-		m.cpu, err = newCPUModel(cfg, m.opts.MaxSeq, m.invFreq, m.opts.DType == hf.BF16, func(s weightSpec) ([]float32, error) { return ckpt.Float32(s.name) })
+		m.cpu, err = newCPUModel(cfg, m.opts.MaxSeq, m.invFreq, m.opts.DType == hf.BF16, func(s weightSpec, bf16 bool) (matrix, error) {
+			if bf16 { // straight from a BF16 checkpoint's bytes, or rounded as read
+				w, err := ckpt.BFloat16(s.name)
+				return matrix{bf16: w}, err
+			}
+			w, err := ckpt.Float32(s.name)
+			return matrix{f32: w}, err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("llama: %s: %w", dir, err)
 		}
@@ -243,7 +250,12 @@ func New(cfg Config, weights map[string][]float32, opts Options) (*Model, error)
 		return nil, err
 	}
 	if m.backend == nil {
-		m.cpu, err = newCPUModel(cfg, m.opts.MaxSeq, m.invFreq, m.opts.DType == hf.BF16, func(s weightSpec) ([]float32, error) { return slices.Clone(weights[s.name]), nil })
+		m.cpu, err = newCPUModel(cfg, m.opts.MaxSeq, m.invFreq, m.opts.DType == hf.BF16, func(s weightSpec, bf16 bool) (matrix, error) {
+			if bf16 {
+				return roundedMatrix(weights[s.name]), nil
+			}
+			return matrix{f32: slices.Clone(weights[s.name])}, nil
+		})
 		return m, err
 	}
 	for _, spec := range cfg.weightSpecs() {
