@@ -28,7 +28,8 @@
 #	SNAPSHOTS=4 JOBS=1 OUT=analysis/fuzz-quick bash scripts/fuzz-quick.sh [-n]
 #
 # -n skips step 1 (uses the store as it is); -s stops after step 2 (the
-# seeds, for deploy/fuzz-slurm.sh). METHODS="gcd asap-k10 ..." and
+# seeds, for deploy/fuzz-slurm.sh). MIN_CPU_SHARE=0.9 runs again a stored
+# trial that had less than 90 % of a core (gasp fuzz run --min-cpu-share). METHODS="gcd asap-k10 ..." and
 # TARGETS="xml sql" restrict steps 2-3 to the methods and targets named.
 # Run it under nice -n 19 on a shared machine: AFL++ inherits it.
 set -euo pipefail
@@ -104,7 +105,8 @@ run_trial() {
 		cp "$kept" "$run/trial-$((i - 1))/trial.json"
 	fi
 	"$gasp" fuzz run --toolchain "$tc" --target "$target" --seeds "$work/seeds/$target/$label" --time "$time" \
-		--trials "$trials" --snapshots "$snapshots" --out "$run" -q --only-trial "$i" "$@" >/dev/null
+		--trials "$trials" --snapshots "$snapshots" --out "$run" -q --only-trial "$i" \
+		--min-cpu-share "${MIN_CPU_SHARE:-0}" "$@" >/dev/null
 	mkdir -p "$(dirname "$kept")"
 	cp "$run/trial-$((i - 1))/trial.json" "$kept"
 }

@@ -323,6 +323,7 @@ is written by the task that stores the last trial, or by a --resume after.`, std
 	cl.StringVar(&f.out, "out", "", "output directory")
 	cl.BoolVar(&f.resume, "resume", false, "keep the trials stored under --out by an earlier run with the same options; run the others")
 	cl.IntVar(&f.only, "only-trial", 0, "run trial I (1..N) alone, or keep it if stored")
+	cl.Float64Var(&f.minCPU, "min-cpu-share", 0, "with --resume or --only-trial, run a stored trial again if it had less than this share of a core (CPU seconds over --time), or no CPU record")
 	tcDir := cl.String("toolchain", ".cache/fuzz", "toolchain directory (scripts/fuzz-setup.sh)")
 	quiet := cl.Bool("q", false, "no progress lines on standard error")
 	if done, code := cl.parseNoArgs(args); done {
@@ -365,6 +366,7 @@ type fuzzRunFlags struct {
 	trials, snaps, only                      int
 	grammarDict, resume                      bool
 	execTimeout                              time.Duration
+	minCPU                                   float64
 }
 
 // options checks the flags and returns the options of the run; on error,
@@ -377,6 +379,7 @@ func (f *fuzzRunFlags) options() (opts fuzz.Options, usage bool, err error) {
 		flagCheck{f.execTimeout < 0, fmt.Sprintf("--exec-timeout must not be negative, got %v", f.execTimeout)},
 		flagCheck{f.only < 0, fmt.Sprintf("--only-trial must be in [1, --trials], got %d", f.only)},
 		flagCheck{f.only > 0 && f.resume, "--only-trial and --resume exclude each other (--only-trial keeps a stored trial too)"},
+		flagCheck{!(f.minCPU >= 0 && f.minCPU <= 1), fmt.Sprintf("--min-cpu-share must be in [0, 1], got %g", f.minCPU)},
 	); bad != "" {
 		return fuzz.Options{}, true, errors.New(bad)
 	}
@@ -404,7 +407,7 @@ func (f *fuzzRunFlags) options() (opts fuzz.Options, usage bool, err error) {
 	if f.only > opts.Trials {
 		return fuzz.Options{}, true, fmt.Errorf("--only-trial must be in [1, %d] (--trials), got %d", opts.Trials, f.only)
 	}
-	opts.Resume, opts.Only = f.resume, f.only
+	opts.Resume, opts.Only, opts.MinCPUShare = f.resume, f.only, f.minCPU
 	if f.grammarDict {
 		rel, err := fuzz.GrammarFile(f.target)
 		if err != nil {

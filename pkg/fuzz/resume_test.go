@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -158,5 +159,37 @@ func TestChildrenCPU(t *testing.T) {
 		if got := childrenCPU(c.in); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("childrenCPU(%q) = %g, want %g", c.in, got, c.want)
 		}
+	}
+}
+
+// With MinCPUShare, a stored trial that had less of a core, or no CPU
+// record, is not kept: it runs again.
+func TestStoredTrialCPUShare(t *testing.T) {
+	out := t.TempDir()
+	key := trialKey{Target: "sql", Version: "3.40", SeedsSHA256: "ab", TimeSeconds: 300, Snapshots: 10, ExecTimeoutMs: 1000}
+	for i, cpu := range []float64{290, 200, 0} {
+		dir := filepath.Join(out, fmt.Sprintf("trial-%d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := saveTrial(dir, key, &Trial{Trial: i, CPUSeconds: cpu}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log bytes.Buffer
+	opts := Options{Trials: 3, Time: 300 * time.Second, Resume: true, MinCPUShare: 0.9, Log: &log}
+	stored, err := storedTrials(out, opts, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) != 1 || stored[0] == nil {
+		t.Errorf("kept %v, want trial 0 only (290 of 300 CPU seconds)", stored)
+	}
+	if !strings.Contains(log.String(), "200 CPU seconds of 300") {
+		t.Errorf("log does not say why trial 1 runs again:\n%s", log.String())
+	}
+	opts.MinCPUShare = 0
+	if stored, _ := storedTrials(out, opts, key); len(stored) != 3 {
+		t.Errorf("without a share: kept %d trials, want 3", len(stored))
 	}
 }

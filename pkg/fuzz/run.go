@@ -71,6 +71,12 @@ type Options struct {
 	// stored, and until then returns an error wrapping ErrTrialsPending.
 	// A Slurm array runs one trial per task this way.
 	Only int
+	// MinCPUShare, if positive, is the least share of the trial's time a
+	// stored trial must have had of a core (its CPUSeconds over Time) to
+	// be kept; one below it, or stored without a CPU record, is run again.
+	// On a shared machine a trial that other work slowed measures less
+	// fuzzing than the others, whatever its seeds.
+	MinCPUShare float64
 }
 
 // A Point is the mean coverage over trials at a time, with bootstrap 95%
@@ -232,6 +238,13 @@ func storedTrials(out string, opts Options, key trialKey) (map[int]*Trial, error
 		}
 		if ok && tr.Trial != i {
 			return nil, fmt.Errorf("%s holds trial %d, not %d; remove it to run the trial again", filepath.Join(dir, trialFile), tr.Trial, i)
+		}
+		if ok && opts.MinCPUShare > 0 && opts.Time > 0 && tr.CPUSeconds < opts.MinCPUShare*opts.Time.Seconds() {
+			if opts.Log != nil {
+				fmt.Fprintf(opts.Log, "fuzz: %s: %.0f CPU seconds of %.0f, under the share %g: run again\n",
+					filepath.Join(dir, trialFile), tr.CPUSeconds, opts.Time.Seconds(), opts.MinCPUShare)
+			}
+			ok = false
 		}
 		if ok {
 			stored[i] = tr
