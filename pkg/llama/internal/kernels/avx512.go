@@ -70,23 +70,33 @@ func rowAVX512(y, x, w []float32, k, n, j0, j1 int, accumulate bool) {
 			clear(yb)
 		}
 		for p, a := range x[:k] {
-			row := w[p*n+b0 : p*n+b0+len(yb)]
-			s := splat(a)
-			j := 0
-			for ; j+64 <= len(yb); j += 64 {
-				store(load(row[j:]).MulAdd(s, load(yb[j:])), yb[j:])
-				store(load(row[j+16:]).MulAdd(s, load(yb[j+16:])), yb[j+16:])
-				store(load(row[j+32:]).MulAdd(s, load(yb[j+32:])), yb[j+32:])
-				store(load(row[j+48:]).MulAdd(s, load(yb[j+48:])), yb[j+48:])
-			}
-			for ; j < len(yb); j += 16 {
-				store(load(row[j:]).MulAdd(s, load(yb[j:])), yb[j:])
-			}
+			rowFMA32(yb, w[p*n+b0:p*n+b0+len(yb)], splat(a))
 		}
 	}
 	if full < j1 {
 		matMulGeneric(y, x, w, 1, k, n, full, j1, accumulate)
 	}
+}
+
+// rowFMA32 sets y[j] += s·row[j], 16 at a time (len(y) = len(row), a multiple of 16), through array
+// pointers (see rowFMA).
+func rowFMA32(y, row []float32, s vec) {
+	for len(y) >= 64 {
+		yp, wp := (*[64]float32)(y), (*[64]float32)(row)
+		fma16f((*[16]float32)(yp[0:16]), (*[16]float32)(wp[0:16]), s)
+		fma16f((*[16]float32)(yp[16:32]), (*[16]float32)(wp[16:32]), s)
+		fma16f((*[16]float32)(yp[32:48]), (*[16]float32)(wp[32:48]), s)
+		fma16f((*[16]float32)(yp[48:64]), (*[16]float32)(wp[48:64]), s)
+		y, row = y[64:], row[64:]
+	}
+	for len(y) >= 16 {
+		fma16f((*[16]float32)(y), (*[16]float32)(row), s)
+		y, row = y[16:], row[16:]
+	}
+}
+
+func fma16f(y, w *[16]float32, s vec) {
+	archsimd.LoadFloat32x16(w).MulAdd(s, archsimd.LoadFloat32x16(y)).Store(y)
 }
 
 // kBlock is how many rows of a panel of w (kBlock·128 bytes: 32 KB, in L1) matMulAVX512 runs every row of x
