@@ -64,17 +64,24 @@ const rowBlock = 2048
 // per p), so the results are the same to the bit.
 func rowAVX512(y, x, w []float32, k, n, j0, j1 int, accumulate bool) {
 	full := j0 + (j1-j0)&^31 // the columns past the last panel of 32 run in Go, as matMulAVX512's do
-	for b0 := j0; b0 < full; b0 += rowBlock {
-		yb := y[b0:min(b0+rowBlock, full)]
+	rowBlocks(y, x, w, k, n, j0, full, accumulate, rowFMA32)
+	if full < j1 {
+		matMulGeneric(y, x, w, 1, k, n, full, j1, accumulate)
+	}
+}
+
+// rowBlocks runs the single-row product over the columns [j0, j1) (a multiple of 16 wide) in blocks of
+// rowBlock, with fma adding a·(a row of w's block) to y's block for every p: rowFMA32 over float32 weights,
+// rowFMA over bfloat16 ones (one call a row, not a dictionary call a vector).
+func rowBlocks[W float32 | uint16](y, x []float32, w []W, k, n, j0, j1 int, accumulate bool, fma func(y []float32, row []W, s vec)) {
+	for b0 := j0; b0 < j1; b0 += rowBlock {
+		yb := y[b0:min(b0+rowBlock, j1)]
 		if !accumulate {
 			clear(yb)
 		}
 		for p, a := range x[:k] {
-			rowFMA32(yb, w[p*n+b0:p*n+b0+len(yb)], splat(a))
+			fma(yb, w[p*n+b0:p*n+b0+len(yb)], splat(a))
 		}
-	}
-	if full < j1 {
-		matMulGeneric(y, x, w, 1, k, n, full, j1, accumulate)
 	}
 }
 

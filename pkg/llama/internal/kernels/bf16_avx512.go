@@ -74,15 +74,7 @@ func fma16(y *[16]float32, w *[16]uint16, s vec) {
 // rowBF16AVX512 is rowAVX512 over w in bfloat16: half the bytes to read.
 func rowBF16AVX512(y, x []float32, w []uint16, k, n, j0, j1 int, accumulate bool) {
 	full := j0 + (j1-j0)&^31
-	for b0 := j0; b0 < full; b0 += rowBlock {
-		yb := y[b0:min(b0+rowBlock, full)]
-		if !accumulate {
-			clear(yb)
-		}
-		for p, a := range x[:k] {
-			rowFMA(yb, w[p*n+b0:p*n+b0+len(yb)], splat(a))
-		}
-	}
+	rowBlocks(y, x, w, k, n, j0, full, accumulate, rowFMA)
 	if full < j1 {
 		matMulBF16Generic(y, x, w, 1, k, n, full, j1, accumulate)
 	}
