@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -447,6 +449,9 @@ func (a *aflRun) runWithRetries(ctx context.Context, aflOut string, args []strin
 		// CPU its children used: bwrap's own accounting loses it (its PID
 		// namespace's init is not waited for as a child).
 		times := filepath.Join(a.work, "afl-times")
+		if err := os.Remove(times); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 		cmd := sb.Command(actx, "sh", "-c", `cd "$1" && t="$2" && shift 2 && { afl-fuzz "$@"; s=$?; times >"$t"; exit $s; }`, "sh", scratch, times)
 		cmd.Args = append(cmd.Args, args...)
 		logOut, err := os.Create(logPath)
