@@ -623,8 +623,13 @@ const splitMin = 256
 // State at i, as the union of what the views of s's scan items allow (each
 // cached by view and node), and returns the nodes it leaves undecided.
 func (k *Masker) split(s earley.State, i int32, b *sink, local bool) []int32 {
+	return k.splitViews(s, k.m.ScanViews(s, k.LocalDepth, nil), i, b, local)
+}
+
+// splitViews is split with the views of s already found.
+func (k *Masker) splitViews(s earley.State, views []earley.State, i int32, b *sink, local bool) []int32 {
 	var escapes []int32
-	for _, v := range k.m.ScanViews(s, k.LocalDepth, nil) {
+	for _, v := range views {
 		key := subKey{v, i}
 		sw := k.subs[key]
 		if sw == nil {

@@ -360,12 +360,14 @@ const regionMin = 64
 // from s, the State at root: over the region of s if it is wide.
 func (k *Masker) walkBelow(s earley.State, root int32, out *sink) {
 	big := k.LocalDepth > 0 && k.trie.end[root]-root >= splitMin
-	if big && k.splitKnown(s, root) {
-		// The walks of every view of s are kept: their union costs less
-		// than stepping the region States of s, new in every context
+	if big {
+		// Where the walks of every view of s are kept, their union costs
+		// less than stepping the region States of s, new in every context
 		// (after each member of a JSON object, its next member's name).
-		k.split(s, root, out, false)
-		return
+		if views := k.m.ScanViews(s, k.LocalDepth, nil); k.walksKept(views, root) {
+			k.splitViews(s, views, root, out, false)
+			return
+		}
 	}
 	if states, key, ok := k.region(s, false); ok {
 		k.maskRegion(states, key, root, out)
@@ -378,11 +380,10 @@ func (k *Masker) walkBelow(s earley.State, root int32, out *sink) {
 	k.walk(s, root, true, out, false, grammar.ByteSet{})
 }
 
-// splitKnown reports whether the walks below trie node root from every
-// view of s are kept (see split).
-func (k *Masker) splitKnown(s earley.State, root int32) bool {
-	k.views = k.m.ScanViews(s, k.LocalDepth, k.views[:0])
-	for _, v := range k.views {
+// walksKept reports whether the walks below trie node root from every
+// view in views are kept (see split).
+func (k *Masker) walksKept(views []earley.State, root int32) bool {
+	for _, v := range views {
 		if k.subs[subKey{v, root}] == nil {
 			return false
 		}
