@@ -103,7 +103,7 @@ func newCPUModel(cfg Config, maxSeq int, invFreq []float64, bf16 bool, get func(
 		specs = specs[1:]
 		return w
 	}
-	H, V := cfg.HiddenSize, cfg.VocabSize
+	H := cfg.HiddenSize
 	c := &cpuModel{cfg: cfg, invFreq: invFreq, embed: next(), threads: runtime.GOMAXPROCS(0)}
 	for l := range cfg.NumHiddenLayers {
 		var w [numLayerWeights]matrix
@@ -113,7 +113,7 @@ func newCPUModel(cfg Config, maxSeq int, invFreq []float64, bf16 bool, get func(
 		if err != nil {
 			return nil, err
 		}
-		c.layers = append(c.layers, newCPULayer(cfg, &w))
+		c.layers = append(c.layers, newCPULayer(cfg, &w, c.threads))
 	}
 	c.norm = next().f32
 	head := c.embed
@@ -123,7 +123,7 @@ func newCPUModel(cfg Config, maxSeq int, invFreq []float64, bf16 bool, get func(
 	if err != nil {
 		return nil, err
 	}
-	c.head = head.transpose(V, H)
+	c.head = sideBySide(H, c.threads, head)
 	half := cfg.HeadDim / 2
 	c.cos, c.sin = make([]float32, maxSeq*half), make([]float32, maxSeq*half)
 	for pos := range maxSeq {
@@ -132,16 +132,17 @@ func newCPUModel(cfg Config, maxSeq int, invFreq []float64, bf16 bool, get func(
 	return c, nil
 }
 
-// newCPULayer fuses and transposes a layer's weights, indexed by slot (empty where the family has none).
-func newCPULayer(cfg Config, w *[numLayerWeights]matrix) cpuLayer {
+// newCPULayer fuses and transposes a layer's weights, indexed by slot (empty where the family has none), in
+// column blocks for threads goroutines.
+func newCPULayer(cfg Config, w *[numLayerWeights]matrix, threads int) cpuLayer {
 	H, I := cfg.HiddenSize, cfg.IntermediateSize
 	ly := cpuLayer{
 		attnNorm: w[wInputNorm].f32,
 		mlpNorm:  w[wPostNorm].f32,
-		qkv:      sideBySide(H, w[wQ], w[wK], w[wV]),
-		o:        w[wO].transpose(H, cfg.NumAttentionHeads*cfg.HeadDim),
-		gateUp:   sideBySide(H, w[wGate], w[wUp]),
-		down:     w[wDown].transpose(H, I),
+		qkv:      sideBySide(H, threads, w[wQ], w[wK], w[wV]),
+		o:        sideBySide(cfg.NumAttentionHeads*cfg.HeadDim, threads, w[wO]),
+		gateUp:   sideBySide(H, threads, w[wGate], w[wUp]),
+		down:     sideBySide(I, threads, w[wDown]),
 		qNorm:    w[wQNorm].f32,
 		kNorm:    w[wKNorm].f32,
 	}
@@ -151,13 +152,38 @@ func newCPULayer(cfg Config, w *[numLayerWeights]matrix) cpuLayer {
 	return ly
 }
 
-// matrix is a weight matrix of the cpu engine, row-major, in float32 or bfloat16 (one of the two is set).
+// matrix is a weight matrix of the cpu engine, in float32 or bfloat16 (one of the two is set). A product's
+// matrix, [in, out] for kernels.MatMul, is stored in column blocks: block b, the columns [b·block,
+// (b+1)·block) of every row (fewer in the last block), is a row-major [in, width] matrix of its own, and the
+// blocks follow each other. A goroutine's share of a product is whole blocks, so a batch-1 step reads each
+// goroutine's weights as one run of memory. In the plain row-major layout it read each row's share of the
+// columns a row apart, a few KB at a time across page boundaries, which the hardware prefetchers do not
+// follow: the product read memory at half the speed a stream gets (BENCHMARKS.md). The embedding, read a
+// token's row at a time, is plain row-major (block 0).
 type matrix struct {
-	f32  []float32
-	bf16 []uint16
+	f32   []float32
+	bf16  []uint16
+	block int // columns per block; 0: plain row-major
 }
 
-// roundedMatrix returns data rounded to bfloat16 (to nearest, ties to even), as a matrix.
+// maxBlock is the widest column block: the columns of y that a batch-1 product keeps in L1 while it streams
+// a block's rows past them (the kernels' own row block).
+const maxBlock = 2048
+
+// blockWidth returns the width of the column blocks of a matrix of n columns shared among threads
+// goroutines: equal blocks, each a multiple of kernels.ColumnBlock and at most maxBlock wide, as many as a
+// multiple of threads, so that the goroutines' shares are equal.
+func blockWidth(n, threads int) int {
+	threads = max(threads, 1)
+	for parts := threads; ; parts += threads {
+		w := ((n+parts-1)/parts + kernels.ColumnBlock - 1) / kernels.ColumnBlock * kernels.ColumnBlock
+		if w <= maxBlock {
+			return w
+		}
+	}
+}
+
+// roundedMatrix returns data rounded to bfloat16 (to nearest, ties to even), as a plain row-major matrix.
 func roundedMatrix(data []float32) matrix {
 	b := make([]uint16, len(data))
 	for i, v := range data {
@@ -166,15 +192,7 @@ func roundedMatrix(data []float32) matrix {
 	return matrix{bf16: b}
 }
 
-// transpose returns the transpose of w, a [rows, cols] matrix.
-func (w matrix) transpose(rows, cols int) matrix {
-	if w.bf16 != nil {
-		return matrix{bf16: transpose(w.bf16, rows, cols)}
-	}
-	return matrix{f32: transpose(w.f32, rows, cols)}
-}
-
-// row copies row i of a matrix of rows of len(dst) elements into dst, widened to float32.
+// row copies row i of a plain row-major matrix of rows of len(dst) elements into dst, widened to float32.
 func (w matrix) row(dst []float32, i int) {
 	n := len(dst)
 	if w.bf16 == nil {
@@ -186,35 +204,46 @@ func (w matrix) row(dst []float32, i int) {
 	}
 }
 
-// sideBySide returns the matrix [in, Σ out_i] whose columns are those of the transposes of mats, each
-// [out_i, in] in the checkpoint's layout (all in one dtype).
-func sideBySide(in int, mats ...matrix) matrix {
+// sideBySide returns the matrix [in, Σ out_i], in column blocks for threads goroutines, whose columns are
+// those of the transposes of mats, each [out_i, in] in the checkpoint's layout (all plain, in one dtype).
+func sideBySide(in, threads int, mats ...matrix) matrix {
+	width := 0
+	for _, m := range mats {
+		width += max(len(m.f32), len(m.bf16)) / in
+	}
+	block := blockWidth(width, threads)
 	if mats[0].bf16 != nil {
 		bf := make([][]uint16, len(mats))
 		for i, m := range mats {
 			bf[i] = m.bf16
 		}
-		return matrix{bf16: sideBySideOf(in, bf...)}
+		return matrix{bf16: blockedOf(in, width, block, bf...), block: block}
 	}
 	f := make([][]float32, len(mats))
 	for i, m := range mats {
 		f[i] = m.f32
 	}
-	return matrix{f32: sideBySideOf(in, f...)}
+	return matrix{f32: blockedOf(in, width, block, f...), block: block}
 }
 
-func sideBySideOf[T any](in int, mats ...[]T) []T {
-	width := 0
-	for _, m := range mats {
-		width += len(m) / in
-	}
+// blockedOf lays out the transposes of mats side by side, [in, width], in column blocks of block columns.
+// It copies 16 columns by 256 rows at a time, so that the lines it writes stay in L1 until they are full.
+func blockedOf[T any](in, width, block int, mats ...[]T) []T {
 	out := make([]T, in*width)
 	col := 0
 	for _, m := range mats {
 		rows := len(m) / in
-		for o := range rows {
-			for k, v := range m[o*in : (o+1)*in] {
-				out[k*width+col+o] = v
+		for o0 := 0; o0 < rows; o0 += 16 {
+			for k0 := 0; k0 < in; k0 += 256 {
+				for o := o0; o < min(o0+16, rows); o++ {
+					c := col + o
+					b := c / block
+					bw := min(block, width-b*block)
+					dst := out[b*block*in+c-b*block:] // row k of the block at dst[k·bw]
+					for k, v := range m[o*in+k0 : o*in+min(k0+256, in)] {
+						dst[(k0+k)*bw] = v
+					}
+				}
 			}
 		}
 		col += rows
@@ -417,10 +446,10 @@ func (c *cpuModel) attend(att, qkv []float32, scores *[]float32, l int, rows []*
 	}
 }
 
-// matMul is kernels.MatMul, its columns shared among c.threads goroutines when the product is large: from
-// about 0.1 ms of work, 2^22 multiply-adds with vector kernels, 2^17 with the portable ones (~30× slower),
-// and an eighth of that for a single row (batch-1 decoding), whose time goes to reading w from memory,
-// which two cores do faster than one.
+// matMul is kernels.MatMul, its column blocks shared among c.threads goroutines when the product is large:
+// from about 0.1 ms of work, 2^22 multiply-adds with vector kernels, 2^17 with the portable ones (~30×
+// slower), and an eighth of that for a single row (batch-1 decoding), whose time goes to reading w from
+// memory, which two cores do faster than one.
 // Each column's sum is the same however the columns are shared.
 func (c *cpuModel) matMul(y, x []float32, w matrix, m, k, n int, accumulate bool) {
 	minWork := 1 << 22 // multiply-adds a goroutine is worth
@@ -431,27 +460,55 @@ func (c *cpuModel) matMul(y, x []float32, w matrix, m, k, n int, accumulate bool
 	if m == 1 {
 		work *= 8 // a single row is bound by reading w: its time is w's bytes, not its multiply-adds
 	}
-	parts := min(c.threads, work/minWork, n/kernels.ColumnBlock)
+	blocks := (n + w.block - 1) / w.block
+	parts := min(c.threads, work/minWork, blocks)
 	if parts <= 1 {
-		w.product(y, x, m, k, n, 0, n, accumulate)
+		w.product(y, x, m, k, n, 0, blocks, accumulate)
 		return
 	}
-	blocks := (n + kernels.ColumnBlock - 1) / kernels.ColumnBlock
 	var wg sync.WaitGroup
 	for p := range parts {
-		j0 := blocks * p / parts * kernels.ColumnBlock
-		j1 := min(blocks*(p+1)/parts*kernels.ColumnBlock, n)
-		wg.Go(func() { w.product(y, x, m, k, n, j0, j1, accumulate) })
+		b0, b1 := blocks*p/parts, blocks*(p+1)/parts
+		wg.Go(func() { w.product(y, x, m, k, n, b0, b1, accumulate) })
 	}
 	wg.Wait()
 }
 
-// product is kernels.MatMulColumns or MatMulBF16Columns, as w is stored.
-func (w matrix) product(y, x []float32, m, k, n, j0, j1 int, accumulate bool) {
-	if w.bf16 != nil {
-		kernels.MatMulBF16Columns(y, x, w.bf16, m, k, n, j0, j1, accumulate)
-	} else {
-		kernels.MatMulColumns(y, x, w.f32, m, k, n, j0, j1, accumulate)
+// blockRows holds a product's rows of y for one column block (see product).
+var blockRows = sync.Pool{New: func() any { return new([]float32) }}
+
+// product runs kernels.MatMul or MatMulBF16, as w is stored, over the column blocks [b0, b1) of w: y's
+// columns of a block are y itself for a single row, else a copy, [m, width], that the block's product
+// fills (or adds to) and that goes back into y.
+func (w matrix) product(y, x []float32, m, k, n, b0, b1 int, accumulate bool) {
+	var rows *[]float32
+	if m > 1 {
+		rows = blockRows.Get().(*[]float32)
+		defer blockRows.Put(rows)
+	}
+	for b := b0; b < b1; b++ {
+		c0 := b * w.block
+		width := min(w.block, n-c0)
+		yb := y[c0 : c0+width]
+		if m > 1 {
+			*rows = grown(*rows, m*width)
+			yb = *rows
+			if accumulate {
+				for i := range m {
+					copy(yb[i*width:(i+1)*width], y[i*n+c0:])
+				}
+			}
+		}
+		if w.bf16 != nil {
+			kernels.MatMulBF16(yb, x, w.bf16[c0*k:(c0+width)*k], m, k, width, accumulate)
+		} else {
+			kernels.MatMul(yb, x, w.f32[c0*k:(c0+width)*k], m, k, width, accumulate)
+		}
+		if m > 1 {
+			for i := range m {
+				copy(y[i*n+c0:i*n+c0+width], yb[i*width:])
+			}
+		}
 	}
 }
 

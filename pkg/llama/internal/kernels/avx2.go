@@ -48,40 +48,25 @@ func matMulAVX2(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 // is false). The panel's first row starts at w[wp] and its rows are wn apart: w itself (wp = j, wn = n), or
 // a copy of the panel (bfloat16 weights widened, wn = 16).
 func tile4x16(y, x, w []float32, wp, wn, i, j, k, n int, accumulate bool) {
-	x0 := x[i*k : i*k+k]
-	x1 := x[(i+1)*k : (i+1)*k+k][:len(x0)]
-	x2 := x[(i+2)*k : (i+2)*k+k][:len(x0)]
-	x3 := x[(i+3)*k : (i+3)*k+k][:len(x0)]
 	o := i*n + j
-	var c00, c01, c10, c11, c20, c21, c30, c31 vec8
-	if accumulate {
-		c00, c01 = load8(y[o:]), load8(y[o+8:])
-		c10, c11 = load8(y[o+n:]), load8(y[o+n+8:])
-		c20, c21 = load8(y[o+2*n:]), load8(y[o+2*n+8:])
-		c30, c31 = load8(y[o+3*n:]), load8(y[o+3*n+8:])
+	_ = y[o+3*n+15] // the bounds the assembly relies on, checked once
+	if k == 0 {
+		if !accumulate {
+			for r := range 4 {
+				clear(y[o+r*n : o+r*n+16])
+			}
+		}
+		return
 	}
-	for p := range x0 {
-		w0 := archsimd.LoadFloat32x8((*[8]float32)(w[wp : wp+8]))
-		w1 := archsimd.LoadFloat32x8((*[8]float32)(w[wp+8 : wp+16]))
-		b := splat8(x0[p])
-		c00, c01 = w0.MulAdd(b, c00), w1.MulAdd(b, c01)
-		b = splat8(x1[p])
-		c10, c11 = w0.MulAdd(b, c10), w1.MulAdd(b, c11)
-		b = splat8(x2[p])
-		c20, c21 = w0.MulAdd(b, c20), w1.MulAdd(b, c21)
-		b = splat8(x3[p])
-		c30, c31 = w0.MulAdd(b, c30), w1.MulAdd(b, c31)
-		wp += wn
-	}
-	store8(c00, y[o:])
-	store8(c01, y[o+8:])
-	store8(c10, y[o+n:])
-	store8(c11, y[o+n+8:])
-	store8(c20, y[o+2*n:])
-	store8(c21, y[o+2*n+8:])
-	store8(c30, y[o+3*n:])
-	store8(c31, y[o+3*n+8:])
+	_ = x[(i+4)*k-1]
+	_ = w[wp+(k-1)*wn+15]
+	tile4x16AVX2(&y[o], n, &x[i*k], k, &w[wp], wn, k, accumulate)
 }
+
+// tile4x16AVX2 is tile4x16's loop, in tile_amd64.s (see tile4x32AVX512).
+//
+//go:noescape
+func tile4x16AVX2(y *float32, n int, x *float32, k int, w *float32, wn int, count int, accumulate bool)
 
 func tile1x16(y, x, w []float32, wp, wn, i, j, k, n int, accumulate bool) {
 	o := i*n + j

@@ -116,40 +116,28 @@ const kBlock = 256
 // when accumulate is false). The panel's row p0 starts at w[wp] and its rows are wn apart: w itself (wp
 // = p0·n+j, wn = n), or a copy of the panel (bfloat16 weights widened, wn = 32).
 func tile4x32(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool) {
-	x0 := x[i*k+p0 : i*k+p1]
-	x1 := x[(i+1)*k+p0 : (i+1)*k+p1][:len(x0)]
-	x2 := x[(i+2)*k+p0 : (i+2)*k+p1][:len(x0)]
-	x3 := x[(i+3)*k+p0 : (i+3)*k+p1][:len(x0)]
-	o := i*n + j
-	var c00, c01, c10, c11, c20, c21, c30, c31 vec
-	if accumulate {
-		c00, c01 = load(y[o:]), load(y[o+16:])
-		c10, c11 = load(y[o+n:]), load(y[o+n+16:])
-		c20, c21 = load(y[o+2*n:]), load(y[o+2*n+16:])
-		c30, c31 = load(y[o+3*n:]), load(y[o+3*n+16:])
+	o, count := i*n+j, p1-p0
+	_ = y[o+3*n+31] // the bounds the assembly relies on, checked once
+	if count == 0 {
+		if !accumulate {
+			for r := range 4 {
+				clear(y[o+r*n : o+r*n+32])
+			}
+		}
+		return
 	}
-	for p := range x0 {
-		w0 := archsimd.LoadFloat32x16((*[16]float32)(w[wp : wp+16]))
-		w1 := archsimd.LoadFloat32x16((*[16]float32)(w[wp+16 : wp+32]))
-		b := splat(x0[p])
-		c00, c01 = w0.MulAdd(b, c00), w1.MulAdd(b, c01)
-		b = splat(x1[p])
-		c10, c11 = w0.MulAdd(b, c10), w1.MulAdd(b, c11)
-		b = splat(x2[p])
-		c20, c21 = w0.MulAdd(b, c20), w1.MulAdd(b, c21)
-		b = splat(x3[p])
-		c30, c31 = w0.MulAdd(b, c30), w1.MulAdd(b, c31)
-		wp += wn
-	}
-	store(c00, y[o:])
-	store(c01, y[o+16:])
-	store(c10, y[o+n:])
-	store(c11, y[o+n+16:])
-	store(c20, y[o+2*n:])
-	store(c21, y[o+2*n+16:])
-	store(c30, y[o+3*n:])
-	store(c31, y[o+3*n+16:])
+	_ = x[(i+3)*k+p1-1]
+	_ = w[wp+(count-1)*wn+31]
+	tile4x32AVX512(&y[o], n, &x[i*k+p0], k, &w[wp], wn, count, accumulate)
 }
+
+// tile4x32AVX512 is tile4x32's loop, in tile_amd64.s: the Go compiler gives a fused multiply-add's result
+// the register of its first operand, so the accumulators of a loop written with archsimd moved between
+// registers every step, and its slices' bounds and lengths spilled to the stack; the loop ran at a third
+// of the speed of its multiply-adds (BENCHMARKS.md).
+//
+//go:noescape
+func tile4x32AVX512(y *float32, n int, x *float32, k int, w *float32, wn int, count int, accumulate bool)
 
 func tile1x32(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool) {
 	x0 := x[i*k+p0 : i*k+p1]

@@ -4,9 +4,11 @@
 //
 // Every kernel has a portable Go version (generic.go), and on amd64 binaries built with
 // GOEXPERIMENT=simd an AVX-512 version (avx512.go) and an AVX2 version (avx2.go), the fastest the CPU
-// supports chosen at start; Name says which. The tests hold every implementation the CPU runs to the same
-// float64 references. avx2.go mirrors avx512.go with vectors of 8: archsimd's vector types share no
-// interface that a generic function could use without calls through a dictionary in its inner loops.
+// supports chosen at start; Name says which. The inner loops of the matrix product's 4-row tiles are
+// assembly (tile_amd64.s): written with archsimd, their accumulators moved between registers at every step.
+// The tests hold every implementation the CPU runs to the same float64 references. avx2.go mirrors
+// avx512.go with vectors of 8: archsimd's vector types share no interface that a generic function could use
+// without calls through a dictionary in its inner loops.
 //
 // Why hand-written: GoMLX's pure-Go backend runs a Llama step as a graph of generic ops, each reading and
 // writing whole tensors (reshapes and concatenations copy, softmax runs over every cache slot); on the

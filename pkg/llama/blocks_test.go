@@ -1,0 +1,86 @@
+package llama
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gasplab/gasp/pkg/llama/internal/kernels"
+)
+
+// TestBlockWidth checks that column blocks are multiples of the kernels' column block, at most maxBlock
+// wide, and as many as a multiple of the goroutines where the columns allow.
+func TestBlockWidth(t *testing.T) {
+	for _, threads := range []int{1, 2, 3, 16} {
+		for _, n := range []int{1, 31, 64, 512, 1536, 2048, 3072, 8960, 17920, 128256, 151936} {
+			w := blockWidth(n, threads)
+			blocks := (n + w - 1) / w
+			if w%kernels.ColumnBlock != 0 || w > maxBlock || w <= 0 {
+				t.Errorf("blockWidth(%d, %d) = %d", n, threads, w)
+			}
+			if n >= threads*maxBlock && blocks%threads != 0 {
+				t.Errorf("blockWidth(%d, %d) = %d: %d blocks, not a multiple of the goroutines", n, threads, w, blocks)
+			}
+		}
+	}
+}
+
+// TestBlockedProduct checks that a product over a matrix in column blocks, its blocks shared among
+// goroutines, is bit for bit kernels.MatMul over the plain row-major transpose, in float32 and bfloat16, for
+// one row (a batch-1 step) and several, with and without accumulation.
+func TestBlockedProduct(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct{ m, k, n, threads int }{
+		{1, 64, 96, 2}, {1, 256, 4160, 2}, {1, 300, 4100, 3}, {5, 64, 2080, 2}, {8, 256, 4160, 2}, {16, 256, 2080, 3}, {3, 33, 70, 1},
+	} {
+		// The checkpoint's layout: two matrices [out_i, k], side by side in the product's [k, n].
+		n1 := tc.n / 3
+		a, b := randomFloats(r, n1*tc.k), randomFloats(r, (tc.n-n1)*tc.k)
+		wt := make([]float32, tc.k*tc.n) // [k, n], plain row-major: the reference layout
+		for p := range tc.k {
+			for c := range tc.n {
+				if c < n1 {
+					wt[p*tc.n+c] = a[c*tc.k+p]
+				} else {
+					wt[p*tc.n+c] = b[(c-n1)*tc.k+p]
+				}
+			}
+		}
+		x, y0 := randomFloats(r, tc.m*tc.k), randomFloats(r, tc.m*tc.n)
+		c := &cpuModel{threads: tc.threads}
+		for _, bf16 := range []bool{false, true} {
+			ma, mb, ref := matrix{f32: a}, matrix{f32: b}, wt
+			if bf16 {
+				ma, mb = roundedMatrix(a), roundedMatrix(b)
+				ref = widened(roundedMatrix(wt).bf16)
+			}
+			w := sideBySide(tc.k, tc.threads, ma, mb)
+			for _, acc := range []bool{false, true} {
+				want, got := append([]float32(nil), y0...), append([]float32(nil), y0...)
+				kernels.MatMul(want, x, ref, tc.m, tc.k, tc.n, acc)
+				c.matMul(got, x, w, tc.m, tc.k, tc.n, acc)
+				for i := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%+v bf16 %v accumulate %v: y[%d] = %g, want %g (block %d)", tc, bf16, acc, i, got[i], want[i], w.block)
+					}
+				}
+			}
+		}
+	}
+}
+
+func randomFloats(r *rand.Rand, n int) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = float32(r.NormFloat64())
+	}
+	return s
+}
+
+func widened(b []uint16) []float32 {
+	s := make([]float32, len(b))
+	for i, h := range b {
+		s[i] = math.Float32frombits(uint32(h) << 16)
+	}
+	return s
+}

@@ -1,0 +1,156 @@
+//go:build goexperiment.simd && amd64
+
+#include "textflag.h"
+
+// func tile4x32AVX512(y *float32, n int, x *float32, k int, w *float32, wn int, count int, accumulate bool)
+//
+// tile4x32's loop (avx512.go): for count rows of w's panel, wn apart, adds x[r][p]·w[p][0:32] to the
+// accumulators of rows r = 0..3, which start at y's rows (n apart) or 0 and end there. x's rows are k apart.
+// Each accumulator is the destination of its own fused multiply-add (VFMADD231PS), so that the loop is 8
+// multiply-adds, 2 loads of w and 4 broadcasts of x with nothing else but the pointers' steps.
+TEXT ·tile4x32AVX512(SB), NOSPLIT, $0-57
+	MOVQ y+0(FP), DI
+	MOVQ n+8(FP), R8
+	SHLQ $2, R8              // y's row stride in bytes
+	MOVQ x+16(FP), SI
+	MOVQ k+24(FP), R9
+	SHLQ $2, R9              // x's row stride in bytes
+	MOVQ w+32(FP), DX
+	MOVQ wn+40(FP), R10
+	SHLQ $2, R10             // w's row stride in bytes
+	MOVQ count+48(FP), CX
+	LEAQ (DI)(R8*2), R11     // y's row 2
+	LEAQ (SI)(R9*2), R12     // x's row 2
+	CMPB accumulate+56(FP), $0
+	JEQ  zero
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R8*1), Z2
+	VMOVUPS 64(DI)(R8*1), Z3
+	VMOVUPS (R11), Z4
+	VMOVUPS 64(R11), Z5
+	VMOVUPS (R11)(R8*1), Z6
+	VMOVUPS 64(R11)(R8*1), Z7
+	JMP  check
+
+zero:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+
+check:
+	TESTQ CX, CX
+	JEQ   done
+
+loop:
+	VMOVUPS      (DX), Z8
+	VMOVUPS      64(DX), Z9
+	VBROADCASTSS (SI), Z10
+	VFMADD231PS  Z8, Z10, Z0
+	VFMADD231PS  Z9, Z10, Z1
+	VBROADCASTSS (SI)(R9*1), Z11
+	VFMADD231PS  Z8, Z11, Z2
+	VFMADD231PS  Z9, Z11, Z3
+	VBROADCASTSS (R12), Z12
+	VFMADD231PS  Z8, Z12, Z4
+	VFMADD231PS  Z9, Z12, Z5
+	VBROADCASTSS (R12)(R9*1), Z13
+	VFMADD231PS  Z8, Z13, Z6
+	VFMADD231PS  Z9, Z13, Z7
+	ADDQ         $4, SI
+	ADDQ         $4, R12
+	ADDQ         R10, DX
+	DECQ         CX
+	JNZ          loop
+
+done:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R8*1)
+	VMOVUPS Z3, 64(DI)(R8*1)
+	VMOVUPS Z4, (R11)
+	VMOVUPS Z5, 64(R11)
+	VMOVUPS Z6, (R11)(R8*1)
+	VMOVUPS Z7, 64(R11)(R8*1)
+	VZEROUPPER
+	RET
+
+// func tile4x16AVX2(y *float32, n int, x *float32, k int, w *float32, wn int, count int, accumulate bool)
+//
+// tile4x16's loop (avx2.go): tile4x32AVX512 with vectors of 8.
+TEXT ·tile4x16AVX2(SB), NOSPLIT, $0-57
+	MOVQ y+0(FP), DI
+	MOVQ n+8(FP), R8
+	SHLQ $2, R8              // y's row stride in bytes
+	MOVQ x+16(FP), SI
+	MOVQ k+24(FP), R9
+	SHLQ $2, R9              // x's row stride in bytes
+	MOVQ w+32(FP), DX
+	MOVQ wn+40(FP), R10
+	SHLQ $2, R10             // w's row stride in bytes
+	MOVQ count+48(FP), CX
+	LEAQ (DI)(R8*2), R11     // y's row 2
+	LEAQ (SI)(R9*2), R12     // x's row 2
+	CMPB accumulate+56(FP), $0
+	JEQ  zero
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R8*1), Y2
+	VMOVUPS 32(DI)(R8*1), Y3
+	VMOVUPS (R11), Y4
+	VMOVUPS 32(R11), Y5
+	VMOVUPS (R11)(R8*1), Y6
+	VMOVUPS 32(R11)(R8*1), Y7
+	JMP  check
+
+zero:
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+
+check:
+	TESTQ CX, CX
+	JEQ   done
+
+loop:
+	VMOVUPS      (DX), Y8
+	VMOVUPS      32(DX), Y9
+	VBROADCASTSS (SI), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS (SI)(R9*1), Y11
+	VFMADD231PS  Y8, Y11, Y2
+	VFMADD231PS  Y9, Y11, Y3
+	VBROADCASTSS (R12), Y12
+	VFMADD231PS  Y8, Y12, Y4
+	VFMADD231PS  Y9, Y12, Y5
+	VBROADCASTSS (R12)(R9*1), Y13
+	VFMADD231PS  Y8, Y13, Y6
+	VFMADD231PS  Y9, Y13, Y7
+	ADDQ         $4, SI
+	ADDQ         $4, R12
+	ADDQ         R10, DX
+	DECQ         CX
+	JNZ          loop
+
+done:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R8*1)
+	VMOVUPS Y3, 32(DI)(R8*1)
+	VMOVUPS Y4, (R11)
+	VMOVUPS Y5, 32(R11)
+	VMOVUPS Y6, (R11)(R8*1)
+	VMOVUPS Y7, 32(R11)(R8*1)
+	VZEROUPPER
+	RET
