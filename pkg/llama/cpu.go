@@ -158,7 +158,7 @@ func newCPULayer(cfg Config, w *[numLayerWeights]matrix, threads int) cpuLayer {
 // blocks follow each other. A goroutine's share of a product is whole blocks, so a batch-1 step reads each
 // goroutine's weights as one run of memory. In the plain row-major layout it read each row's share of the
 // columns a row apart, a few KB at a time across page boundaries, which the hardware prefetchers do not
-// follow: the product read memory at half the speed a stream gets (BENCHMARKS.md). The embedding, read a
+// follow, and the product read memory at half the speed of a stream (BENCHMARKS.md). The embedding, read a
 // token's row at a time, is plain row-major (block 0).
 type matrix struct {
 	f32   []float32

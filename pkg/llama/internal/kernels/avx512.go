@@ -133,8 +133,8 @@ func tile4x32(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool
 
 // tile4x32AVX512 is tile4x32's loop, in tile_amd64.s: the Go compiler gives a fused multiply-add's result
 // the register of its first operand, so the accumulators of a loop written with archsimd moved between
-// registers every step, and its slices' bounds and lengths spilled to the stack; the loop ran at a third
-// of the speed of its multiply-adds (BENCHMARKS.md).
+// registers every step, and its slices' bounds and lengths spilled to the stack (BENCHMARKS.md, "Column
+// blocks and assembly tiles", has what the assembly gains).
 //
 //go:noescape
 func tile4x32AVX512(y *float32, n int, x *float32, k int, w *float32, wn int, count int, accumulate bool)
