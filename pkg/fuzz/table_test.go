@@ -179,11 +179,17 @@ func TestWriteReport(t *testing.T) {
 	}
 }
 
-// TestCommittedQuickTables checks that the committed quick-protocol tables
-// and plots (analysis/fuzz-quick) are what WriteReport makes of the
-// committed coverage.json files.
-func TestCommittedQuickTables(t *testing.T) {
-	src := filepath.Join("..", "..", "analysis", "fuzz-quick")
+// TestCommittedTables checks that the committed tables and plots of the
+// quick protocol (analysis/fuzz-quick, the smoke test) and of the main run
+// (analysis/fuzz-main) are what WriteReport makes of their committed
+// coverage.json files.
+func TestCommittedTables(t *testing.T) {
+	for _, run := range []string{"fuzz-quick", "fuzz-main"} {
+		t.Run(run, func(t *testing.T) { checkCommittedTables(t, filepath.Join("..", "..", "analysis", run)) })
+	}
+}
+
+func checkCommittedTables(t *testing.T, src string) {
 	reports, err := filepath.Glob(filepath.Join(src, "*", "*", "coverage.json"))
 	if err != nil || len(reports) == 0 {
 		t.Fatalf("no committed coverage.json under %s (%v)", src, err)
@@ -210,7 +216,7 @@ func TestCommittedQuickTables(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s is not committed: %v", filepath.Base(f), err)
 		} else if !bytes.Equal(got, want) {
-			t.Errorf("analysis/fuzz-quick/%s is not what gasp fuzz table writes: regenerate it", filepath.Base(f))
+			t.Errorf("%s/%s is not what gasp fuzz table writes: regenerate it", src, filepath.Base(f))
 		}
 	}
 }
