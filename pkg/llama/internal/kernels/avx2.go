@@ -52,9 +52,7 @@ func tile4x16(y, x, w []float32, wp, wn, i, j, k, n int, accumulate bool) {
 	_ = y[o+3*n+15] // the bounds the assembly relies on, checked once
 	if k == 0 {
 		if !accumulate {
-			for r := range 4 {
-				clear(y[o+r*n : o+r*n+16])
-			}
+			clearTile(y, o, n, 16)
 		}
 		return
 	}

@@ -120,9 +120,7 @@ func tile4x32(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool
 	_ = y[o+3*n+31] // the bounds the assembly relies on, checked once
 	if count == 0 {
 		if !accumulate {
-			for r := range 4 {
-				clear(y[o+r*n : o+r*n+32])
-			}
+			clearTile(y, o, n, 32)
 		}
 		return
 	}

@@ -57,6 +57,13 @@ func matMulGeneric(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 	}
 }
 
+// clearTile sets to 0 the width columns of y from o in 4 rows n apart: a 4-row tile's sums over no rows of w.
+func clearTile(y []float32, o, n, width int) {
+	for r := range 4 {
+		clear(y[o+r*n : o+r*n+width])
+	}
+}
+
 // dotColumn returns Σ_p xi[p]·w[p·n+j], added to y0 when accumulate is true.
 func dotColumn(xi, w []float32, n, j int, y0 float32, accumulate bool) float32 {
 	var s float32
