@@ -477,38 +477,43 @@ func (c *cpuModel) matMul(y, x []float32, w matrix, m, k, n int, accumulate bool
 // blockRows holds a product's rows of y for one column block (see product).
 var blockRows = sync.Pool{New: func() any { return new([]float32) }}
 
-// product runs kernels.MatMul or MatMulBF16, as w is stored, over the column blocks [b0, b1) of w: y's
-// columns of a block are y itself for a single row, else a copy, [m, width], that the block's product
-// fills (or adds to) and that goes back into y.
+// product runs kernels.MatMul or MatMulBF16, as w is stored, over the column blocks [b0, b1) of w. y's
+// columns of a block are y itself for a single row or a single block; otherwise the block's product fills (or
+// adds to) a copy of them, [m, width], that goes back into y.
 func (w matrix) product(y, x []float32, m, k, n, b0, b1 int, accumulate bool) {
-	var rows *[]float32
-	if m > 1 {
-		rows = blockRows.Get().(*[]float32)
-		defer blockRows.Put(rows)
+	if m == 1 || w.block >= n {
+		for b := b0; b < b1; b++ {
+			c0 := b * w.block
+			width := min(w.block, n-c0)
+			w.blockProduct(y[c0:c0+(m-1)*n+width], x, m, k, c0, width, accumulate)
+		}
+		return
 	}
+	rows := blockRows.Get().(*[]float32)
+	defer blockRows.Put(rows)
 	for b := b0; b < b1; b++ {
 		c0 := b * w.block
 		width := min(w.block, n-c0)
-		yb := y[c0 : c0+width]
-		if m > 1 {
-			*rows = grown(*rows, m*width)
-			yb = *rows
-			if accumulate {
-				for i := range m {
-					copy(yb[i*width:(i+1)*width], y[i*n+c0:])
-				}
-			}
-		}
-		if w.bf16 != nil {
-			kernels.MatMulBF16(yb, x, w.bf16[c0*k:(c0+width)*k], m, k, width, accumulate)
-		} else {
-			kernels.MatMul(yb, x, w.f32[c0*k:(c0+width)*k], m, k, width, accumulate)
-		}
-		if m > 1 {
+		*rows = grown(*rows, m*width)
+		yb := *rows
+		if accumulate {
 			for i := range m {
-				copy(y[i*n+c0:i*n+c0+width], yb[i*width:])
+				copy(yb[i*width:(i+1)*width], y[i*n+c0:])
 			}
 		}
+		w.blockProduct(yb, x, m, k, c0, width, accumulate)
+		for i := range m {
+			copy(y[i*n+c0:i*n+c0+width], yb[i*width:])
+		}
+	}
+}
+
+// blockProduct sets yb (+)= x·(the column block of w from column c0, width wide), yb [m, width].
+func (w matrix) blockProduct(yb, x []float32, m, k, c0, width int, accumulate bool) {
+	if w.bf16 != nil {
+		kernels.MatMulBF16(yb, x, w.bf16[c0*k:(c0+width)*k], m, k, width, accumulate)
+	} else {
+		kernels.MatMul(yb, x, w.f32[c0*k:(c0+width)*k], m, k, width, accumulate)
 	}
 }
 
