@@ -27,9 +27,10 @@ func load(s []float32) vec     { return archsimd.LoadFloat32x16((*[16]float32)(s
 func store(v vec, s []float32) { v.Store((*[16]float32)(s[:16])) }
 func splat(a float32) vec      { return archsimd.BroadcastFloat32x16(a) }
 
-// matMulAVX512 computes y (+)= x·w in panels of 32 columns of w (2 registers), 4 rows of x at a time: 8
-// accumulators, 2 loads of w and 4 broadcasts of x per 8 fused multiply-adds. A panel of w (k·128 bytes)
-// stays in L1 while every block of rows passes over it. Columns past the last full panel run in Go.
+// matMulAVX512 computes y (+)= x·w in panels of 32 columns of w (2 registers), 8 rows of x at a time (then 4,
+// then 1): 16 accumulators, 2 loads of w and 8 broadcasts of x per 16 fused multiply-adds. A panel of w
+// (k·128 bytes) stays in L1 while every block of rows passes over it. Columns past the last full panel run in
+// Go.
 func matMulAVX512(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 	if m == 1 {
 		rowAVX512(y, x, w, k, n, j0, j1, accumulate)
@@ -40,6 +41,9 @@ func matMulAVX512(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 		for p0 := 0; p0 < k || p0 == 0; p0 += kBlock {
 			p1, acc := min(p0+kBlock, k), accumulate || p0 > 0
 			i := 0
+			for ; i+8 <= m; i += 8 {
+				tile8x32(y, x, w, p0*n+j, n, i, j, k, n, p0, p1, acc)
+			}
 			for ; i+4 <= m; i += 4 {
 				tile4x32(y, x, w, p0*n+j, n, i, j, k, n, p0, p1, acc)
 			}
@@ -128,6 +132,25 @@ func tile4x32(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool
 	_ = w[wp+(count-1)*wn+31]
 	tile4x32AVX512(&y[o], n, &x[i*k+p0], k, &w[wp], wn, count, accumulate)
 }
+
+// tile8x32 is tile4x32 for the rows i..i+7 of x: 16 accumulators, 2 loads of w and 8 broadcasts of x per 16
+// fused multiply-adds.
+func tile8x32(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool) {
+	count := p1 - p0
+	if count == 0 {
+		tile4x32(y, x, w, wp, wn, i, j, k, n, p0, p1, accumulate)
+		tile4x32(y, x, w, wp, wn, i+4, j, k, n, p0, p1, accumulate)
+		return
+	}
+	o := i*n + j
+	_ = y[o+7*n+31] // the bounds the assembly relies on, checked once
+	_ = x[(i+7)*k+p1-1]
+	_ = w[wp+(count-1)*wn+31]
+	tile8x32AVX512(&y[o], n, &x[i*k+p0], k, &w[wp], wn, count, accumulate)
+}
+
+//go:noescape
+func tile8x32AVX512(y *float32, n int, x *float32, k int, w *float32, wn int, count int, accumulate bool)
 
 // tile4x32AVX512 is tile4x32's loop, in tile_amd64.s: the Go compiler gives a fused multiply-add's result
 // the register of its first operand, so the accumulators of a loop written with archsimd moved between

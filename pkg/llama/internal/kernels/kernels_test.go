@@ -27,7 +27,7 @@ func checkClose(t *testing.T, what string, got []float32, want []float64, tol fl
 
 // Shapes that exercise every tile and tail: rows not a multiple of 4, columns not of 32 or 16, k past
 // the AVX-512 kernel's block of 256 rows of w, a single row past its block of 2048 columns.
-var shapes = [][3]int{{1, 1, 1}, {1, 7, 33}, {1, 6, 2*rowBlockTest + 64 + 16 + 3}, {9, 600, 70}, {6, 513, 32}, {3, 5, 32}, {4, 16, 64}, {5, 9, 47}, {9, 128, 96}, {64, 128, 131}, {2, 3, 16}, {7, 31, 17}}
+var shapes = [][3]int{{1, 1, 1}, {1, 7, 33}, {1, 6, 2*rowBlockTest + 64 + 16 + 3}, {9, 600, 70}, {6, 513, 32}, {3, 5, 32}, {4, 16, 64}, {5, 9, 47}, {9, 128, 96}, {64, 128, 131}, {2, 3, 16}, {7, 31, 17}, {13, 40, 96}}
 
 func TestMatMul(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -196,6 +196,9 @@ func benchMatMul(b *testing.B, m, k, n int) {
 func BenchmarkMatMul64x128x512(b *testing.B)  { benchMatMul(b, 64, 128, 512) }
 func BenchmarkMatMul64x128x2048(b *testing.B) { benchMatMul(b, 64, 128, 2048) }
 func BenchmarkMatMul1x128x2048(b *testing.B)  { benchMatMul(b, 1, 128, 2048) }
+
+// A batch of 16 through a 1B model's 2048 × 2048 projection (one goroutine's share of it is half).
+func BenchmarkMatMul16x2048x1024(b *testing.B) { benchMatMul(b, 16, 2048, 1024) }
 
 // TestMatMulColumns checks that products of column ranges put together equal the whole.
 func TestMatMulColumns(t *testing.T) {

@@ -154,3 +154,125 @@ done:
 	VMOVUPS Y7, 32(R11)(R8*1)
 	VZEROUPPER
 	RET
+
+// func tile8x32AVX512(y *float32, n int, x *float32, k int, w *float32, wn int, count int, accumulate bool)
+//
+// tile4x32AVX512 for 8 rows of x: 16 accumulators, 2 loads of w and 8 broadcasts of x per 16 multiply-adds.
+TEXT ·tile8x32AVX512(SB), NOSPLIT, $0-57
+	MOVQ y+0(FP), DI
+	MOVQ n+8(FP), R8
+	SHLQ $2, R8              // y's row stride in bytes
+	MOVQ x+16(FP), SI
+	MOVQ k+24(FP), R9
+	SHLQ $2, R9              // x's row stride in bytes
+	MOVQ w+32(FP), DX
+	MOVQ wn+40(FP), R10
+	SHLQ $2, R10             // w's row stride in bytes
+	MOVQ count+48(FP), CX
+	LEAQ (DI)(R8*2), R11
+	ADDQ R8, R11             // y's row 3
+	LEAQ (DI)(R8*4), AX      // y's row 4
+	LEAQ (AX)(R8*2), R13
+	ADDQ R8, R13             // y's row 7
+	CMPB accumulate+56(FP), $0
+	JEQ  zero8
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R8*1), Z2
+	VMOVUPS 64(DI)(R8*1), Z3
+	VMOVUPS (DI)(R8*2), Z4
+	VMOVUPS 64(DI)(R8*2), Z5
+	VMOVUPS (R11), Z6
+	VMOVUPS 64(R11), Z7
+	VMOVUPS (AX), Z8
+	VMOVUPS 64(AX), Z9
+	VMOVUPS (AX)(R8*1), Z10
+	VMOVUPS 64(AX)(R8*1), Z11
+	VMOVUPS (AX)(R8*2), Z12
+	VMOVUPS 64(AX)(R8*2), Z13
+	VMOVUPS (R13), Z14
+	VMOVUPS 64(R13), Z15
+	JMP  start8
+
+zero8:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+
+start8:
+	LEAQ (SI)(R9*2), BX
+	ADDQ R9, BX              // x's row 3
+	LEAQ (SI)(R9*4), R12     // x's row 4
+	TESTQ CX, CX
+	JEQ   done8
+	LEAQ (R12)(R9*2), AX
+	ADDQ R9, AX              // x's row 7
+
+loop8:
+	VMOVUPS      (DX), Z16
+	VMOVUPS      64(DX), Z17
+	VBROADCASTSS (SI), Z18
+	VFMADD231PS  Z16, Z18, Z0
+	VFMADD231PS  Z17, Z18, Z1
+	VBROADCASTSS (SI)(R9*1), Z19
+	VFMADD231PS  Z16, Z19, Z2
+	VFMADD231PS  Z17, Z19, Z3
+	VBROADCASTSS (SI)(R9*2), Z20
+	VFMADD231PS  Z16, Z20, Z4
+	VFMADD231PS  Z17, Z20, Z5
+	VBROADCASTSS (BX), Z21
+	VFMADD231PS  Z16, Z21, Z6
+	VFMADD231PS  Z17, Z21, Z7
+	VBROADCASTSS (R12), Z22
+	VFMADD231PS  Z16, Z22, Z8
+	VFMADD231PS  Z17, Z22, Z9
+	VBROADCASTSS (R12)(R9*1), Z23
+	VFMADD231PS  Z16, Z23, Z10
+	VFMADD231PS  Z17, Z23, Z11
+	VBROADCASTSS (R12)(R9*2), Z24
+	VFMADD231PS  Z16, Z24, Z12
+	VFMADD231PS  Z17, Z24, Z13
+	VBROADCASTSS (AX), Z25
+	VFMADD231PS  Z16, Z25, Z14
+	VFMADD231PS  Z17, Z25, Z15
+	ADDQ         $4, SI
+	ADDQ         $4, BX
+	ADDQ         $4, R12
+	ADDQ         $4, AX
+	ADDQ         R10, DX
+	DECQ         CX
+	JNZ          loop8
+
+done8:
+	LEAQ (DI)(R8*4), AX      // y's row 4 again
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R8*1)
+	VMOVUPS Z3, 64(DI)(R8*1)
+	VMOVUPS Z4, (DI)(R8*2)
+	VMOVUPS Z5, 64(DI)(R8*2)
+	VMOVUPS Z6, (R11)
+	VMOVUPS Z7, 64(R11)
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, 64(AX)
+	VMOVUPS Z10, (AX)(R8*1)
+	VMOVUPS Z11, 64(AX)(R8*1)
+	VMOVUPS Z12, (AX)(R8*2)
+	VMOVUPS Z13, 64(AX)(R8*2)
+	VMOVUPS Z14, (R13)
+	VMOVUPS Z15, 64(R13)
+	VZEROUPPER
+	RET
