@@ -23,8 +23,9 @@ type lmReport struct {
 	Model        string          `json:"model"`
 	Params       int             `json:"params"`
 	Backend      string          `json:"backend"`
-	DType        string          `json:"dtype"`   // of the weights and caches
-	Threads      int             `json:"threads"` // GOMAXPROCS
+	DType        string          `json:"dtype"`                   // of the weights and caches
+	BF16Products bool            `json:"bf16_products,omitempty"` // llama.Options.BF16Products
+	Threads      int             `json:"threads"`                 // GOMAXPROCS
 	PromptLen    int             `json:"prompt_len"`
 	PrefillTokS  float64         `json:"prefill_tokens_per_s"`
 	PrefillCPU   float64         `json:"prefill_tokens_per_cpu_s"` // over the process's CPU time: robust to a busy machine
@@ -117,6 +118,7 @@ one load of a large model serves a logits check too (the JSON's "logits").`, std
 	cpuProfile := cl.String("cpuprofile", "", "write a CPU profile of the timed decode steps to this file")
 	logitsIDs := cl.String("logits-ids", "", "also report the next-token logits after these token ids (spaces or commas)")
 	dtype := cl.String("dtype", "auto", "weights and cache dtype: f32, bf16 or auto")
+	products := cl.Bool("bf16-products", false, "with --backend cpu --dtype bf16: multiply bfloat16 pairs, activations rounded (llama.Options.BF16Products)")
 	if done, code := cl.parseNoArgs(args); done {
 		return code
 	}
@@ -148,7 +150,7 @@ one load of a large model serves a logits check too (the JSON's "logits").`, std
 		runtime.GOMAXPROCS(*threads)
 	}
 	t0 := time.Now()
-	m, err := llama.Load(*modelDir, llama.Options{MaxSeq: *maxSeq, Backend: *backendFlag, DType: want})
+	m, err := llama.Load(*modelDir, llama.Options{MaxSeq: *maxSeq, Backend: *backendFlag, DType: want, BF16Products: *products})
 	if err != nil {
 		return cl.fail(err)
 	}
@@ -200,7 +202,7 @@ func benchLM(m *llama.Model, batches []int, promptLen, steps int, cpuProfile str
 		prompt[i] = rng.IntN(cfg.VocabSize)
 	}
 	rep := lmReport{Params: cfg.NumParams(), Backend: m.Options().Backend, DType: strings.ToLower(string(m.DType())),
-		Threads: runtime.GOMAXPROCS(0), PromptLen: promptLen}
+		BF16Products: m.Options().BF16Products, Threads: runtime.GOMAXPROCS(0), PromptLen: promptLen}
 	var err error
 	if rep.PrefillTokS, rep.PrefillCPU, err = benchPrefill(m, prompt); err != nil {
 		return rep, err
@@ -278,7 +280,11 @@ func startCPUProfile(path string) (stop func(), err error) {
 // print writes the report as text.
 func (rep *lmReport) print(w io.Writer) {
 	first, last := rep.Decode[0], rep.Decode[len(rep.Decode)-1]
-	fmt.Fprintf(w, "model %s: %d parameters, backend %q, dtype %s, %d threads\n", rep.Model, rep.Params, rep.Backend, rep.DType, rep.Threads)
+	dtype := rep.DType
+	if rep.BF16Products {
+		dtype += " (bfloat16 products)"
+	}
+	fmt.Fprintf(w, "model %s: %d parameters, backend %q, dtype %s, %d threads\n", rep.Model, rep.Params, rep.Backend, dtype, rep.Threads)
 	fmt.Fprintf(w, "prefill (%d tokens): %.0f tokens/s (%.0f per CPU second)\n", rep.PromptLen, rep.PrefillTokS, rep.PrefillCPU)
 	fmt.Fprintf(w, "%6s %8s %12s %12s %14s\n", "batch", "steps", "ms/step", "tokens/s", "tokens/cpu-s")
 	for _, d := range rep.Decode {

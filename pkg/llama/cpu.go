@@ -29,7 +29,10 @@ import (
 // their columns among GOMAXPROCS goroutines. With Options.DType BF16 the weight matrices and the embedding
 // are kept in bfloat16 (half the memory, and half the bytes a batch-1 step reads) and widened in the
 // kernels; everything else, the caches included, stays float32, so the logits are the float32 engine's on
-// the weights rounded to bfloat16 (bit for bit on a bf16 checkpoint, TestCPUBF16).
+// the weights rounded to bfloat16 (bit for bit on a bf16 checkpoint, TestCPUBF16). Options.BF16Products
+// instead rounds a product's activations to bfloat16 too and multiplies bfloat16 pairs (the matrices in
+// the pair layout of kernels.MatMulBF16Pairs): within the numpy reference's bfloat16 tolerance
+// (TestBFloat16MatchesReference), and about twice as fast batched where the CPU has AVX512-BF16.
 
 // CPUBackend is the Options.Backend of the hand-written CPU engine: float32 (or bfloat16) weights and float32
 // caches in Go memory,
@@ -91,7 +94,8 @@ type cpuPrefix struct {
 // checkpoint's layout ([out, in] for matrices), in bfloat16 when asked (the matrices and the embedding, when
 // bf16 is set), else in float32. It asks for them in that order, and a layer's weights are fused and
 // transposed before the next layer's are read, so that loading holds at most one layer's weights twice.
-func newCPUModel(cfg Config, maxSeq int, invFreq []float64, bf16 bool, get func(s weightSpec, bf16 bool) (matrix, error)) (*cpuModel, error) {
+// With pairs (and bf16) the product matrices are laid out for kernels.MatMulBF16Pairs (Options.BF16Products).
+func newCPUModel(cfg Config, maxSeq int, invFreq []float64, bf16, pairs bool, get func(s weightSpec, bf16 bool) (matrix, error)) (*cpuModel, error) {
 	specs := cfg.weightSpecs()
 	var err error
 	next := func() matrix {
@@ -113,7 +117,7 @@ func newCPUModel(cfg Config, maxSeq int, invFreq []float64, bf16 bool, get func(
 		if err != nil {
 			return nil, err
 		}
-		c.layers = append(c.layers, newCPULayer(cfg, &w, c.threads))
+		c.layers = append(c.layers, newCPULayer(cfg, &w, c.threads, pairs))
 	}
 	c.norm = next().f32
 	head := c.embed
@@ -123,7 +127,7 @@ func newCPUModel(cfg Config, maxSeq int, invFreq []float64, bf16 bool, get func(
 	if err != nil {
 		return nil, err
 	}
-	c.head = sideBySide(H, c.threads, head)
+	c.head = sideBySide(H, c.threads, head).inPairs(H, pairs)
 	half := cfg.HeadDim / 2
 	c.cos, c.sin = make([]float32, maxSeq*half), make([]float32, maxSeq*half)
 	for pos := range maxSeq {
@@ -133,16 +137,16 @@ func newCPUModel(cfg Config, maxSeq int, invFreq []float64, bf16 bool, get func(
 }
 
 // newCPULayer fuses and transposes a layer's weights, indexed by slot (empty where the family has none), in
-// column blocks for threads goroutines.
-func newCPULayer(cfg Config, w *[numLayerWeights]matrix, threads int) cpuLayer {
-	H, I := cfg.HiddenSize, cfg.IntermediateSize
+// column blocks for threads goroutines (in pair layout with pairs).
+func newCPULayer(cfg Config, w *[numLayerWeights]matrix, threads int, pairs bool) cpuLayer {
+	H, I, A := cfg.HiddenSize, cfg.IntermediateSize, cfg.NumAttentionHeads*cfg.HeadDim
 	ly := cpuLayer{
 		attnNorm: w[wInputNorm].f32,
 		mlpNorm:  w[wPostNorm].f32,
-		qkv:      sideBySide(H, threads, w[wQ], w[wK], w[wV]),
-		o:        sideBySide(cfg.NumAttentionHeads*cfg.HeadDim, threads, w[wO]),
-		gateUp:   sideBySide(H, threads, w[wGate], w[wUp]),
-		down:     sideBySide(I, threads, w[wDown]),
+		qkv:      sideBySide(H, threads, w[wQ], w[wK], w[wV]).inPairs(H, pairs),
+		o:        sideBySide(A, threads, w[wO]).inPairs(A, pairs),
+		gateUp:   sideBySide(H, threads, w[wGate], w[wUp]).inPairs(H, pairs),
+		down:     sideBySide(I, threads, w[wDown]).inPairs(I, pairs),
 		qNorm:    w[wQNorm].f32,
 		kNorm:    w[wKNorm].f32,
 	}
@@ -160,10 +164,14 @@ func newCPULayer(cfg Config, w *[numLayerWeights]matrix, threads int) cpuLayer {
 // columns a row apart, a few KB at a time across page boundaries, which the hardware prefetchers do not
 // follow, and the product read memory at half the speed of a stream (BENCHMARKS.md). The embedding, read a
 // token's row at a time, is plain row-major (block 0).
+//
+// With pairs set (bfloat16 only), each block is in the pair layout of kernels.MatMulBF16Pairs instead:
+// [⌈in/2⌉, width, 2], the bfloat16s of rows 2q and 2q+1 of a column side by side.
 type matrix struct {
 	f32   []float32
 	bf16  []uint16
-	block int // columns per block; 0: plain row-major
+	block int  // columns per block; 0: plain row-major
+	pairs bool // bf16 blocks in pair layout (Options.BF16Products)
 }
 
 // maxBlock is the widest column block: the columns of y that a batch-1 product keeps in L1 while it streams
@@ -225,6 +233,24 @@ func sideBySide(in, threads int, mats ...matrix) matrix {
 	}
 	return matrix{f32: blockedOf(in, width, block, f...), block: block}
 }
+
+// inPairs returns w, a bfloat16 matrix of in rows in column blocks, with its blocks in pair layout, when
+// pairs is set and w is bfloat16; else w.
+func (w matrix) inPairs(in int, pairs bool) matrix {
+	if !pairs || w.bf16 == nil {
+		return w
+	}
+	n := len(w.bf16) / in
+	out := make([]uint16, kernels.PairsLen(in, n))
+	for c0 := 0; c0 < n; c0 += w.block {
+		width := min(w.block, n-c0)
+		kernels.PairRows(out[c0*pairRows(in):], w.bf16[c0*in:(c0+width)*in], in, width)
+	}
+	return matrix{bf16: out, block: w.block, pairs: true}
+}
+
+// pairRows is the rows of a matrix of in rows in pair layout, two per pair: in rounded up to even.
+func pairRows(in int) int { return (in + 1) / 2 * 2 }
 
 // blockedOf lays out the transposes of mats side by side, [in, width], in column blocks of block columns.
 // It copies 16 columns by 256 rows at a time, so that the lines it writes stay in L1 until they are full.
@@ -477,7 +503,7 @@ func (c *cpuModel) matMul(y, x []float32, w matrix, m, k, n int, accumulate bool
 // blockRows holds a product's rows of y for one column block (see product).
 var blockRows = sync.Pool{New: func() any { return new([]float32) }}
 
-// product runs kernels.MatMul or MatMulBF16, as w is stored, over the column blocks [b0, b1) of w. y's
+// product runs kernels.MatMul, MatMulBF16 or MatMulBF16Pairs, as w is stored, over the column blocks [b0, b1) of w. y's
 // columns of a block are y itself for a single row or a single block; otherwise the block's product fills (or
 // adds to) a copy of them, [m, width], that goes back into y.
 func (w matrix) product(y, x []float32, m, k, n, b0, b1 int, accumulate bool) {
@@ -510,9 +536,13 @@ func (w matrix) product(y, x []float32, m, k, n, b0, b1 int, accumulate bool) {
 
 // blockProduct sets yb (+)= x·(the column block of w from column c0, width wide), yb [m, width].
 func (w matrix) blockProduct(yb, x []float32, m, k, c0, width int, accumulate bool) {
-	if w.bf16 != nil {
+	switch {
+	case w.pairs:
+		kp := pairRows(k)
+		kernels.MatMulBF16Pairs(yb, x, w.bf16[c0*kp:(c0+width)*kp], m, k, width, accumulate)
+	case w.bf16 != nil:
 		kernels.MatMulBF16(yb, x, w.bf16[c0*k:(c0+width)*k], m, k, width, accumulate)
-	} else {
+	default:
 		kernels.MatMul(yb, x, w.f32[c0*k:(c0+width)*k], m, k, width, accumulate)
 	}
 }

@@ -129,6 +129,50 @@ func TestCPUBF16(t *testing.T) {
 	}
 }
 
+// With BF16Products the cpu engine's logits are the bf16 engine's moved by rounding the activations to
+// bfloat16 where they enter products: within 2 % of the logits' spread, and not equal (the pair kernels
+// ran). The options need the cpu engine and dtype BF16.
+func TestCPUBF16Products(t *testing.T) {
+	for _, cfg := range familyConfigs() {
+		t.Run(string(cfg.ModelType), func(t *testing.T) {
+			w := randomWeights(cfg, 1)
+			plain := newRandomModelFrom(t, cfg, w, Options{MaxSeq: 200, Backend: CPUBackend, DType: hf.BF16})
+			pairs := newRandomModelFrom(t, cfg, w, Options{MaxSeq: 200, Backend: CPUBackend, DType: hf.BF16, BF16Products: true})
+			if !pairs.cpu.layers[0].down.pairs || !pairs.cpu.head.pairs || plain.cpu.head.pairs {
+				t.Fatal("BF16Products: the matrices are not in pair layout (or are without it)")
+			}
+			a, b := decodeLogits(t, plain), decodeLogits(t, pairs)
+			var diff, spread float64
+			for i := range a {
+				for j := range a[i] {
+					diff = max(diff, math.Abs(float64(a[i][j]-b[i][j])))
+					spread = max(spread, math.Abs(float64(a[i][j])))
+				}
+			}
+			t.Logf("largest logit %.3g, largest difference %.3g", spread, diff)
+			if diff == 0 || diff > 0.02*spread {
+				t.Errorf("BF16Products: logits differ from the bf16 engine's by up to %g (largest logit %g)", diff, spread)
+			}
+		})
+	}
+	cfg := smallConfig()
+	for _, o := range []Options{{Backend: CPUBackend, DType: hf.F32, BF16Products: true}, {Backend: "go", DType: hf.BF16, BF16Products: true}} {
+		if _, err := New(cfg, randomWeights(cfg, 1), o); err == nil || !strings.Contains(err.Error(), "BF16Products needs") {
+			t.Errorf("%+v: error %v", o, err)
+		}
+	}
+}
+
+func newRandomModelFrom(t *testing.T, cfg Config, w map[string][]float32, opts Options) *Model {
+	t.Helper()
+	m, err := New(cfg, w, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
 // decodeLogits prefills a random prompt into three rows and decodes 60 steps of varying rows, with
 // truncations, returning every logit vector.
 func decodeLogits(t *testing.T, m *Model) [][]float32 {

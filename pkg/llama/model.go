@@ -68,6 +68,13 @@ type Options struct {
 	// keeps only its weight matrices and embedding in bfloat16, its caches in float32.
 	// ParseDType reads it from a command line.
 	DType hf.DType
+	// BF16Products, with DType BF16 on the cpu engine only, rounds activations to bfloat16 where they enter
+	// a weight product and multiplies bfloat16 pairs (kernels.MatMulBF16Pairs): on a CPU with AVX512-BF16
+	// one instruction does twice the multiply-adds of a float32 one, so batched steps run about twice as
+	// fast; batch-1 steps, bound by reading the weights, do not change. It computes what llama.cpp and GPUs
+	// compute from bfloat16 weights, no longer the float32 engine's logits on the rounded weights
+	// (TestCPUBF16Products gives the difference). A row's logits still do not depend on the rows beside it.
+	BF16Products bool
 }
 
 // ParseDType reads a dtype as a command line spells it, case-insensitively: "f32" (or "float32"), "bf16"
@@ -166,7 +173,7 @@ func Load(dir string, opts Options) (*Model, error) {
 		return nil, err
 	}
 	if m.backend == nil {
-		m.cpu, err = newCPUModel(cfg, m.opts.MaxSeq, m.invFreq, m.opts.DType == hf.BF16, func(s weightSpec, bf16 bool) (matrix, error) {
+		m.cpu, err = newCPUModel(cfg, m.opts.MaxSeq, m.invFreq, m.opts.DType == hf.BF16, m.opts.BF16Products, func(s weightSpec, bf16 bool) (matrix, error) {
 			if bf16 { // straight from a BF16 checkpoint's bytes, or rounded as read
 				w, err := ckpt.BFloat16(s.name)
 				return matrix{bf16: w}, err
@@ -250,7 +257,7 @@ func New(cfg Config, weights map[string][]float32, opts Options) (*Model, error)
 		return nil, err
 	}
 	if m.backend == nil {
-		m.cpu, err = newCPUModel(cfg, m.opts.MaxSeq, m.invFreq, m.opts.DType == hf.BF16, func(s weightSpec, bf16 bool) (matrix, error) {
+		m.cpu, err = newCPUModel(cfg, m.opts.MaxSeq, m.invFreq, m.opts.DType == hf.BF16, m.opts.BF16Products, func(s weightSpec, bf16 bool) (matrix, error) {
 			if bf16 {
 				return roundedMatrix(weights[s.name]), nil
 			}
@@ -302,6 +309,9 @@ func newModel(cfg Config, opts Options, ckpt hf.DType) (*Model, error) {
 	}
 	if name, _, _ := strings.Cut(opts.Backend, ":"); name == CPUBackend && opts.Backend != CPUBackend {
 		return nil, fmt.Errorf("llama: backend %q: the cpu engine takes no options (use %q)", opts.Backend, CPUBackend)
+	}
+	if opts.BF16Products && (opts.Backend != CPUBackend || opts.DType != hf.BF16) {
+		return nil, fmt.Errorf("llama: BF16Products needs the %q backend and dtype BF16, not backend %q and dtype %s", CPUBackend, opts.Backend, opts.DType)
 	}
 	var backend backends.Backend
 	if opts.Backend != CPUBackend {

@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-var avx2 = impl{"AVX2", matMulAVX2, matMulBF16AVX2, weightedSumAVX2, softmaxAVX2, siluMulAVX2, rmsNormAVX2}
+var avx2 = impl{"AVX2", matMulAVX2, matMulBF16AVX2, matMulBF16PairsAll, weightedSumAVX2, softmaxAVX2, siluMulAVX2, rmsNormAVX2}
 
 // haveAVX2 reports AVX2 and FMA. The gasp binary runs with GODEBUG=cpu.fma=off (pkg/cli/simd.go), which
 // hides FMA from archsimd.X86 (and x/sys/cpu) though the instructions still run; then AVX2 stands for both,

@@ -7,7 +7,7 @@ import (
 	"simd/archsimd"
 )
 
-var avx512 = impl{"AVX-512", matMulAVX512, matMulBF16AVX512, weightedSumAVX512, softmaxAVX512, siluMulAVX512, rmsNormAVX512}
+var avx512 = impl{"AVX-512", matMulAVX512, matMulBF16AVX512, matMulBF16PairsAVX512, weightedSumAVX512, softmaxAVX512, siluMulAVX512, rmsNormAVX512}
 
 // implementations lists the implementations this CPU runs, fastest first.
 func implementations() []impl {

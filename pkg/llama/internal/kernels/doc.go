@@ -1,11 +1,14 @@
 // Package kernels holds the float32 kernels of pkg/llama's "cpu" engine: a matrix product (also over
-// bfloat16 weights, widened as they are read: MatMulBF16), weighted sums of rows (attention's scores and
-// outputs), softmax, RMSNorm and SwiGLU's gate, each over plain row-major slices.
+// bfloat16 weights, widened as they are read: MatMulBF16; or multiplied in bfloat16 pairs with the
+// activations rounded, as AVX512-BF16's VDPBF16PS does: MatMulBF16Pairs), weighted sums of rows
+// (attention's scores and outputs), softmax, RMSNorm and SwiGLU's gate, each over plain row-major slices.
 //
 // Every kernel has a portable Go version (generic.go), and on amd64 binaries built with
 // GOEXPERIMENT=simd an AVX-512 version (avx512.go) and an AVX2 version (avx2.go), the fastest the CPU
 // supports chosen at start; Name says which. The inner loops of the matrix product's 4-row tiles are
 // assembly (tile_amd64.s): written with archsimd, their accumulators moved between registers at every step.
+// So are MatMulBF16Pairs's (pairs_amd64.s), whose instruction the Go assembler does not know: its bytes are
+// written out, and TestMatMulBF16PairsBits holds them to the sums a Go version computes, bit for bit.
 // The tests hold every implementation the CPU runs to the same float64 references. avx2.go mirrors
 // avx512.go with vectors of 8: archsimd's vector types share no interface that a generic function could use
 // without calls through a dictionary in its inner loops.
@@ -89,16 +92,18 @@ func RMSNorm(y, x, w []float32, eps float32) {
 
 // impl is one implementation of the kernels.
 type impl struct {
-	name        string
-	matMul      func(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool)
-	matMulBF16  func(y, x []float32, w []uint16, m, k, n, j0, j1 int, accumulate bool)
-	weightedSum func(out, a, v []float32, stride int)
-	softmax     func(s []float32)
-	siluMul     func(out, g, u []float32)
-	rmsNorm     func(y, x, w []float32, eps float32)
+	name       string
+	matMul     func(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool)
+	matMulBF16 func(y, x []float32, w []uint16, m, k, n, j0, j1 int, accumulate bool)
+	// matMulBF16Pairs is MatMulBF16Pairs (all columns: the cpu engine gives it one column block).
+	matMulBF16Pairs func(y, x []float32, w []uint16, m, k, n int, accumulate bool)
+	weightedSum     func(out, a, v []float32, stride int)
+	softmax         func(s []float32)
+	siluMul         func(out, g, u []float32)
+	rmsNorm         func(y, x, w []float32, eps float32)
 }
 
-var portable = impl{"portable Go", matMulGeneric, matMulBF16Generic, weightedSumGeneric, softmaxGeneric, siluMulGeneric, rmsNormGeneric}
+var portable = impl{"portable Go", matMulGeneric, matMulBF16Generic, matMulBF16PairsAll, weightedSumGeneric, softmaxGeneric, siluMulGeneric, rmsNormGeneric}
 
 // active is the implementation the functions above run: the first of implementations(), the fastest this
 // CPU supports.
@@ -122,3 +127,7 @@ func Use(name string) (previous string, err error) {
 	}
 	return active.name, fmt.Errorf("kernels: no implementation %q on this CPU and build", name)
 }
+
+// PairsFast reports whether MatMulBF16Pairs runs AVX512-BF16's VDPBF16PS here (AVX-512 kernels on a CPU
+// with it); otherwise Go computes the same sums, several times slower than MatMulBF16.
+func PairsFast() bool { return active.name == "AVX-512" && pairsBF16 }
