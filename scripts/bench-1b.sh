@@ -13,7 +13,9 @@
 #   CKPT       where the random checkpoints and GGUF files are made and kept, outside the repository [/work/ckpt1b]
 #   OUT        the output directory: table.md, raw JSON and logs [analysis/lm1b]
 #   THREADS    threads for both engines [2]; PROMPT prompt tokens [32]; STEPS decode steps timed [8]
-#   MODELS     [llama3.2-1b qwen2.5-1.5b]; DTYPES [f32 bf16]; BATCHES [1,16,64]
+#   MODELS     [llama3.2-1b qwen2.5-1.5b]; DTYPES [f32 bf16]; BATCHES [1,16,64]. The dtype bf16-products
+#              runs gasp with --dtype bf16 --bf16-products (bfloat16 pairs multiplied, as llama.cpp's bf16 does)
+#              beside llama.cpp's bf16 again, so that the pair is of one round
 #   LIMIT      seconds each run may take before it is stopped [300]
 #   ROUNDS     gasp and llama.cpp alternate this many times per model and dtype [1]: on a shared machine
 #              only a pair of runs in the same round compares the engines
@@ -59,24 +61,27 @@ for m in $MODELS; do
 		GOMEMLIMIT=7GiB "$bin/random-model" --shape "$m" --tokenizer "$(tokenizer "$m")" --out "$dir"
 	fi
 	for dt in $DTYPES; do
-		gguf=$CKPT/$m-$dt.gguf
-		[[ -f $gguf ]] || { echo "== exporting $gguf" >&2; "$bin/gguf-export" --model "$dir" --type "$dt" --out "$gguf"; }
+		base=${dt%-products} # the weights' dtype
+		extra=()
+		[[ $dt == *-products ]] && extra=(--bf16-products)
+		gguf=$CKPT/$m-$base.gguf
+		[[ -f $gguf ]] || { echo "== exporting $gguf" >&2; "$bin/gguf-export" --model "$dir" --type "$base" --out "$gguf"; }
 		for r in $(seq "$ROUNDS"); do
 			# gasp: the cpu engine, all batch sizes in one run; GoMLX's pure-Go backend one run per batch
 			# size, so that a slow batch 64 that hits LIMIT leaves the others' figures.
 			backend=cpu
-			[[ $dt == bf16 ]] && backend=${BF16_BACKEND:-cpu}
+			[[ $base == bf16 ]] && backend=${BF16_BACKEND:-cpu}
 			if [[ $backend == cpu ]]; then runs=$BATCHES; else runs=${BATCHES//,/ }; fi
 			for b in $runs; do
 				name=gasp-$m-$dt-r$r-b${b//,/-}
 				echo "== round $r: gasp $m $dt ($backend) batch $b" >&2
-				timeout "$LIMIT" "$bin/gasp" bench lm --model "$dir" --backend "$backend" --dtype "$dt" --threads "$THREADS" \
+				timeout "$LIMIT" "$bin/gasp" bench lm --model "$dir" --backend "$backend" --dtype "$base" "${extra[@]}" --threads "$THREADS" \
 					--prompt-len "$PROMPT" --steps "$STEPS" --batch "$b" --max-seq 256 --json \
 					>"$OUT/raw/$name.json" 2>"$OUT/raw/$name.log" || echo "gasp $m $dt batch $b failed or timed out: see $OUT/raw/$name.log" >&2
 			done
 			echo "== round $r: llama.cpp $m $dt" >&2
 			timeout "$LIMIT" "$bench" -m "$gguf" -t "$THREADS" -tb "$THREADS" -c 4096 -b 2048 -ub 512 \
-				-npp "$PROMPT" -ntg "$STEPS" -npl "$BATCHES" -pps -ctk "$dt" -ctv "$dt" --output-format jsonl \
+				-npp "$PROMPT" -ntg "$STEPS" -npl "$BATCHES" -pps -ctk "$base" -ctv "$base" --output-format jsonl \
 				>"$OUT/raw/llamacpp-$m-$dt-r$r.jsonl" 2>"$OUT/raw/llamacpp-$m-$dt-r$r.log" || echo "llama.cpp $m $dt failed or timed out: see $OUT/raw/llamacpp-$m-$dt-r$r.log" >&2
 		done
 	done
