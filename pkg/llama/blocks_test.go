@@ -26,8 +26,9 @@ func TestBlockWidth(t *testing.T) {
 }
 
 // TestBlockedProduct checks that a product over a matrix in column blocks, its blocks shared among
-// goroutines, is bit for bit kernels.MatMul over the plain row-major transpose, in float32 and bfloat16, for
-// one row (a batch-1 step) and several, with and without accumulation.
+// goroutines, is bit for bit kernels.MatMul over the plain row-major transpose, in float32 and bfloat16 (and
+// kernels.MatMulBF16Pairs in pair layout, its blocks filled in place), for one row (a batch-1 step) and
+// several, with and without accumulation.
 func TestBlockedProduct(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range []struct{ m, k, n, threads int }{
@@ -48,24 +49,38 @@ func TestBlockedProduct(t *testing.T) {
 		}
 		x, y0 := randomFloats(r, tc.m*tc.k), randomFloats(r, tc.m*tc.n)
 		c := &cpuModel{threads: tc.threads}
-		for _, bf16 := range []bool{false, true} {
-			ma, mb, ref := matrix{f32: a}, matrix{f32: b}, wt
-			if bf16 {
+		for _, mode := range []string{"f32", "bf16", "pairs"} {
+			ma, mb := matrix{f32: a}, matrix{f32: b}
+			if mode != "f32" {
 				ma, mb = roundedMatrix(a), roundedMatrix(b)
-				ref = widened(roundedMatrix(wt).bf16)
 			}
-			w := sideBySide(tc.k, tc.threads, ma, mb)
+			w := sideBySide(tc.k, tc.threads, ma, mb).inPairs(tc.k, mode == "pairs")
 			for _, acc := range []bool{false, true} {
 				want, got := append([]float32(nil), y0...), append([]float32(nil), y0...)
-				kernels.MatMul(want, x, ref, tc.m, tc.k, tc.n, acc)
+				plainProduct(want, x, wt, tc.m, tc.k, tc.n, acc, mode)
 				c.matMul(got, x, w, tc.m, tc.k, tc.n, acc)
 				for i := range want {
 					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-						t.Fatalf("%+v bf16 %v accumulate %v: y[%d] = %g, want %g (block %d)", tc, bf16, acc, i, got[i], want[i], w.block)
+						t.Fatalf("%+v %s accumulate %v: y[%d] = %g, want %g (block %d)", tc, mode, acc, i, got[i], want[i], w.block)
 					}
 				}
 			}
 		}
+	}
+}
+
+// plainProduct is the product over wt, [k, n] plain row-major, as mode stores it: kernels.MatMul in
+// float32, over wt rounded to bfloat16 and widened, or kernels.MatMulBF16Pairs over it in pair layout.
+func plainProduct(y, x, wt []float32, m, k, n int, accumulate bool, mode string) {
+	switch mode {
+	case "f32":
+		kernels.MatMul(y, x, wt, m, k, n, accumulate)
+	case "bf16":
+		kernels.MatMul(y, x, widened(roundedMatrix(wt).bf16), m, k, n, accumulate)
+	default:
+		wp := make([]uint16, kernels.PairsLen(k, n))
+		kernels.PairRows(wp, roundedMatrix(wt).bf16, k, n)
+		kernels.MatMulBF16Pairs(y, n, x, wp, m, k, n, accumulate)
 	}
 }
 

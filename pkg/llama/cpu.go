@@ -503,15 +503,16 @@ func (c *cpuModel) matMul(y, x []float32, w matrix, m, k, n int, accumulate bool
 // blockRows holds a product's rows of y for one column block (see product).
 var blockRows = sync.Pool{New: func() any { return new([]float32) }}
 
-// product runs kernels.MatMul, MatMulBF16 or MatMulBF16Pairs, as w is stored, over the column blocks [b0, b1) of w. y's
-// columns of a block are y itself for a single row or a single block; otherwise the block's product fills (or
-// adds to) a copy of them, [m, width], that goes back into y.
+// product runs kernels.MatMul, MatMulBF16 or MatMulBF16Pairs, as w is stored, over the column blocks [b0,
+// b1) of w. MatMulBF16Pairs fills y's columns of a block in place (its y rows may be further apart than the
+// block is wide), as the others do for a single row or a single block; otherwise the block's product fills
+// (or adds to) a copy of them, [m, width], that goes back into y.
 func (w matrix) product(y, x []float32, m, k, n, b0, b1 int, accumulate bool) {
-	if m == 1 || w.block >= n {
+	if m == 1 || w.block >= n || w.pairs {
 		for b := b0; b < b1; b++ {
 			c0 := b * w.block
 			width := min(w.block, n-c0)
-			w.blockProduct(y[c0:c0+(m-1)*n+width], x, m, k, c0, width, accumulate)
+			w.blockProduct(y[c0:c0+(m-1)*n+width], n, x, m, k, c0, width, accumulate)
 		}
 		return
 	}
@@ -527,19 +528,20 @@ func (w matrix) product(y, x []float32, m, k, n, b0, b1 int, accumulate bool) {
 				copy(yb[i*width:(i+1)*width], y[i*n+c0:])
 			}
 		}
-		w.blockProduct(yb, x, m, k, c0, width, accumulate)
+		w.blockProduct(yb, width, x, m, k, c0, width, accumulate)
 		for i := range m {
 			copy(y[i*n+c0:i*n+c0+width], yb[i*width:])
 		}
 	}
 }
 
-// blockProduct sets yb (+)= x·(the column block of w from column c0, width wide), yb [m, width].
-func (w matrix) blockProduct(yb, x []float32, m, k, c0, width int, accumulate bool) {
+// blockProduct sets yb (+)= x·(the column block of w from column c0, width wide), yb [m, width] with rows
+// ldy apart: ldy = width, or, for a single row or a matrix in pair layout, any ldy ≥ width.
+func (w matrix) blockProduct(yb []float32, ldy int, x []float32, m, k, c0, width int, accumulate bool) {
 	switch {
 	case w.pairs:
 		kp := pairRows(k)
-		kernels.MatMulBF16Pairs(yb, x, w.bf16[c0*kp:(c0+width)*kp], m, k, width, accumulate)
+		kernels.MatMulBF16Pairs(yb, ldy, x, w.bf16[c0*kp:(c0+width)*kp], m, k, width, accumulate)
 	case w.bf16 != nil:
 		kernels.MatMulBF16(yb, x, w.bf16[c0*k:(c0+width)*k], m, k, width, accumulate)
 	default:

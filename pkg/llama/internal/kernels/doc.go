@@ -96,7 +96,7 @@ type impl struct {
 	matMul     func(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool)
 	matMulBF16 func(y, x []float32, w []uint16, m, k, n, j0, j1 int, accumulate bool)
 	// matMulBF16Pairs is MatMulBF16Pairs (all columns: the cpu engine gives it one column block).
-	matMulBF16Pairs func(y, x []float32, w []uint16, m, k, n int, accumulate bool)
+	matMulBF16Pairs func(y []float32, ldy int, x []float32, w []uint16, m, k, n int, accumulate bool)
 	weightedSum     func(out, a, v []float32, stride int)
 	softmax         func(s []float32)
 	siluMul         func(out, g, u []float32)

@@ -39,11 +39,13 @@ func PairRows(dst, w []uint16, k, n int) {
 // With AVX-512 kernels on a CPU with AVX512-BF16 (PairsFast) the instruction computes them; elsewhere Go
 // does, the same sums (the instruction flushes subnormal inputs and results to zero, Go does not: they
 // differ there only).
-func MatMulBF16Pairs(y, x []float32, w []uint16, m, k, n int, accumulate bool) {
-	if len(x) < m*k || len(w) < PairsLen(k, n) || len(y) < m*n {
+//
+// y's rows are ldy ≥ n apart, so that a product can fill a block of columns of a wider matrix in place.
+func MatMulBF16Pairs(y []float32, ldy int, x []float32, w []uint16, m, k, n int, accumulate bool) {
+	if len(x) < m*k || len(w) < PairsLen(k, n) || ldy < n || m > 0 && len(y) < (m-1)*ldy+n {
 		panic("kernels: MatMulBF16Pairs: slices shorter than their shapes")
 	}
-	active.matMulBF16Pairs(y, x, w, m, k, n, accumulate)
+	active.matMulBF16Pairs(y, ldy, x, w, m, k, n, accumulate)
 }
 
 // roundBF16 returns v rounded to the nearest bfloat16 (ties to even), as the high 16 bits of a float32;
@@ -70,12 +72,12 @@ func roundPairsGeneric(dst []uint32, src []float32) {
 
 // matMulBF16PairsGeneric is MatMulBF16Pairs in Go over the columns [j0, j1): a row at a time, the pair rows
 // of w streamed past it in order.
-func matMulBF16PairsGeneric(y, x []float32, w []uint16, m, k, n, j0, j1 int, accumulate bool) {
+func matMulBF16PairsGeneric(y []float32, ldy int, x []float32, w []uint16, m, k, n, j0, j1 int, accumulate bool) {
 	kp := (k + 1) / 2
 	xp := make([]uint32, kp)
 	for i := range m {
 		roundPairsGeneric(xp, x[i*k:(i+1)*k])
-		yi := y[i*n+j0 : i*n+j1]
+		yi := y[i*ldy+j0 : i*ldy+j1]
 		if !accumulate {
 			clear(yi)
 		}
@@ -90,6 +92,6 @@ func matMulBF16PairsGeneric(y, x []float32, w []uint16, m, k, n, j0, j1 int, acc
 	}
 }
 
-func matMulBF16PairsAll(y, x []float32, w []uint16, m, k, n int, accumulate bool) {
-	matMulBF16PairsGeneric(y, x, w, m, k, n, 0, n, accumulate)
+func matMulBF16PairsAll(y []float32, ldy int, x []float32, w []uint16, m, k, n int, accumulate bool) {
+	matMulBF16PairsGeneric(y, ldy, x, w, m, k, n, 0, n, accumulate)
 }

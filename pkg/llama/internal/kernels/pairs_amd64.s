@@ -2,16 +2,16 @@
 
 #include "textflag.h"
 
-// func dot4x32AVX512(y *float32, n int, x *uint32, kp int, w *uint16, wn int, count int, accumulate bool)
+// func dot4x32AVX512(y *float32, ldy int, x *uint32, kp int, w *uint16, wn int, count int, accumulate bool)
 //
 // tile4x32AVX512 (tile_amd64.s) over bfloat16 pairs: for count pair rows of w's panel (wn 32-bit words
 // apart, each 32 columns of two bfloat16s), adds x's pair (a 32-bit word of two bfloat16s) times the
 // column's pair to the accumulators of rows r = 0..3 with VDPBF16PS, which the Go assembler does not know:
 // its bytes are written out (EVEX.512.F3.0F38.W0 52 /r, the register form; the comment after each gives
-// it in Go's operand order). x's rows are kp words apart.
+// it in Go's operand order). x's rows are kp words apart, y's ldy floats.
 TEXT ·dot4x32AVX512(SB), NOSPLIT, $0-57
 	MOVQ y+0(FP), DI
-	MOVQ n+8(FP), R8
+	MOVQ ldy+8(FP), R8
 	SHLQ $2, R8              // y's row stride in bytes
 	MOVQ x+16(FP), SI
 	MOVQ kp+24(FP), R9
@@ -81,12 +81,12 @@ done4:
 	VZEROUPPER
 	RET
 
-// func dot8x32AVX512(y *float32, n int, x *uint32, kp int, w *uint16, wn int, count int, accumulate bool)
+// func dot8x32AVX512(y *float32, ldy int, x *uint32, kp int, w *uint16, wn int, count int, accumulate bool)
 //
 // dot4x32AVX512 for 8 rows of x: 16 accumulators, 2 loads of w and 8 broadcasts of x per 16 VDPBF16PS.
 TEXT ·dot8x32AVX512(SB), NOSPLIT, $0-57
 	MOVQ y+0(FP), DI
-	MOVQ n+8(FP), R8
+	MOVQ ldy+8(FP), R8
 	SHLQ $2, R8              // y's row stride in bytes
 	MOVQ x+16(FP), SI
 	MOVQ kp+24(FP), R9

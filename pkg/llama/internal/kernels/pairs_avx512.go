@@ -16,27 +16,27 @@ var pairsBF16 = cpu.X86.HasAVX512BF16
 // once (roundPairs): a pair row of a panel is 32 columns of two bfloat16s, 128 bytes like a float32 row, and
 // holds twice the multiply-adds. A single row streams w's pair rows past blocks of y (rowPairsAVX512), as
 // rowAVX512 streams w's rows. Without VDPBF16PS it runs matMulBF16PairsGeneric.
-func matMulBF16PairsAVX512(y, x []float32, w []uint16, m, k, n int, accumulate bool) {
+func matMulBF16PairsAVX512(y []float32, ldy int, x []float32, w []uint16, m, k, n int, accumulate bool) {
 	full := n &^ 31
 	if !pairsBF16 || full == 0 {
-		matMulBF16PairsGeneric(y, x, w, m, k, n, 0, n, accumulate)
+		matMulBF16PairsGeneric(y, ldy, x, w, m, k, n, 0, n, accumulate)
 		return
 	}
-	kp := (k + 1) / 2
 	buf := pairRows.Get().(*[]uint32)
 	defer pairRows.Put(buf)
+	kp := (k + 1) / 2
 	*buf = grownU32(*buf, m*kp)
-	xp := *buf
+	pp := pairProduct{y: y, ldy: ldy, xp: *buf, kp: kp, w: w, n: n}
 	for i := range m {
-		roundPairs(xp[i*kp:(i+1)*kp], x[i*k:(i+1)*k])
+		roundPairs(pp.xp[i*kp:(i+1)*kp], x[i*k:(i+1)*k])
 	}
 	if m == 1 {
-		rowPairs(y, xp, w, kp, n, full, accumulate)
+		pp.row(full, accumulate)
 	} else {
-		panelPairs(y, xp, w, m, kp, n, full, accumulate)
+		pp.panels(m, full, accumulate)
 	}
 	if full < n {
-		matMulBF16PairsGeneric(y, x, w, m, k, n, full, n, accumulate)
+		matMulBF16PairsGeneric(y, ldy, x, w, m, k, n, full, n, accumulate)
 	}
 }
 
@@ -50,65 +50,74 @@ func grownU32(s []uint32, n int) []uint32 {
 	return s[:n]
 }
 
-// panelPairs runs the tiles over the columns [0, full) in panels of 32, kBlock pair rows at a time (32 KB
-// of w, in L1), 8 rows of x at a time, then 4, then 1.
-func panelPairs(y []float32, xp []uint32, w []uint16, m, kp, n, full int, accumulate bool) {
+// pairProduct is a product of matMulBF16PairsAVX512: y's rows ldy apart, x's rows rounded to kp pairs
+// each (xp), w in pair layout with n columns.
+type pairProduct struct {
+	y   []float32
+	ldy int
+	xp  []uint32
+	kp  int
+	w   []uint16
+	n   int
+}
+
+// panels runs the tiles over the columns [0, full) in panels of 32, kBlock pair rows at a time (32 KB of w,
+// in L1), 8 rows of x at a time, then 4, then 1.
+func (pp pairProduct) panels(m, full int, accumulate bool) {
 	for j := 0; j < full; j += 32 {
-		for q0 := 0; q0 < kp || q0 == 0; q0 += kBlock {
-			q1, acc := min(q0+kBlock, kp), accumulate || q0 > 0
-			wp, count := 2*(q0*n+j), q1-q0
-			if count > 0 {
-				_ = w[wp+2*((count-1)*n+31)+1]
-			}
+		for q0 := 0; q0 < pp.kp || q0 == 0; q0 += kBlock {
+			q1, acc := min(q0+kBlock, pp.kp), accumulate || q0 > 0
 			i := 0
 			for ; i+8 <= m; i += 8 {
-				dotTile(y, xp, w, wp, i, j, kp, n, q0, count, acc, 8)
+				pp.tile(i, j, q0, q1-q0, acc, 8)
 			}
 			for ; i+4 <= m; i += 4 {
-				dotTile(y, xp, w, wp, i, j, kp, n, q0, count, acc, 4)
+				pp.tile(i, j, q0, q1-q0, acc, 4)
 			}
 			for ; i < m; i++ {
-				dotTile(y, xp, w, wp, i, j, kp, n, q0, count, acc, 1)
+				pp.tile(i, j, q0, q1-q0, acc, 1)
 			}
 		}
 	}
 }
 
-// dotTile runs the assembly tile of rows i..i+rows-1 (8, 4 or 1) at column j over count pair rows from q0,
+// tile runs the assembly tile of rows i..i+rows-1 (8, 4 or 1) at column j over count pair rows from q0,
 // its bounds checked here once.
-func dotTile(y []float32, xp []uint32, w []uint16, wp, i, j, kp, n, q0, count int, accumulate bool, rows int) {
-	o := i*n + j
-	_ = y[o+(rows-1)*n+31]
+func (pp pairProduct) tile(i, j, q0, count int, accumulate bool, rows int) {
+	o, ldy := i*pp.ldy+j, pp.ldy
+	_ = pp.y[o+(rows-1)*ldy+31]
 	if count == 0 {
 		if !accumulate {
 			for r := range rows {
-				clear(y[o+r*n : o+r*n+32])
+				clear(pp.y[o+r*ldy : o+r*ldy+32])
 			}
 		}
 		return
 	}
-	_ = xp[(i+rows-1)*kp+q0+count-1]
-	x0 := &xp[i*kp+q0]
+	wp := 2 * (q0*pp.n + j)
+	_ = pp.w[wp+2*((count-1)*pp.n+31)+1]
+	_ = pp.xp[(i+rows-1)*pp.kp+q0+count-1]
+	y, x, w := &pp.y[o], &pp.xp[i*pp.kp+q0], &pp.w[wp]
 	switch rows {
 	case 8:
-		dot8x32AVX512(&y[o], n, x0, kp, &w[wp], n, count, accumulate)
+		dot8x32AVX512(y, ldy, x, pp.kp, w, pp.n, count, accumulate)
 	case 4:
-		dot4x32AVX512(&y[o], n, x0, kp, &w[wp], n, count, accumulate)
+		dot4x32AVX512(y, ldy, x, pp.kp, w, pp.n, count, accumulate)
 	default:
-		dot1x32AVX512(&y[o], x0, &w[wp], n, count, accumulate)
+		dot1x32AVX512(y, x, w, pp.n, count, accumulate)
 	}
 }
 
-// rowPairs is the single-row product over the columns [0, full), in blocks of rowBlock columns of y that
-// stay in L1 while every pair row of w's block streams past them, in order.
-func rowPairs(y []float32, xp []uint32, w []uint16, kp, n, full int, accumulate bool) {
-	_ = w[2*((kp-1)*n+full-1)+1]
+// row is the single-row product over the columns [0, full), in blocks of rowBlock columns of y that stay in
+// L1 while every pair row of w's block streams past them, in order.
+func (pp pairProduct) row(full int, accumulate bool) {
+	_ = pp.w[2*((pp.kp-1)*pp.n+full-1)+1]
 	for b0 := 0; b0 < full; b0 += rowBlock {
-		yb := y[b0:min(b0+rowBlock, full)]
+		yb := pp.y[b0:min(b0+rowBlock, full)]
 		if !accumulate {
 			clear(yb)
 		}
-		rowPairsAVX512(&yb[0], len(yb), &xp[0], &w[2*b0], n, kp)
+		rowPairsAVX512(&yb[0], len(yb), &pp.xp[0], &pp.w[2*b0], pp.n, pp.kp)
 	}
 }
 
@@ -137,10 +146,10 @@ var highHalves = func() archsimd.Uint16x32 {
 }()
 
 //go:noescape
-func dot8x32AVX512(y *float32, n int, x *uint32, kp int, w *uint16, wn int, count int, accumulate bool)
+func dot8x32AVX512(y *float32, ldy int, x *uint32, kp int, w *uint16, wn int, count int, accumulate bool)
 
 //go:noescape
-func dot4x32AVX512(y *float32, n int, x *uint32, kp int, w *uint16, wn int, count int, accumulate bool)
+func dot4x32AVX512(y *float32, ldy int, x *uint32, kp int, w *uint16, wn int, count int, accumulate bool)
 
 //go:noescape
 func dot1x32AVX512(y *float32, x *uint32, w *uint16, wn int, count int, accumulate bool)

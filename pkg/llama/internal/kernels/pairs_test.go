@@ -42,7 +42,7 @@ func TestMatMulBF16Pairs(t *testing.T) {
 			want := pairsReference(c, acc)
 			for _, im := range implementations() {
 				got := append([]float32(nil), c.y0...)
-				im.matMulBF16Pairs(got, c.x, c.wp, c.m, c.k, c.n, acc)
+				im.matMulBF16Pairs(got, c.n, c.x, c.wp, c.m, c.k, c.n, acc)
 				for i := range got {
 					if d := math.Abs(float64(got[i]) - want[i]); d > 1e-5*(1+math.Abs(want[i]))*float64(c.k) {
 						t.Fatalf("%s, %d×%d·%d×%d, accumulate %v: y[%d] = %g, want %g", im.name, c.m, c.k, c.k, c.n, acc, i, got[i], want[i])
@@ -81,9 +81,9 @@ func TestMatMulBF16PairsBits(t *testing.T) {
 		c := newPairsCase(rng, sh[0], sh[1], sh[2])
 		for _, acc := range []bool{false, true} {
 			want := append([]float32(nil), c.y0...)
-			matMulBF16PairsGeneric(want, c.x, c.wp, c.m, c.k, c.n, 0, c.n, acc)
+			matMulBF16PairsGeneric(want, c.n, c.x, c.wp, c.m, c.k, c.n, 0, c.n, acc)
 			got := append([]float32(nil), c.y0...)
-			MatMulBF16Pairs(got, c.x, c.wp, c.m, c.k, c.n, acc)
+			MatMulBF16Pairs(got, c.n, c.x, c.wp, c.m, c.k, c.n, acc)
 			for i := range got {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Fatalf("%d×%d·%d×%d, accumulate %v: y[%d] = %g (%#x), Go's sums give %g (%#x)",
@@ -102,13 +102,46 @@ func TestMatMulBF16PairsRowsIndependent(t *testing.T) {
 		c := newPairsCase(rng, m, k, n)
 		for _, im := range implementations() {
 			batch := make([]float32, m*n)
-			im.matMulBF16Pairs(batch, c.x, c.wp, m, k, n, false)
+			im.matMulBF16Pairs(batch, n, c.x, c.wp, m, k, n, false)
 			for i := range m {
 				alone := make([]float32, n)
-				im.matMulBF16Pairs(alone, c.x[i*k:(i+1)*k], c.wp, 1, k, n, false)
+				im.matMulBF16Pairs(alone, n, c.x[i*k:(i+1)*k], c.wp, 1, k, n, false)
 				for j := range n {
 					if math.Float32bits(alone[j]) != math.Float32bits(batch[i*n+j]) {
 						t.Fatalf("%s, batch of %d: row %d column %d: %g alone, %g in the batch", im.name, m, i, j, alone[j], batch[i*n+j])
+					}
+				}
+			}
+		}
+	}
+}
+
+// A product into columns of a wider y (rows ldy apart) is the product alone, in place, and leaves the
+// other columns as they were.
+func TestMatMulBF16PairsStrided(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	for _, sh := range pairsShapes {
+		c := newPairsCase(rng, sh[0], sh[1], sh[2])
+		ldy, off := c.n+37, 5
+		for _, im := range implementations() {
+			for _, acc := range []bool{false, true} {
+				want := append([]float32(nil), c.y0...)
+				im.matMulBF16Pairs(want, c.n, c.x, c.wp, c.m, c.k, c.n, acc)
+				wide := randSlice(rng, c.m*ldy)
+				before := append([]float32(nil), wide...)
+				for i := range c.m {
+					copy(wide[i*ldy+off:], c.y0[i*c.n:(i+1)*c.n])
+				}
+				im.matMulBF16Pairs(wide[off:], ldy, c.x, c.wp, c.m, c.k, c.n, acc)
+				for i := range c.m {
+					for j := range ldy {
+						got, exp := wide[i*ldy+j], before[i*ldy+j]
+						if j >= off && j < off+c.n {
+							exp = want[i*c.n+j-off]
+						}
+						if math.Float32bits(got) != math.Float32bits(exp) {
+							t.Fatalf("%s, %d×%d·%d×%d into rows %d apart: y[%d, %d] = %g, want %g", im.name, c.m, c.k, c.k, c.n, ldy, i, j, got, exp)
+						}
 					}
 				}
 			}
@@ -158,7 +191,7 @@ func TestMatMulBF16PairsPanics(t *testing.T) {
 			t.Error("MatMulBF16Pairs with w shorter than its pair layout: no panic")
 		}
 	}()
-	MatMulBF16Pairs(make([]float32, 4), make([]float32, 6), make([]uint16, 7), 2, 3, 2, false)
+	MatMulBF16Pairs(make([]float32, 4), 2, make([]float32, 6), make([]uint16, 7), 2, 3, 2, false)
 }
 
 // benchBF16 measures, in GFLOP/s, the active implementation's two products over bfloat16 weights:
@@ -177,7 +210,7 @@ func benchBF16(b *testing.B, m, k, n int) {
 	})
 	b.Run("pairs", func(b *testing.B) {
 		for b.Loop() {
-			MatMulBF16Pairs(y, c.x, c.wp, m, k, n, false)
+			MatMulBF16Pairs(y, n, c.x, c.wp, m, k, n, false)
 		}
 		flops(b)
 	})
