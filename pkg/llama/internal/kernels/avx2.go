@@ -27,16 +27,24 @@ func load8(s []float32) vec8     { return archsimd.LoadFloat32x8((*[8]float32)(s
 func store8(v vec8, s []float32) { v.Store((*[8]float32)(s[:8])) }
 func splat8(a float32) vec8      { return archsimd.BroadcastFloat32x8(a) }
 
-// matMulAVX2 is matMulAVX512 with panels of 16 columns (2 registers of 8).
+// matMulAVX2 is matMulAVX512 with panels of 16 columns (2 registers of 8) and tiles of 4 rows, then 1: a
+// single row streams w's rows past blocks of y (rowAVX2), more rows run the tiles over kBlockAVX2 rows of a
+// panel at a time (32 KB, in L1).
 func matMulAVX2(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 	full := j0 + (j1-j0)&^15
-	for j := j0; j < full; j += 16 {
-		i := 0
-		for ; i+4 <= m; i += 4 {
-			tile4x16(y, x, w, j, n, i, j, k, n, accumulate)
-		}
-		for ; i < m; i++ {
-			tile1x16(y, x, w, j, n, i, j, k, n, accumulate)
+	if m == 1 {
+		rowAVX2(y, x, w, k, n, j0, full, accumulate)
+	}
+	for j := j0; j < full && m > 1; j += 16 {
+		for p0 := 0; p0 < k || p0 == 0; p0 += kBlockAVX2 {
+			p1, acc := min(p0+kBlockAVX2, k), accumulate || p0 > 0
+			i := 0
+			for ; i+4 <= m; i += 4 {
+				tile4x16(y, x, w, p0*n+j, n, i, j, k, n, p0, p1, acc)
+			}
+			for ; i < m; i++ {
+				tile1x16(y, x, w, p0*n+j, n, i, j, k, n, p0, p1, acc)
+			}
 		}
 	}
 	if full < j1 {
@@ -44,21 +52,43 @@ func matMulAVX2(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 	}
 }
 
-// tile4x16 adds the products of rows i..i+3 of x and the panel of w at column j to y (to 0 when accumulate
-// is false). The panel's first row starts at w[wp] and its rows are wn apart: w itself (wp = j, wn = n), or
-// a copy of the panel (bfloat16 weights widened, wn = 16).
-func tile4x16(y, x, w []float32, wp, wn, i, j, k, n int, accumulate bool) {
-	o := i*n + j
+// kBlockAVX2 is kBlock for panels of 16 columns: 512 rows of 64 bytes.
+const kBlockAVX2 = 512
+
+// rowAVX2 computes the columns [j0, j1) (a multiple of 16 wide) of a single row y (+)= x·w, reading each row
+// of w in one run (see rowAVX512). Storing y between rows changes no bit of tile1x16's sums.
+func rowAVX2(y, x, w []float32, k, n, j0, j1 int, accumulate bool) {
+	for b0 := j0; b0 < j1; b0 += rowBlock {
+		yb := y[b0:min(b0+rowBlock, j1)]
+		if !accumulate {
+			clear(yb)
+		}
+		for p, a := range x[:k] {
+			row := w[p*n+b0 : p*n+b0+len(yb)]
+			s := splat8(a)
+			for j := 0; j < len(yb); j += 16 {
+				store8(load8(row[j:]).MulAdd(s, load8(yb[j:])), yb[j:])
+				store8(load8(row[j+8:]).MulAdd(s, load8(yb[j+8:])), yb[j+8:])
+			}
+		}
+	}
+}
+
+// tile4x16 adds the products of rows i..i+3 of x and the panel of w at column j over p0 ≤ p < p1 to y (to 0
+// when accumulate is false). The panel's row p0 starts at w[wp] and its rows are wn apart: w itself (wp =
+// p0·n+j, wn = n), or a copy of the panel (bfloat16 weights widened, wn = 16).
+func tile4x16(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool) {
+	o, count := i*n+j, p1-p0
 	_ = y[o+3*n+15] // the bounds the assembly relies on, checked once
-	if k == 0 {
+	if count == 0 {
 		if !accumulate {
 			clearTile(y, o, n, 16)
 		}
 		return
 	}
-	_ = x[(i+4)*k-1]
-	_ = w[wp+(k-1)*wn+15]
-	tile4x16AVX2(&y[o], n, &x[i*k], k, &w[wp], wn, k, accumulate)
+	_ = x[(i+3)*k+p1-1]
+	_ = w[wp+(count-1)*wn+15]
+	tile4x16AVX2(&y[o], n, &x[i*k+p0], k, &w[wp], wn, count, accumulate)
 }
 
 // tile4x16AVX2 is tile4x16's loop, in tile_amd64.s (see tile4x32AVX512).
@@ -66,13 +96,13 @@ func tile4x16(y, x, w []float32, wp, wn, i, j, k, n int, accumulate bool) {
 //go:noescape
 func tile4x16AVX2(y *float32, n int, x *float32, k int, w *float32, wn int, count int, accumulate bool)
 
-func tile1x16(y, x, w []float32, wp, wn, i, j, k, n int, accumulate bool) {
+func tile1x16(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool) {
 	o := i*n + j
 	var c0, c1 vec8
 	if accumulate {
 		c0, c1 = load8(y[o:]), load8(y[o+8:])
 	}
-	for _, a := range x[i*k : i*k+k] {
+	for _, a := range x[i*k+p0 : i*k+p1] {
 		b := splat8(a)
 		c0 = archsimd.LoadFloat32x8((*[8]float32)(w[wp:wp+8])).MulAdd(b, c0)
 		c1 = archsimd.LoadFloat32x8((*[8]float32)(w[wp+8:wp+16])).MulAdd(b, c1)

@@ -2,7 +2,10 @@
 
 package kernels
 
-import "simd/archsimd"
+import (
+	"simd/archsimd"
+	"sync"
+)
 
 // loadBF16x8 widens 8 bfloat16s to float32s.
 func loadBF16x8(s []uint16) vec8 {
@@ -10,26 +13,30 @@ func loadBF16x8(s []uint16) vec8 {
 }
 
 // matMulBF16AVX2 is matMulAVX2 over w in bfloat16: a single row streams w's rows widening as it goes, more
-// rows widen each panel of 16 columns once (k·64 bytes) into a float32 copy that every row passes over. The
-// sums are matMulAVX2's, in the same order, so the bits are the same.
+// rows widen each block of a panel of 16 columns once (kBlockAVX2·64 bytes) into a float32 copy that every
+// row passes over. The sums are matMulAVX2's, in the same order, so the bits are the same.
 func matMulBF16AVX2(y, x []float32, w []uint16, m, k, n, j0, j1 int, accumulate bool) {
 	full := j0 + (j1-j0)&^15
 	if m == 1 {
 		rowBF16AVX2(y, x, w, k, n, j0, full, accumulate)
 	} else if full > j0 {
-		panel := make([]float32, k*16)
+		panel := panels2.Get().(*[kBlockAVX2 * 16]float32)
+		defer panels2.Put(panel)
 		for j := j0; j < full; j += 16 {
-			for p := range k {
-				row, dst := w[p*n+j:], panel[p*16:]
-				store8(loadBF16x8(row), dst)
-				store8(loadBF16x8(row[8:]), dst[8:])
-			}
-			i := 0
-			for ; i+4 <= m; i += 4 {
-				tile4x16(y, x, panel, 0, 16, i, j, k, n, accumulate)
-			}
-			for ; i < m; i++ {
-				tile1x16(y, x, panel, 0, 16, i, j, k, n, accumulate)
+			for p0 := 0; p0 < k || p0 == 0; p0 += kBlockAVX2 {
+				p1, acc := min(p0+kBlockAVX2, k), accumulate || p0 > 0
+				for p := p0; p < p1; p++ {
+					row, dst := w[p*n+j:], panel[(p-p0)*16:]
+					store8(loadBF16x8(row), dst)
+					store8(loadBF16x8(row[8:]), dst[8:])
+				}
+				i := 0
+				for ; i+4 <= m; i += 4 {
+					tile4x16(y, x, panel[:], 0, 16, i, j, k, n, p0, p1, acc)
+				}
+				for ; i < m; i++ {
+					tile1x16(y, x, panel[:], 0, 16, i, j, k, n, p0, p1, acc)
+				}
 			}
 		}
 	}
@@ -37,6 +44,9 @@ func matMulBF16AVX2(y, x []float32, w []uint16, m, k, n, j0, j1 int, accumulate 
 		matMulBF16Generic(y, x, w, m, k, n, full, j1, accumulate)
 	}
 }
+
+// panels2 holds the widened panels of matMulBF16AVX2.
+var panels2 = sync.Pool{New: func() any { return new([kBlockAVX2 * 16]float32) }}
 
 // rowBF16AVX2 computes the columns [j0, j1) (a multiple of 16 wide) of a single row y (+)= x·w, reading
 // each row of w in one run (see rowAVX512). Storing y between rows changes no bit of tile1x16's sums.

@@ -200,6 +200,10 @@ func BenchmarkMatMul1x128x2048(b *testing.B)  { benchMatMul(b, 1, 128, 2048) }
 // A batch of 16 through a 1B model's 2048 × 2048 projection (one goroutine's share of it is half).
 func BenchmarkMatMul16x2048x1024(b *testing.B) { benchMatMul(b, 16, 2048, 1024) }
 
+// A single row through a 1B model's column block of 2048 columns with its 8192 rows (the MLP's down
+// projection): a batch-1 step, bound by reading w (64 MB, from memory).
+func BenchmarkMatMul1x8192x2048(b *testing.B) { benchMatMul(b, 1, 8192, 2048) }
+
 // TestMatMulColumns checks that products of column ranges put together equal the whole.
 func TestMatMulColumns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -288,7 +292,7 @@ const rowBlockTest = 2048
 // tokens whatever the batch.
 func TestMatMulRowAlone(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	m, k, n := 5, 300, 2*rowBlockTest+48+5 // k past kBlock: the tiles sum in two blocks, the row in one
+	m, k, n := 5, 600, 2*rowBlockTest+48+5 // k past kBlock and kBlockAVX2: the tiles sum in blocks, the row in one
 	x, w, y0 := randSlice(rng, m*k), randSlice(rng, k*n), randSlice(rng, m*n)
 	for _, im := range implementations() {
 		for _, acc := range []bool{false, true} {
