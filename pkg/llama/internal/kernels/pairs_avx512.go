@@ -111,6 +111,12 @@ func (pp pairProduct) tile(i, j, q0, count int, accumulate bool, rows int) {
 // row is the single-row product over the columns [0, full), in blocks of rowBlock columns of y that stay in
 // L1 while every pair row of w's block streams past them, in order.
 func (pp pairProduct) row(full int, accumulate bool) {
+	if pp.kp == 0 {
+		if !accumulate {
+			clear(pp.y[:full])
+		}
+		return
+	}
 	_ = pp.w[2*((pp.kp-1)*pp.n+full-1)+1]
 	for b0 := 0; b0 < full; b0 += rowBlock {
 		yb := pp.y[b0:min(b0+rowBlock, full)]

@@ -28,7 +28,7 @@ func newPairsCase(rng *rand.Rand, m, k, n int) pairsCase {
 // pairsShapes: odd k (a zero pair half), k over several blocks of pair rows, n past the last panel of 32,
 // a single row over several of rowPairs's column blocks, and batches that leave rows over after 8 and 4.
 var pairsShapes = [][3]int{
-	{1, 1, 1}, {1, 7, 33}, {2, 64, 64}, {3, 5, 40}, {4, 2*256*2 + 3, 96}, {7, 100, 64}, {13, 40, 96},
+	{1, 0, 40}, {5, 0, 40}, {1, 1, 1}, {1, 7, 33}, {2, 64, 64}, {3, 5, 40}, {4, 2*256*2 + 3, 96}, {7, 100, 64}, {13, 40, 96},
 	{16, 130, 160}, {1, 300, rowBlockTest + 48}, {9, 600, 33},
 }
 
