@@ -58,18 +58,23 @@ const kBlockAVX2 = 512
 // rowAVX2 computes the columns [j0, j1) (a multiple of 16 wide) of a single row y (+)= x·w, reading each row
 // of w in one run (see rowAVX512). Storing y between rows changes no bit of tile1x16's sums.
 func rowAVX2(y, x, w []float32, k, n, j0, j1 int, accumulate bool) {
+	rowBlocks8(y, x, w, k, n, j0, j1, accumulate, func(y, row []float32, s vec8) {
+		for j := 0; j < len(y); j += 16 {
+			store8(load8(row[j:]).MulAdd(s, load8(y[j:])), y[j:])
+			store8(load8(row[j+8:]).MulAdd(s, load8(y[j+8:])), y[j+8:])
+		}
+	})
+}
+
+// rowBlocks8 is rowBlocks with vectors of 8: fma adds s·(a row of w's block) to y's block, once a row.
+func rowBlocks8[W float32 | uint16](y, x []float32, w []W, k, n, j0, j1 int, accumulate bool, fma func(y []float32, row []W, s vec8)) {
 	for b0 := j0; b0 < j1; b0 += rowBlock {
 		yb := y[b0:min(b0+rowBlock, j1)]
 		if !accumulate {
 			clear(yb)
 		}
 		for p, a := range x[:k] {
-			row := w[p*n+b0 : p*n+b0+len(yb)]
-			s := splat8(a)
-			for j := 0; j < len(yb); j += 16 {
-				store8(load8(row[j:]).MulAdd(s, load8(yb[j:])), yb[j:])
-				store8(load8(row[j+8:]).MulAdd(s, load8(yb[j+8:])), yb[j+8:])
-			}
+			fma(yb, w[p*n+b0:p*n+b0+len(yb)], splat8(a))
 		}
 	}
 }

@@ -48,21 +48,12 @@ func matMulBF16AVX2(y, x []float32, w []uint16, m, k, n, j0, j1 int, accumulate 
 // panels2 holds the widened panels of matMulBF16AVX2.
 var panels2 = sync.Pool{New: func() any { return new([kBlockAVX2 * 16]float32) }}
 
-// rowBF16AVX2 computes the columns [j0, j1) (a multiple of 16 wide) of a single row y (+)= x·w, reading
-// each row of w in one run (see rowAVX512). Storing y between rows changes no bit of tile1x16's sums.
+// rowBF16AVX2 is rowAVX2 over w in bfloat16, widened as it is read.
 func rowBF16AVX2(y, x []float32, w []uint16, k, n, j0, j1 int, accumulate bool) {
-	for b0 := j0; b0 < j1; b0 += rowBlock {
-		yb := y[b0:min(b0+rowBlock, j1)]
-		if !accumulate {
-			clear(yb)
+	rowBlocks8(y, x, w, k, n, j0, j1, accumulate, func(y []float32, row []uint16, s vec8) {
+		for j := 0; j < len(y); j += 16 {
+			store8(loadBF16x8(row[j:]).MulAdd(s, load8(y[j:])), y[j:])
+			store8(loadBF16x8(row[j+8:]).MulAdd(s, load8(y[j+8:])), y[j+8:])
 		}
-		for p, a := range x[:k] {
-			row := w[p*n+b0 : p*n+b0+len(yb)]
-			s := splat8(a)
-			for j := 0; j < len(yb); j += 16 {
-				store8(loadBF16x8(row[j:]).MulAdd(s, load8(yb[j:])), yb[j:])
-				store8(loadBF16x8(row[j+8:]).MulAdd(s, load8(yb[j+8:])), yb[j+8:])
-			}
-		}
-	}
+	})
 }
