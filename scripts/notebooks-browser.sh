@@ -5,7 +5,8 @@
 # (scripts/browser/notebook.mjs), opens each notebook through it, runs
 # every cell (Cell ▸ Run All), waits for its figures and fails if a cell
 # shows an error; notebooks/07-explore.ipynb is also driven: its k slider
-# is moved and its outcome must change. A screenshot of each page goes to
+# is moved and its outcome must change (if its first outcome never comes,
+# a lost widget comm, it runs once more on a restarted kernel, and says so). A screenshot of each page goes to
 # analysis/notebooks/<notebook>.png. First, cmd/nbcheck/testdata/
 # fail-exit.ipynb (a cell that exits with status 3) must fail: a check
 # without teeth fails the run.
