@@ -27,7 +27,7 @@ func load8(s []float32) vec8     { return archsimd.LoadFloat32x8((*[8]float32)(s
 func store8(v vec8, s []float32) { v.Store((*[8]float32)(s[:8])) }
 func splat8(a float32) vec8      { return archsimd.BroadcastFloat32x8(a) }
 
-// matMulAVX2 is matMulAVX512 with panels of 16 columns (2 registers of 8) and tiles of 4 rows, then 1: a
+// matMulAVX2 is matMulAVX512 with panels of 16 columns (2 registers of 8) and tiles of 6 rows, then 4, then 1: a
 // single row streams w's rows past blocks of y (rowAVX2), more rows run the tiles over kBlockAVX2 rows of a
 // panel at a time (32 KB, in L1).
 func matMulAVX2(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
@@ -39,6 +39,9 @@ func matMulAVX2(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 		for p0 := 0; p0 < k || p0 == 0; p0 += kBlockAVX2 {
 			p1, acc := min(p0+kBlockAVX2, k), accumulate || p0 > 0
 			i := 0
+			for ; i+6 <= m; i += 6 {
+				tile6x16(y, x, w, p0*n+j, n, i, j, k, n, p0, p1, acc)
+			}
 			for ; i+4 <= m; i += 4 {
 				tile4x16(y, x, w, p0*n+j, n, i, j, k, n, p0, p1, acc)
 			}
@@ -100,6 +103,26 @@ func tile4x16(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool
 //
 //go:noescape
 func tile4x16AVX2(y *float32, n int, x *float32, k int, w *float32, wn int, count int, accumulate bool)
+
+// tile6x16 is tile4x16 for the rows i..i+5 of x (12 accumulators: tile6x16AVX2).
+func tile6x16(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool) {
+	count := p1 - p0
+	if count == 0 {
+		tile4x16(y, x, w, wp, wn, i, j, k, n, p0, p1, accumulate)
+		for r := i + 4; r < i+6; r++ {
+			tile1x16(y, x, w, wp, wn, r, j, k, n, p0, p1, accumulate)
+		}
+		return
+	}
+	o := i*n + j
+	_ = y[o+5*n+15] // the bounds the assembly relies on, checked once
+	_ = x[(i+5)*k+p1-1]
+	_ = w[wp+(count-1)*wn+15]
+	tile6x16AVX2(&y[o], n, &x[i*k+p0], k, &w[wp], wn, count, accumulate)
+}
+
+//go:noescape
+func tile6x16AVX2(y *float32, n int, x *float32, k int, w *float32, wn int, count int, accumulate bool)
 
 func tile1x16(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool) {
 	o := i*n + j

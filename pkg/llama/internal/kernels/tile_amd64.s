@@ -276,3 +276,101 @@ done8:
 	VMOVUPS Z15, 64(R13)
 	VZEROUPPER
 	RET
+
+// func tile6x16AVX2(y *float32, n int, x *float32, k int, w *float32, wn int, count int, accumulate bool)
+//
+// tile4x16AVX2 for 6 rows of x: 12 accumulators, 3 FMA latencies' worth on a CPU with two FMA units (the
+// 4-row tile's 8 are 2), 2 loads of w and 6 broadcasts of x per 12 multiply-adds; with the two rows of w and
+// one broadcast at a time, the 16 YMM registers.
+TEXT ·tile6x16AVX2(SB), NOSPLIT, $0-57
+	MOVQ y+0(FP), DI
+	MOVQ n+8(FP), R8
+	SHLQ $2, R8              // y's row stride in bytes
+	MOVQ x+16(FP), SI
+	MOVQ k+24(FP), R9
+	SHLQ $2, R9              // x's row stride in bytes
+	MOVQ w+32(FP), DX
+	MOVQ wn+40(FP), R10
+	SHLQ $2, R10             // w's row stride in bytes
+	MOVQ count+48(FP), CX
+	LEAQ (DI)(R8*2), R11     // y's row 2
+	LEAQ (R11)(R8*2), R13    // y's row 4
+	LEAQ (SI)(R9*2), R12     // x's row 2
+	LEAQ (R12)(R9*2), BX     // x's row 4
+	CMPB accumulate+56(FP), $0
+	JEQ  zero6
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R8*1), Y2
+	VMOVUPS 32(DI)(R8*1), Y3
+	VMOVUPS (R11), Y4
+	VMOVUPS 32(R11), Y5
+	VMOVUPS (R11)(R8*1), Y6
+	VMOVUPS 32(R11)(R8*1), Y7
+	VMOVUPS (R13), Y8
+	VMOVUPS 32(R13), Y9
+	VMOVUPS (R13)(R8*1), Y10
+	VMOVUPS 32(R13)(R8*1), Y11
+	JMP  check6
+
+zero6:
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	VPXOR Y10, Y10, Y10
+	VPXOR Y11, Y11, Y11
+
+check6:
+	TESTQ CX, CX
+	JEQ   done6
+
+loop6:
+	VMOVUPS      (DX), Y12
+	VMOVUPS      32(DX), Y13
+	VBROADCASTSS (SI), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS (SI)(R9*1), Y15
+	VFMADD231PS  Y12, Y15, Y2
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS (R12), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS (R12)(R9*1), Y15
+	VFMADD231PS  Y12, Y15, Y6
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS (BX), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS (BX)(R9*1), Y15
+	VFMADD231PS  Y12, Y15, Y10
+	VFMADD231PS  Y13, Y15, Y11
+	ADDQ         $4, SI
+	ADDQ         $4, R12
+	ADDQ         $4, BX
+	ADDQ         R10, DX
+	DECQ         CX
+	JNZ          loop6
+
+done6:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R8*1)
+	VMOVUPS Y3, 32(DI)(R8*1)
+	VMOVUPS Y4, (R11)
+	VMOVUPS Y5, 32(R11)
+	VMOVUPS Y6, (R11)(R8*1)
+	VMOVUPS Y7, 32(R11)(R8*1)
+	VMOVUPS Y8, (R13)
+	VMOVUPS Y9, 32(R13)
+	VMOVUPS Y10, (R13)(R8*1)
+	VMOVUPS Y11, 32(R13)(R8*1)
+	VZEROUPPER
+	RET
