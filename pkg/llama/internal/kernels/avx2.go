@@ -34,24 +34,30 @@ func matMulAVX2(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 	full := j0 + (j1-j0)&^15
 	if m == 1 {
 		rowAVX2(y, x, w, k, n, j0, full, accumulate)
-	}
-	for j := j0; j < full && m > 1; j += 16 {
-		for p0 := 0; p0 < k || p0 == 0; p0 += kBlockAVX2 {
-			p1, acc := min(p0+kBlockAVX2, k), accumulate || p0 > 0
-			i := 0
-			for ; i+6 <= m; i += 6 {
-				tile6x16(y, x, w, p0*n+j, n, i, j, k, n, p0, p1, acc)
-			}
-			for ; i+4 <= m; i += 4 {
-				tile4x16(y, x, w, p0*n+j, n, i, j, k, n, p0, p1, acc)
-			}
-			for ; i < m; i++ {
-				tile1x16(y, x, w, p0*n+j, n, i, j, k, n, p0, p1, acc)
+	} else {
+		for j := j0; j < full; j += 16 {
+			for p0 := 0; p0 < k || p0 == 0; p0 += kBlockAVX2 {
+				p1, acc := min(p0+kBlockAVX2, k), accumulate || p0 > 0
+				panelTiles16(y, x, w, p0*n+j, n, j, m, k, n, p0, p1, acc)
 			}
 		}
 	}
 	if full < j1 {
 		matMulGeneric(y, x, w, m, k, n, full, j1, accumulate)
+	}
+}
+
+// panelTiles16 is panelTiles over panels of 16 columns: 6 rows of x at a time, then 4, then 1.
+func panelTiles16(y, x, w []float32, wp, wn, j, m, k, n, p0, p1 int, accumulate bool) {
+	i := 0
+	for ; i+6 <= m; i += 6 {
+		tile6x16(y, x, w, wp, wn, i, j, k, n, p0, p1, accumulate)
+	}
+	for ; i+4 <= m; i += 4 {
+		tile4x16(y, x, w, wp, wn, i, j, k, n, p0, p1, accumulate)
+	}
+	for ; i < m; i++ {
+		tile1x16(y, x, w, wp, wn, i, j, k, n, p0, p1, accumulate)
 	}
 }
 
@@ -90,7 +96,7 @@ func tile4x16(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool
 	_ = y[o+3*n+15] // the bounds the assembly relies on, checked once
 	if count == 0 {
 		if !accumulate {
-			clearTile(y, o, n, 16)
+			clearTile(y, o, n, 4, 16)
 		}
 		return
 	}
@@ -106,16 +112,14 @@ func tile4x16AVX2(y *float32, n int, x *float32, k int, w *float32, wn int, coun
 
 // tile6x16 is tile4x16 for the rows i..i+5 of x (12 accumulators: tile6x16AVX2).
 func tile6x16(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool) {
-	count := p1 - p0
+	o, count := i*n+j, p1-p0
+	_ = y[o+5*n+15] // the bounds the assembly relies on, checked once
 	if count == 0 {
-		tile4x16(y, x, w, wp, wn, i, j, k, n, p0, p1, accumulate)
-		for r := i + 4; r < i+6; r++ {
-			tile1x16(y, x, w, wp, wn, r, j, k, n, p0, p1, accumulate)
+		if !accumulate {
+			clearTile(y, o, n, 6, 16)
 		}
 		return
 	}
-	o := i*n + j
-	_ = y[o+5*n+15] // the bounds the assembly relies on, checked once
 	_ = x[(i+5)*k+p1-1]
 	_ = w[wp+(count-1)*wn+15]
 	tile6x16AVX2(&y[o], n, &x[i*k+p0], k, &w[wp], wn, count, accumulate)

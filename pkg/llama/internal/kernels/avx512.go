@@ -40,20 +40,26 @@ func matMulAVX512(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 	for j := j0; j < full; j += 32 {
 		for p0 := 0; p0 < k || p0 == 0; p0 += kBlock {
 			p1, acc := min(p0+kBlock, k), accumulate || p0 > 0
-			i := 0
-			for ; i+8 <= m; i += 8 {
-				tile8x32(y, x, w, p0*n+j, n, i, j, k, n, p0, p1, acc)
-			}
-			for ; i+4 <= m; i += 4 {
-				tile4x32(y, x, w, p0*n+j, n, i, j, k, n, p0, p1, acc)
-			}
-			for ; i < m; i++ {
-				tile1x32(y, x, w, p0*n+j, n, i, j, k, n, p0, p1, acc)
-			}
+			panelTiles(y, x, w, p0*n+j, n, j, m, k, n, p0, p1, acc)
 		}
 	}
 	if full < j1 {
 		matMulGeneric(y, x, w, m, k, n, full, j1, accumulate)
+	}
+}
+
+// panelTiles runs the tiles of all m rows of x over the rows [p0, p1) of the panel of w at column j (its row
+// p0 at w[wp], rows wn apart; see tile4x32): 8 rows at a time, then 4, then 1.
+func panelTiles(y, x, w []float32, wp, wn, j, m, k, n, p0, p1 int, accumulate bool) {
+	i := 0
+	for ; i+8 <= m; i += 8 {
+		tile8x32(y, x, w, wp, wn, i, j, k, n, p0, p1, accumulate)
+	}
+	for ; i+4 <= m; i += 4 {
+		tile4x32(y, x, w, wp, wn, i, j, k, n, p0, p1, accumulate)
+	}
+	for ; i < m; i++ {
+		tile1x32(y, x, w, wp, wn, i, j, k, n, p0, p1, accumulate)
 	}
 }
 
@@ -124,7 +130,7 @@ func tile4x32(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool
 	_ = y[o+3*n+31] // the bounds the assembly relies on, checked once
 	if count == 0 {
 		if !accumulate {
-			clearTile(y, o, n, 32)
+			clearTile(y, o, n, 4, 32)
 		}
 		return
 	}
@@ -136,14 +142,14 @@ func tile4x32(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool
 // tile8x32 is tile4x32 for the rows i..i+7 of x: 16 accumulators, 2 loads of w and 8 broadcasts of x per 16
 // fused multiply-adds.
 func tile8x32(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool) {
-	count := p1 - p0
+	o, count := i*n+j, p1-p0
+	_ = y[o+7*n+31] // the bounds the assembly relies on, checked once
 	if count == 0 {
-		tile4x32(y, x, w, wp, wn, i, j, k, n, p0, p1, accumulate)
-		tile4x32(y, x, w, wp, wn, i+4, j, k, n, p0, p1, accumulate)
+		if !accumulate {
+			clearTile(y, o, n, 8, 32)
+		}
 		return
 	}
-	o := i*n + j
-	_ = y[o+7*n+31] // the bounds the assembly relies on, checked once
 	_ = x[(i+7)*k+p1-1]
 	_ = w[wp+(count-1)*wn+31]
 	tile8x32AVX512(&y[o], n, &x[i*k+p0], k, &w[wp], wn, count, accumulate)

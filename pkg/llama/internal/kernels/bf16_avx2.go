@@ -30,16 +30,7 @@ func matMulBF16AVX2(y, x []float32, w []uint16, m, k, n, j0, j1 int, accumulate 
 					store8(loadBF16x8(row), dst)
 					store8(loadBF16x8(row[8:]), dst[8:])
 				}
-				i := 0
-				for ; i+6 <= m; i += 6 {
-					tile6x16(y, x, panel[:], 0, 16, i, j, k, n, p0, p1, acc)
-				}
-				for ; i+4 <= m; i += 4 {
-					tile4x16(y, x, panel[:], 0, 16, i, j, k, n, p0, p1, acc)
-				}
-				for ; i < m; i++ {
-					tile1x16(y, x, panel[:], 0, 16, i, j, k, n, p0, p1, acc)
-				}
+				panelTiles16(y, x, panel[:], 0, 16, j, m, k, n, p0, p1, acc)
 			}
 		}
 	}

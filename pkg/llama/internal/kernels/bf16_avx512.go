@@ -34,16 +34,7 @@ func matMulBF16AVX512(y, x []float32, w []uint16, m, k, n, j0, j1 int, accumulat
 				store(loadBF16(row), dst)
 				store(loadBF16(row[16:]), dst[16:])
 			}
-			i := 0
-			for ; i+8 <= m; i += 8 {
-				tile8x32(y, x, panel[:], 0, 32, i, j, k, n, p0, p1, acc)
-			}
-			for ; i+4 <= m; i += 4 {
-				tile4x32(y, x, panel[:], 0, 32, i, j, k, n, p0, p1, acc)
-			}
-			for ; i < m; i++ {
-				tile1x32(y, x, panel[:], 0, 32, i, j, k, n, p0, p1, acc)
-			}
+			panelTiles(y, x, panel[:], 0, 32, j, m, k, n, p0, p1, acc)
 		}
 	}
 	if full < j1 {

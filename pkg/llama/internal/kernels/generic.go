@@ -57,9 +57,9 @@ func matMulGeneric(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 	}
 }
 
-// clearTile sets to 0 the width columns of y from o in 4 rows n apart: a 4-row tile's sums over no rows of w.
-func clearTile(y []float32, o, n, width int) {
-	for r := range 4 {
+// clearTile sets to 0 the width columns of y from o in rows rows n apart: a tile's sums over no rows of w.
+func clearTile(y []float32, o, n, rows, width int) {
+	for r := range rows {
 		clear(y[o+r*n : o+r*n+width])
 	}
 }

@@ -88,9 +88,7 @@ func (pp pairProduct) tile(i, j, q0, count int, accumulate bool, rows int) {
 	_ = pp.y[o+(rows-1)*ldy+31]
 	if count == 0 {
 		if !accumulate {
-			for r := range rows {
-				clear(pp.y[o+r*ldy : o+r*ldy+32])
-			}
+			clearTile(pp.y, o, ldy, rows, 32)
 		}
 		return
 	}
