@@ -73,16 +73,36 @@ func BenchmarkCompile(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(name, func(b *testing.B) {
-			for b.Loop() {
-				g, _, err := grammar.Compile(name, src, grammar.Options{})
-				if err != nil {
-					b.Fatal(err)
+		for _, labels := range labelNames {
+			b.Run(name+"/"+labels.name, func(b *testing.B) {
+				for b.Loop() {
+					g, _, err := grammar.Compile(name, src, grammar.Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					newMasker(earley.New(g), v, trie, labels.labels)
 				}
-				NewMasker(earley.New(g), v, trie)
-			}
-		})
+			})
+		}
 	}
+}
+
+// labelNames names the tries a Masker may walk (labels.go), for
+// benchmarks that compare them.
+var labelNames = []struct {
+	name   string
+	labels int
+}{{"shared", labelsShared}, {"own", labelsOwn}}
+
+// BenchmarkNewTrie measures what is done once per vocabulary: the trie
+// and its relabelling by the shared labels (labels.go).
+func BenchmarkNewTrie(b *testing.B) {
+	v := loadLlama3(b)
+	cpu0 := processCPU()
+	for b.Loop() {
+		NewTrie(v)
+	}
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkWarmPass runs passes over each workload with warm caches (a
@@ -124,26 +144,28 @@ func BenchmarkLeastStep(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	for _, name := range workloads {
 		w := loadWorkload(b, name)
-		b.Run(name, func(b *testing.B) {
-			for b.Loop() {
-				least := leastSteps(b, w, v, trie, 7)
-				slices.Sort(least)
-				n := len(least)
-				b.ReportMetric(least[n/2], "p50-µs")
-				b.ReportMetric(least[n-3], "third-µs")
-				b.ReportMetric(least[n-1], "max-µs")
-			}
-		})
+		for _, labels := range labelNames {
+			b.Run(name+"/"+labels.name, func(b *testing.B) {
+				for b.Loop() {
+					least := leastSteps(b, w, v, trie, labels.labels, 7)
+					slices.Sort(least)
+					n := len(least)
+					b.ReportMetric(least[n/2], "p50-µs")
+					b.ReportMetric(least[n-3], "third-µs")
+					b.ReportMetric(least[n-1], "max-µs")
+				}
+			})
+		}
 	}
 }
 
 // leastSteps returns, by step of w, its least time in µs over passes cold
 // passes.
-func leastSteps(b *testing.B, w workload, v *Vocab, trie *Trie, passes int) []float64 {
+func leastSteps(b *testing.B, w workload, v *Vocab, trie *Trie, labels, passes int) []float64 {
 	least := make([]float64, len(w.ids)+1)
 	for p := range passes {
 		runtime.GC()
-		st := NewMasker(earley.New(w.g), v, trie).NewState()
+		st := newMasker(earley.New(w.g), v, trie, labels).NewState()
 		for i := 0; i <= len(w.ids); i++ {
 			t0 := time.Now()
 			st.Allowed()
@@ -162,7 +184,8 @@ func leastSteps(b *testing.B, w workload, v *Vocab, trie *Trie, passes int) []fl
 }
 
 // BenchmarkRelabel measures relabelling the Llama-3 trie by the byte
-// classes of the JSON grammar, which NewMasker does once per grammar.
+// classes of the JSON grammar, which NewMasker does once per grammar that
+// does not walk the shared labels' trie (labels.go).
 func BenchmarkRelabel(b *testing.B) {
 	v := loadLlama3(b)
 	trie := NewTrie(v)

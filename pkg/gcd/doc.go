@@ -31,15 +31,17 @@
 // # What is precomputed, and what is cached
 //
 // Once per vocabulary, NewTrie builds the byte trie of the ordinary tokens,
-// marking where every path below a node is valid UTF-8. Once per grammar,
-// earley.New computes the grammar's byte classes, FOLLOW sets over them,
-// the prediction closure of every rule and the bounded repetitions; NewMasker
-// relabels the trie by those classes (merging tokens no grammar position can
-// tell apart), builds run tables for character classes that bounded
-// repetitions repeat (runs.go), indexes the trie's edges by class
-// (leavers.go), and computes the start State's mask. Nothing else is
-// computed ahead: which positions a sampler will visit is not known before
-// it does.
+// marking where every path below a node is valid UTF-8, and a copy of it
+// relabelled by a fixed partition of the bytes that most grammars' classes
+// are unions of (labels.go), with its edges indexed by label (leavers.go).
+// Once per grammar, earley.New computes the grammar's byte classes, FOLLOW
+// sets over them, the prediction closure of every rule and the bounded
+// repetitions; NewMasker walks that shared trie, mapping labels to classes,
+// or, where a class splits a label, relabels the trie by the grammar's
+// classes and indexes it; it builds run tables for character classes that
+// bounded repetitions repeat (runs.go) and computes the start State's mask.
+// Nothing else is computed ahead: which positions a sampler will visit is
+// not known before it does.
 //
 // Everything else is computed on first use and cached until MaxCacheBytes is
 // reached, when the caches are emptied: Earley States and transitions, one

@@ -67,13 +67,15 @@ func randomGrammar(rng *rand.Rand) string {
 // the way, cached or not, with brute force. Bit 0 of flags gives the
 // Masker a tiny cache bound, so that caches are emptied in the middle of
 // masks; bit 1 turns views off (LocalDepth 0); bit 2 walks a loop's
-// leavers wherever that is exact, in subtrees of any size.
+// leavers wherever that is exact, in subtrees of any size; bit 3 walks the
+// trie relabelled by the grammar's own classes (labels.go).
 func FuzzMaskMatchesBruteForce(f *testing.F) {
 	f.Add(uint64(1), uint8(0), []byte{0, 1, 2, 3, 4, 5, 6, 7})
 	f.Add(uint64(2), uint8(1), []byte{9, 200, 3, 0xF3, 17, 4})
 	f.Add(uint64(3), uint8(2), []byte{1, 1, 1, 1, 1, 1, 1, 1, 1, 1})
 	f.Add(uint64(7), uint8(3), []byte{5, 0xF1, 5, 5, 80, 2})
 	f.Add(uint64(11), uint8(4), []byte{3, 1, 4, 1, 5, 9, 2, 6})
+	f.Add(uint64(11), uint8(12), []byte{3, 1, 4, 1, 5, 9, 2, 6})
 	vocabRNG := rand.New(rand.NewPCG(1, 2))
 	v := testVocab(vocabRNG)
 	trie := NewTrie(v)
@@ -86,7 +88,11 @@ func FuzzMaskMatchesBruteForce(f *testing.F) {
 		if err != nil {
 			return // e.g. a grammar whose start rule derives nothing
 		}
-		k := NewMasker(earley.New(g), v, trie)
+		labels := labelsShared
+		if flags&8 != 0 {
+			labels = labelsOwn
+		}
+		k := newMasker(earley.New(g), v, trie, labels)
 		if flags&1 != 0 {
 			k.MaxCacheBytes = 2048
 		}

@@ -23,16 +23,24 @@ import (
 // subtree. It is built once per Masker with one pass over the trie, 4
 // bytes a node indexed (0.3 to 0.9 MB and under a millisecond on the
 // workloads of data/bench/masks).
+//
+// An index is not modified once built: Maskers that walk one trie share it,
+// each with its own leaverMarks.
 type leaverIndex struct {
-	start []int32   // by class c, nodes[start[c]:start[c+1]] are c's nodes
-	nodes []int32   // grouped by class, in preorder within a class
-	marks []uint64  // scratch: a bit a trie node, all zero between walks
+	start []int32 // by class c, nodes[start[c]:start[c+1]] are c's nodes
+	nodes []int32 // grouped by class, in preorder within a class
+}
+
+// leaverMarks is a Masker's scratch for walks over an index's leavers.
+type leaverMarks struct {
+	x     *leaverIndex
+	marks []uint64  // a bit a trie node, all zero between walks
 	span  [][]int32 // scratch
 	busy  bool      // the marks are in use
 }
 
 func newLeaverIndex(t *Trie, nc int, high *grammar.ByteSet) leaverIndex {
-	x := leaverIndex{start: make([]int32, nc+1), marks: make([]uint64, (t.Nodes()+63)/64)}
+	x := leaverIndex{start: make([]int32, nc+1)}
 	// each calls f on the indexed nodes, in preorder.
 	each := func(f func(i int32)) {
 		for i := int32(1); i < t.end[0]; {
@@ -66,7 +74,8 @@ func newLeaverIndex(t *Trie, nc int, high *grammar.ByteSet) leaverIndex {
 // class (those edges must leave it, since the index leaves out the nodes
 // below them), and the leavers are fewer than 1/few of the subtree's nodes.
 // The caller clears the marks.
-func (x *leaverIndex) markBelow(t *Trie, n int32, loop, high *grammar.ByteSet, few int) (lo, hi int, ok bool) {
+func (lm *leaverMarks) markBelow(t *Trie, n int32, loop, high *grammar.ByteSet, few int) (lo, hi int, ok bool) {
+	x := lm.x
 	for w := range loop {
 		if loop[w]&high[w] != 0 {
 			return 0, 0, false
@@ -78,7 +87,7 @@ func (x *leaverIndex) markBelow(t *Trie, n int32, loop, high *grammar.ByteSet, f
 		}
 	}
 	from, to := n+1, t.end[n]
-	x.span = x.span[:0]
+	lm.span = lm.span[:0]
 	count := 0
 	for c := 0; c+1 < len(x.start); c++ {
 		if loop.Has(uint8(c)) {
@@ -88,16 +97,16 @@ func (x *leaverIndex) markBelow(t *Trie, n int32, loop, high *grammar.ByteSet, f
 		a, _ := slices.BinarySearch(group, from)
 		b, _ := slices.BinarySearch(group, to)
 		if a < b {
-			x.span = append(x.span, group[a:b])
+			lm.span = append(lm.span, group[a:b])
 			count += b - a
 		}
 	}
 	if count*few >= int(to-from) {
 		return 0, 0, false
 	}
-	for _, group := range x.span {
+	for _, group := range lm.span {
 		for _, i := range group {
-			x.marks[i>>6] |= 1 << (i & 63)
+			lm.marks[i>>6] |= 1 << (i & 63)
 		}
 	}
 	return int(from >> 6), int((to-1)>>6) + 1, true
@@ -116,7 +125,7 @@ func (k *Masker) overLeavers(n int32, loop *grammar.ByteSet, out *sink, walk fun
 	if x.busy {
 		return false // inside another walk over leavers
 	}
-	lo, hi, ok := x.markBelow(t, n, loop, &k.highClasses, k.leaversFew)
+	lo, hi, ok := x.markBelow(t, n, loop, &k.lt.high, k.leaversFew)
 	if !ok {
 		return false
 	}

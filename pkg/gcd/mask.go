@@ -12,9 +12,9 @@ import (
 //
 // A token is allowed in a State iff feeding its bytes keeps the prefix
 // viable; an EOS token iff the prefix is a sentence; other special tokens
-// never. The Masker finds them by walking the vocabulary trie (relabelled by
-// the grammar's byte classes), pruning a subtree at the first byte that
-// kills the parse. What makes that fast:
+// never. The Masker finds them by walking the vocabulary trie (relabelled so
+// that bytes of a class share edges where they can: labels.go), pruning a
+// subtree at the first byte that kills the parse. What makes that fast:
 //
 //   - Transitions are memoized by the earley.Machine, so a walk mostly looks
 //     up States.
@@ -69,7 +69,14 @@ import (
 type Masker struct {
 	m     *earley.Machine
 	vocab *Vocab
-	trie  *Trie // the vocabulary's trie relabelled by the grammar's byte classes
+	lt    *labelled // the vocabulary's trie relabelled (labels.go)
+	trie  *Trie     // lt.trie
+
+	// class[l] is the byte class of the bytes of trie label l; where the
+	// trie is relabelled by the grammar's own classes, labels are classes
+	// and labelsOf is nil, else labelsOf[c] is the set of labels of class c.
+	class    [256]uint8
+	labelsOf []grammar.ByteSet
 
 	// LocalDepth is the depth of the views of scan items that walks start
 	// from (see earley.Machine.ScanViews); 0 walks from the true State only.
@@ -78,18 +85,11 @@ type Masker struct {
 	// exceeded the caches are emptied.
 	MaxCacheBytes int
 
-	// subtree[i] is the set of byte classes on the edges of node i's subtree,
-	// the edge into i included (see classSet); height[i] the length of its
-	// longest path, the edge into i included (at most 255).
-	subtree   []classSet
-	height    []uint8
-	leadDepth []uint8 // by node: characters up to the last multi-byte one's start (see deepest)
-	ordinary  Bitset  // the tokens of the trie
-	manyClass bool    // more than 128 byte classes: a subtree's bit 127 stands for any class from 127 on
+	ordinary Bitset // the tokens of the trie
 	// Walks of a loop's leavers (leavers.go) are tried below trie nodes
 	// with at least leaversMin nodes below them and taken where the
 	// leavers are fewer than 1/leaversFew of those: tests lower both.
-	leavers    leaverIndex
+	leavers    leaverMarks
 	leaversMin int32
 	leaversFew int
 
@@ -103,7 +103,6 @@ type Masker struct {
 	cacheBytes int
 
 	contClasses  grammar.ByteSet     // the byte classes of UTF-8 continuation bytes only
-	highClasses  grammar.ByteSet     // the byte classes of bytes 80-FF only
 	utf8Rows     [][][]uint8         // by form of utf8Seqs, by byte: its classes
 	utf8Sets     [][]grammar.ByteSet // the same as sets
 	regionStates []earley.State      // scratch
@@ -141,13 +140,18 @@ type MaskStats struct {
 // trie is t (build it once per vocabulary with NewTrie), with the mask of
 // the start State computed.
 func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
-	var classes [256]uint8
-	for b := range classes {
-		classes[b] = uint8(m.ByteClass(byte(b)))
-	}
-	t = t.relabel(&classes)
+	return newMasker(m, v, t, labelsShared)
+}
+
+// Which trie a Masker walks (labels.go): tests and benchmarks compare them.
+const (
+	labelsShared = iota // the shared labels' trie where the grammar's classes allow it
+	labelsOwn           // the trie relabelled by the grammar's classes
+)
+
+func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 	k := &Masker{
-		m: m, vocab: v, trie: t,
+		m: m, vocab: v,
 		LocalDepth:    1,
 		MaxCacheBytes: 256 << 20,
 		cache:         make(map[earley.State]Bitset),
@@ -155,43 +159,25 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 		subs:          make(map[subKey]*itemWalk),
 		shapes:        make(map[string]map[int32]*shape),
 	}
-	var other, ascii grammar.ByteSet // classes with a byte that is not a continuation byte; with an ASCII byte
-	for b := 0; b < 256; b++ {
-		if b < 0x80 || b > 0xBF {
-			other.Add(uint8(m.ByteClass(byte(b))))
-		}
-		if b < 0x80 {
-			ascii.Add(uint8(m.ByteClass(byte(b))))
-		}
+	var classes [256]uint8
+	for b := range classes {
+		classes[b] = uint8(m.ByteClass(byte(b)))
 	}
-	for c := 0; c < m.NumClasses(); c++ {
-		if !other.Has(uint8(c)) {
-			k.contClasses.Add(uint8(c))
-		}
-		if !ascii.Has(uint8(c)) {
-			k.highClasses.Add(uint8(c))
-		}
-	}
-	k.utf8Rows, k.utf8Sets = utf8Classes(m.ByteClass)
-	k.subtree = subtreeClasses(t)
-	k.leavers = newLeaverIndex(t, m.NumClasses(), &k.highClasses)
+	k.chooseLabels(t, &classes, labels)
+	k.trie = k.lt.trie
+	k.leavers = leaverMarks{x: &k.lt.leavers, marks: make([]uint64, (k.trie.Nodes()+63)/64)}
 	k.leaversMin, k.leaversFew = 1024, 8
-	every := grammar.ByteSet{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
-	k.height = deepest(t, &every, &grammar.ByteSet{})
+	_, k.contClasses = highLabels(&classes, m.NumClasses())
+	k.utf8Rows, k.utf8Sets = utf8Classes(m.ByteClass)
 	k.ordinary = NewBitset(t.size)
-	for _, id := range t.ids {
+	for _, id := range k.trie.ids {
 		k.ordinary.Set(int(id))
 	}
-	var leads grammar.ByteSet
-	for w := range leads {
-		leads[w] = k.highClasses[w] &^ k.contClasses[w]
-	}
-	k.leadDepth = deepest(t, &leads, &k.contClasses)
-	k.manyClass = m.NumClasses() > 128
 	k.runs = make(map[grammar.ByteSet]*runTable)
 	for _, set := range m.RepeatedCharacters() {
 		if k.runs[set] == nil {
-			k.runs[set] = newRunTable(t, &set)
+			labels := k.labelSet(set)
+			k.runs[set] = newRunTable(k.trie, &labels)
 		}
 	}
 	// Every sampler asks for the start State's mask first, and it is often
@@ -200,12 +186,56 @@ func NewMasker(m *earley.Machine, v *Vocab, t *Trie) *Masker {
 	return k
 }
 
-// classSet is a set of the byte classes 0 to 127, half a ByteSet: a
-// subtree's classes are read at every node a walk visits, and nearly every
-// grammar has fewer. Class 127 stands for every class from 127 on.
+// chooseLabels sets the trie k walks (see labels.go).
+func (k *Masker) chooseLabels(t *Trie, classes *[256]uint8, labels int) {
+	m := k.m
+	if labels == labelsShared && t.shared != nil {
+		if of, ok := classesOfLabels(classes); ok {
+			k.lt, k.class = t.shared, of
+			k.labelsOf = make([]grammar.ByteSet, m.NumClasses())
+			for l := range sharedLabels {
+				k.labelsOf[of[l]].Add(uint8(l))
+			}
+			return
+		}
+	}
+	k.lt = newLabelled(t, classes, m.NumClasses())
+	for c := range k.class {
+		k.class[c] = uint8(c)
+	}
+}
+
+// labelsOfClass returns the trie labels of byte class c.
+func (k *Masker) labelsOfClass(c uint8) grammar.ByteSet {
+	if k.labelsOf == nil {
+		var one grammar.ByteSet
+		one.Add(c)
+		return one
+	}
+	return k.labelsOf[c]
+}
+
+// labelSet returns the trie labels of the byte classes in set.
+func (k *Masker) labelSet(set grammar.ByteSet) grammar.ByteSet {
+	if k.labelsOf == nil {
+		return set
+	}
+	var out grammar.ByteSet
+	for w := range set {
+		for x := set[w]; x != 0; x &= x - 1 {
+			orInto(&out, &k.labelsOf[w<<6|bits.TrailingZeros64(x)])
+		}
+	}
+	return out
+}
+
+// classSet is a set of the trie labels 0 to 127, half a ByteSet: a
+// subtree's labels are read at every node a walk visits, and nearly every
+// grammar has fewer classes, and the shared labels are fewer. Label 127
+// stands for every label from 127 on.
 type classSet [2]uint64
 
-// subtreeClasses returns, by node of t, the classes in its subtree (the
+// subtreeClasses returns, by node of t, the labels in its subtree (the
 // edge into the node included).
 func subtreeClasses(t *Trie) []classSet {
 	sets := make([]classSet, t.Nodes())
@@ -246,12 +276,12 @@ func deepest(t *Trie, set, free *grammar.ByteSet) []uint8 {
 	return depth
 }
 
-// subtreeWithin reports whether the classes of node i's subtree are all
-// in set (false where it cannot tell: a class from 127 on, with more than
-// 128 classes).
+// subtreeWithin reports whether the trie labels of node i's subtree are
+// all in set (false where it cannot tell: a label from 127 on, with more
+// than 128 labels).
 func (k *Masker) subtreeWithin(i int32, set *grammar.ByteSet) bool {
-	a := &k.subtree[i]
-	if k.manyClass && a[1]>>63 != 0 {
+	a := &k.lt.subtree[i]
+	if k.lt.many && a[1]>>63 != 0 {
 		return false
 	}
 	return a[0]&^set[0] == 0 && a[1]&^set[1] == 0
@@ -358,7 +388,7 @@ func (k *Masker) mostlyAllowed(live func(class uint8) bool) bool {
 	t := k.trie
 	n := 0
 	for i := int32(1); i < t.end[0]; i = t.end[i] {
-		if live(t.label[i]) {
+		if live(k.class[t.label[i]]) {
 			n += int(t.first[t.end[i]] - t.first[i])
 		}
 	}
@@ -517,7 +547,7 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 		nodes++
 		d := t.depth[i] - base
 		parent := stack[d-1]
-		c := int(t.label[i])
+		c := int(k.class[t.label[i]])
 		next, e := k.m.StepLocal(parent, c)
 		switch {
 		case next == earley.Dead:
@@ -600,6 +630,7 @@ func (k *Masker) loopLeavers(s earley.State, i int32, pend grammar.ByteSet, b *s
 	if stay.Len() < minLoopClasses {
 		return false
 	}
+	stay = k.labelSet(stay)
 	return k.overLeavers(i, &stay, b, func(j int32) {
 		*escapes = append(*escapes, k.walk(s, j, false, b, local, pend)...)
 	})
@@ -670,7 +701,7 @@ func (k *Masker) walkEscapes(s earley.State, from int32, roots []int32, b *sink,
 		path, states, escs = path[:d+1], states[:d+1], escs[:d+1]
 		ps, pe := states[d], escs[d]
 		for j := len(climb) - 1; j >= 0 && ps != earley.Dead; j-- {
-			c := int(t.label[climb[j]])
+			c := int(k.class[t.label[climb[j]]])
 			next, e := k.m.StepLocal(ps, c)
 			switch {
 			case next != earley.Dead:
@@ -724,35 +755,35 @@ func byState[T any](s []T, n int) []T {
 	return grown
 }
 
-// loopsBelow reports whether every byte class in the subtree of trie node
-// i leads from s back to s (see loops).
+// loopsBelow reports whether every label in the subtree of trie node i
+// leads from s back to s (see loops).
 func (k *Masker) loopsBelow(s earley.State, i int32) bool {
-	a := &k.subtree[i]
-	if int(s) < len(k.loopOf) { // the fast path: classes already known to loop
+	a := &k.lt.subtree[i]
+	if int(s) < len(k.loopOf) { // the fast path: labels already known to loop
 		l := &k.loopOf[s]
 		if a[0]&^l[0] == 0 && a[1]&^l[1] == 0 {
-			return !k.manyClass || a[1]>>63 == 0
+			return !k.lt.many || a[1]>>63 == 0
 		}
 	}
 	return k.loopsBelowSlow(s, a)
 }
 
-// loopsBelowSlow is loopsBelow where some class in a is not known to loop
+// loopsBelowSlow is loopsBelow where some label in a is not known to loop
 // yet.
 func (k *Masker) loopsBelowSlow(s earley.State, a *classSet) bool {
-	if k.manyClass && a[1]>>63 != 0 {
+	if k.lt.many && a[1]>>63 != 0 {
 		return false
 	}
 	set := grammar.ByteSet{a[0], a[1]}
 	return k.loops(s, &set)
 }
 
-// loops reports whether every byte class in set leads from s back to s.
-// It steps s by the classes it has not tested before, in increasing order,
-// and stops at the first that does not loop: a walk asks it only where the
-// edge's own class loops, inside an identifier, a number or a string, so
-// it builds the States of the classes in a subtree only where most of them
-// stay in the loop.
+// loops reports whether every trie label in set leads from s back to s.
+// It steps s by the classes of the labels it has not tested before, in
+// increasing order, and stops at the first that does not loop: a walk asks
+// it only where the edge's own class loops, inside an identifier, a number
+// or a string, so it builds the States of the classes in a subtree only
+// where most of them stay in the loop.
 func (k *Masker) loops(s earley.State, set *grammar.ByteSet) bool {
 	if n := k.m.NumStates(); len(k.loopOf) < n {
 		k.loopOf, k.loopKnown = byState(k.loopOf, n), byState(k.loopKnown, n)
@@ -768,12 +799,17 @@ func (k *Masker) loops(s earley.State, set *grammar.ByteSet) bool {
 	}
 	for w := range set {
 		for x := set[w] &^ known[w]; x != 0; x &= x - 1 {
-			c := uint8(w<<6 | bits.TrailingZeros64(x))
-			known.Add(c)
+			l := uint8(w<<6 | bits.TrailingZeros64(x))
+			if known.Has(l) {
+				continue // a label of a class tested since
+			}
+			c := k.class[l]
+			same := k.labelsOfClass(c)
+			orInto(known, &same)
 			if next, _ := k.m.StepLocal(s, int(c)); next != s {
 				return false
 			}
-			loop.Add(c)
+			orInto(loop, &same)
 		}
 	}
 	return true
@@ -784,8 +820,10 @@ func (k *Masker) loopClasses(s earley.State) grammar.ByteSet {
 	var loop grammar.ByteSet
 	scan := k.m.ScanClasses(s)
 	for c := 0; c < k.m.NumClasses(); c++ {
-		var one grammar.ByteSet
-		if one.Add(uint8(c)); scan.Has(uint8(c)) && k.loops(s, &one) {
+		if !scan.Has(uint8(c)) {
+			continue
+		}
+		if one := k.labelsOfClass(uint8(c)); k.loops(s, &one) {
 			loop.Add(uint8(c))
 		}
 	}
@@ -800,8 +838,9 @@ func (k *Masker) loopClasses(s earley.State) grammar.ByteSet {
 // walk of the letters after "Ada" stops at the first byte of most tokens.
 type chain struct {
 	classes grammar.ByteSet
-	next    earley.State // where each of classes leads
-	height  uint8        // maxChain: any length
+	labels  grammar.ByteSet // the trie labels of classes
+	next    earley.State    // where each of classes leads
+	height  uint8           // maxChain: any length
 	known   bool
 	// chars is the height in characters when multi-byte ones count too: the
 	// number of positions from the State on at which every multi-byte UTF-8
@@ -833,15 +872,15 @@ func (k *Masker) chainBelow(s earley.State, i int32) bool {
 		return false
 	}
 	c := k.chainOf(s)
-	h := k.height[i]
+	h := k.lt.height[i]
 	if c.height < h {
 		return false
 	}
-	if !k.subtreeWithin(i, &c.classes) {
+	if !k.subtreeWithin(i, &c.labels) {
 		// Multi-byte characters: a subtree of valid UTF-8 has no more
 		// characters on a path than bytes.
-		wide := c.classes
-		orInto(&wide, &k.highClasses)
+		wide := c.labels
+		orInto(&wide, &k.lt.high)
 		if !k.trie.utf8[i] || !k.subtreeWithin(i, &wide) {
 			return false
 		}
@@ -850,7 +889,7 @@ func (k *Masker) chainBelow(s earley.State, i int32) bool {
 		// builds the States inside the characters of every form at each
 		// position, so it goes only a few positions further than known:
 		// the walk below builds those of the characters tokens have.
-		need := k.leadDepth[i]
+		need := k.lt.leadDepth[i]
 		if need > c.chars && (small || need > c.chars+charsAhead || k.chainChars(s, need) < need) {
 			return false
 		}
@@ -893,6 +932,7 @@ func (k *Masker) chainOf(s earley.State) chain {
 			}
 		}
 		c.height = k.chainHeight(s, next, &c.classes)
+		c.labels = k.labelSet(c.classes)
 	}
 	k.chains[s] = c
 	k.passOn(c, k.chainStates)
@@ -945,7 +985,7 @@ func (k *Masker) chainHeight(s, next earley.State, classes *grammar.ByteSet) uin
 	// No subtree is taller than the trie: following the chain further
 	// would build States no walk needs.
 	one := firstClass(classes)
-	for q := next; h < min(maxChain-1, k.height[0]); h++ {
+	for q := next; h < min(maxChain-1, k.lt.height[0]); h++ {
 		k.chainStates = append(k.chainStates, q)
 		if !k.m.ScanAlike(q, classes) {
 			return h

@@ -123,9 +123,11 @@ func TestChainsMatchBruteForce(t *testing.T) {
 		`root ::= "{" [ab]{0,5} "}" | "{" [ab] [ab] "b" [ab]{0,9} "}"`,
 	} {
 		g := compile(t, src)
-		k := NewMasker(earley.New(g), v, trie)
-		walkRandomly(t, k, g, rng, src, 20, 30)
-		chains += k.Stats.Chains
+		for _, labels := range []int{labelsShared, labelsOwn} {
+			k := newMasker(earley.New(g), v, trie, labels)
+			walkRandomly(t, k, g, rng, src, 20, 30)
+			chains += k.Stats.Chains
+		}
 	}
 	if chains == 0 {
 		t.Error("no subtree taken by a chain")
@@ -208,11 +210,14 @@ func TestMaskMatchesBruteForce(t *testing.T) {
 	for gi, src := range maskGrammars {
 		src = strings.ReplaceAll(src, " ; ", "\n")
 		g := compile(t, src)
-		walkRandomly(t, NewMasker(earley.New(g), v, trie), g, rng, fmt.Sprintf("grammar %d", gi), 30, 25)
-		k := NewMasker(earley.New(g), v, trie)
-		k.leaversMin, k.leaversFew = 1, 1
-		walkRandomly(t, k, g, rng, fmt.Sprintf("grammar %d, leavers", gi), 30, 25)
-		leavers += k.Stats.Leavers
+		for _, labels := range []int{labelsShared, labelsOwn} {
+			name := fmt.Sprintf("grammar %d, labels %d", gi, labels)
+			walkRandomly(t, newMasker(earley.New(g), v, trie, labels), g, rng, name, 30, 25)
+			k := newMasker(earley.New(g), v, trie, labels)
+			k.leaversMin, k.leaversFew = 1, 1
+			walkRandomly(t, k, g, rng, name+", leavers", 30, 25)
+			leavers += k.Stats.Leavers
+		}
 	}
 	if leavers == 0 {
 		t.Error("no walk over a loop's leavers")

@@ -197,19 +197,21 @@ func (k *Masker) insideChar(s earley.State) bool {
 func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 	t := k.trie
 	nc := k.m.NumClasses()
-	loops := make([]grammar.ByteSet, nq) // the classes leading each State to itself
+	labels := k.labelTable(table, nq)
+	nl := len(labels) / nq
+	loops := make([]grammar.ByteSet, nq) // the labels leading each State to itself
 	// With every multi-byte character too, where q takes each back to q:
 	// a subtree of valid UTF-8 within them stays at q (utf8.go).
 	chars := make([]grammar.ByteSet, nq)
 	for q := 0; q < nq; q++ {
-		for c := 0; c < nc; c++ {
-			if int(table[q*nc+c]) == q {
-				loops[q].Add(uint8(c))
+		for l := 0; l < nl; l++ {
+			if int(labels[q*nl+l]) == q {
+				loops[q].Add(uint8(l))
 			}
 		}
 		if k.utf8Closed(table, nc, q) {
 			chars[q] = loops[q]
-			orInto(&chars[q], &k.highClasses)
+			orInto(&chars[q], &k.lt.high)
 		}
 	}
 	sh := &shape{}
@@ -223,7 +225,7 @@ func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 			out.inverted = true
 		}
 	}
-	w := shapeWalk{k: k, table: table, nc: nc, loops: loops, chars: chars, sh: sh, out: out}
+	w := shapeWalk{k: k, table: labels, nl: nl, loops: loops, chars: chars, sh: sh, out: out}
 	if !w.leaversBelow(root, 0) {
 		w.span(root+1, t.end[root], 0)
 	}
@@ -239,13 +241,29 @@ func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 	return sh
 }
 
+// labelTable returns a shape's transition table (nq States, NumClasses
+// codes each) by trie label instead of byte class.
+func (k *Masker) labelTable(table []byte, nq int) []byte {
+	if k.labelsOf == nil {
+		return table
+	}
+	nc, nl := k.m.NumClasses(), k.lt.labels
+	labels := make([]byte, nq*nl)
+	for q := range nq {
+		for l := range nl {
+			labels[q*nl+l] = table[q*nc+int(k.class[l])]
+		}
+	}
+	return labels
+}
+
 // shapeWalk is a walk of the trie over a region's transition table.
 type shapeWalk struct {
 	k     *Masker
-	table []byte
-	nc    int
-	loops []grammar.ByteSet // by region State, the classes that lead it to itself
-	chars []grammar.ByteSet // loops, with the multi-byte characters' classes where it takes them all back to itself
+	table []byte // by trie label (see labelTable)
+	nl    int
+	loops []grammar.ByteSet // by region State, the labels that lead it to itself
+	chars []grammar.ByteSet // loops, with the multi-byte characters' labels where it takes them all back to itself
 	sh    *shape
 	out   *sink
 	nodes int
@@ -265,7 +283,7 @@ func (w *shapeWalk) span(from, to int32, q byte) {
 		q := at[d-1]
 		// A dead or exiting class is in neither loops[q] nor, with a
 		// valid UTF-8 subtree, chars[q]: test the edge before the subtree.
-		switch code := w.table[int(q)*w.nc+int(t.label[i])]; {
+		switch code := w.table[int(q)*w.nl+int(t.label[i])]; {
 		case code == codeDead:
 			if out.inverted {
 				out.drop(t.ids[t.first[i]:t.first[t.end[i]]])
@@ -346,7 +364,7 @@ func (k *Masker) maskRegion(states []earley.State, key []byte, root int32, out *
 			k.walk(states[f.from], f.node, false, out, false, grammar.ByteSet{})
 			continue
 		}
-		e := k.m.StepClass(states[f.from], int(t.label[f.node]))
+		e := k.m.StepClass(states[f.from], int(k.class[t.label[f.node]]))
 		out.add(t.ids[t.first[f.node]:t.first[f.node+1]])
 		k.walkBelow(e, f.node, out)
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/gasplab/gasp/pkg/grammar"
 )
 
-// A runTable indexes the trie by the runs of one set of byte classes, the
+// A runTable indexes the trie by the runs of one set of trie labels, the
 // characters a bounded repetition repeats (a UUID's hex digits, a tag's
 // letters): its run nodes are those whose path is all in the set. A mask
 // inside the repetition takes the tokens of the run nodes no deeper than
@@ -26,27 +26,28 @@ type runTable struct {
 	bitsAt []int32
 	// kids are the children of the run nodes (the root is one, of depth
 	// 0), in the run or not, grouped: groups[d] are those of the run nodes
-	// of depth d by class, in increasing order of class; classes[d] is the
-	// set of those classes: the group of class c is
-	// groups[d][rank(&classes[d], c)].
-	groups  [][]runGroup
-	classes []grammar.ByteSet
-	kids    []int32
+	// of depth d by label, in increasing order of label; labels[d] is the
+	// set of those labels: the group of label l is
+	// groups[d][rank(&labels[d], l)].
+	groups [][]runGroup
+	labels []grammar.ByteSet
+	kids   []int32
 }
 
 // A runGroup is the children kids[start:end] of the run nodes of one
 // depth that have one class.
 type runGroup struct{ start, end int32 }
 
-// newRunTable indexes t by runs of classes.
-func newRunTable(t *Trie, classes *grammar.ByteSet) *runTable {
+// newRunTable indexes t by runs of labels (the labels of the byte classes a
+// bounded repetition repeats).
+func newRunTable(t *Trie, labels *grammar.ByteSet) *runTable {
 	// Run nodes and their children, in preorder: a child out of the run is
 	// recorded and skipped with its subtree.
 	var runs, kids []int32
 	maxDepth := int32(0)
 	for i := int32(1); i < t.end[0]; {
 		kids = append(kids, i)
-		if !classes.Has(t.label[i]) {
+		if !labels.Has(t.label[i]) {
 			i = t.end[i]
 			continue
 		}
@@ -54,7 +55,7 @@ func newRunTable(t *Trie, classes *grammar.ByteSet) *runTable {
 		maxDepth = max(maxDepth, t.depth[i])
 		i++
 	}
-	r := &runTable{groups: make([][]runGroup, maxDepth+1), classes: make([]grammar.ByteSet, maxDepth+1)}
+	r := &runTable{groups: make([][]runGroup, maxDepth+1), labels: make([]grammar.ByteSet, maxDepth+1)}
 	r.ids, r.upTo = runTokens(t, runs, maxDepth)
 	r.kids = make([]int32, len(kids))
 	// A counting sort of the children by their parent's depth and their
@@ -72,7 +73,7 @@ func newRunTable(t *Trie, classes *grammar.ByteSet) *runTable {
 		if count[j+1] > count[j] {
 			d, c := j/nClass, uint8(j%nClass)
 			r.groups[d] = append(r.groups[d], runGroup{count[j], count[j+1]})
-			r.classes[d].Add(c)
+			r.labels[d].Add(c)
 		}
 	}
 	for _, i := range kids {
@@ -170,19 +171,19 @@ func (k *Masker) walkRuns(s earley.State, c chain, r *runTable, b *sink) {
 	one := firstClass(&c.classes)
 	st := s
 	for d := 0; d < len(r.groups) && d <= height; d++ {
-		// The classes of this depth's children that st scans, but those
+		// The labels of this depth's children that st scans, but those
 		// of run nodes taken whole.
-		scan, present := k.m.ScanClasses(st), &r.classes[d]
+		scan, present := k.labelSet(k.m.ScanClasses(st)), &r.labels[d]
 		for w := range scan {
 			scan[w] &= present[w]
 			if d < height {
-				scan[w] &^= c.classes[w]
+				scan[w] &^= c.labels[w]
 			}
 		}
 		for w := range scan {
 			for x := scan[w]; x != 0; x &= x - 1 {
-				cl := w<<6 | bits.TrailingZeros64(x)
-				k.walkGroup(st, cl, r.groups[d][rank(present, cl)], r, b)
+				l := w<<6 | bits.TrailingZeros64(x)
+				k.walkGroup(st, int(k.class[l]), r.groups[d][rank(present, l)], r, b)
 			}
 		}
 		if d < height {

@@ -24,6 +24,8 @@ type Trie struct {
 	ids    []int32
 	utf8   []bool
 	size   int // vocabulary size
+
+	shared *labelled // relabelled by the shared labels (labels.go); nil in a relabelled Trie
 }
 
 // NewTrie builds the trie of v's ordinary tokens. Tokens with no bytes are
@@ -79,6 +81,7 @@ func NewTrie(v *Vocab) *Trie {
 		t.end[s] = int32(n)
 	}
 	t.utf8 = t.utf8Flags()
+	t.shared = newLabelled(t, &sharedLabel, sharedLabels)
 	return t
 }
 
