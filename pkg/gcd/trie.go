@@ -28,8 +28,9 @@ type Trie struct {
 	shared *labelled // relabelled by the shared labels (labels.go); nil in a relabelled Trie
 }
 
-// NewTrie builds the trie of v's ordinary tokens. Tokens with no bytes are
-// left out: they could never change a parse.
+// NewTrie builds the trie of v's ordinary tokens, and its relabelling by
+// the shared labels that most grammars' Maskers walk (labels.go). Tokens
+// with no bytes are left out: they could never change a parse.
 func NewTrie(v *Vocab) *Trie {
 	var order []int32
 	for id := range v.Size() {
