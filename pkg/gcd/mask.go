@@ -122,6 +122,7 @@ type Masker struct {
 	chains      []chain                       // by State, on first use (see chainOf)
 	chainCount  map[earley.State]int          // scratch for chainOf
 	chainStates []earley.State                // scratch: the States of the chain chainHeight followed
+	charsLeads  []charsLeadResult             // by State, on first use (see charsLeadKnown)
 }
 
 // MaskStats counts a Masker's work.
@@ -1024,7 +1025,7 @@ func (k *Masker) chainChars(s earley.State, need uint8) uint8 {
 			break
 		}
 		to, _ := k.m.StepLocal(q, one)
-		if !k.charsLead(q, to) {
+		if !k.charsLeadKnown(q, to) {
 			c.charsDone = true
 			break
 		}
@@ -1038,6 +1039,34 @@ func (k *Masker) chainChars(s earley.State, need uint8) uint8 {
 	c.charsAt = q
 	k.chains[s] = c
 	return c.chars
+}
+
+// charsLeadResult is what charsLead found for a State q: whether it leads
+// to to, plus one (0: not known).
+type charsLeadResult struct {
+	to earley.State
+	ok int8 // 1 no, 2 yes
+}
+
+// charsLeadKnown is charsLead, kept by q: a bounded repetition's positions
+// are checked again by the chain of each later position (see chainChars),
+// and a check builds the States inside every form of character.
+func (k *Masker) charsLeadKnown(q, to earley.State) bool {
+	if n := k.m.NumStates(); len(k.charsLeads) < n {
+		k.charsLeads = byState(k.charsLeads, n)
+	}
+	if r := k.charsLeads[q]; r.ok != 0 && r.to == to {
+		return r.ok == 2
+	}
+	ok := k.charsLead(q, to)
+	if n := k.m.NumStates(); len(k.charsLeads) < n { // the check built States
+		k.charsLeads = byState(k.charsLeads, n)
+	}
+	k.charsLeads[q] = charsLeadResult{to, 1}
+	if ok {
+		k.charsLeads[q].ok = 2
+	}
+	return ok
 }
 
 // charsLead reports whether every class path of every multi-byte UTF-8
