@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gasplab/gasp/pkg/infile"
@@ -366,7 +367,13 @@ func (c *compiler) repeat(x *Repeat, parent int, out []Symbol) []Symbol {
 	}
 	// Up to k = max-min more: O_1 ::= item | ε, O_j ::= item O_(j-1) | ε.
 	// Right-nested, so that an Earley parser predicts O_(j-1) only after
-	// an item has been read.
+	// an item has been read. The rules and productions are made room for
+	// at once: k is a JSON schema's maxLength, up to thousands.
+	if k := x.Max - x.Min; k > 0 {
+		c.g.Rules = slices.Grow(c.g.Rules, k)
+		c.g.Prods = slices.Grow(c.g.Prods, 2*k)
+		c.prodPos = slices.Grow(c.prodPos, 2*k)
+	}
 	kind := "rep"
 	if x.Min == 0 && x.Max == 1 {
 		kind = "opt"
@@ -421,7 +428,22 @@ func (c *compiler) prune() *Grammar {
 	}
 	reach := g.reachable(start, keep)
 	ruleMap := make([]int, len(g.Rules))
-	out := &Grammar{}
+	// Sized ahead: a JSON schema's maxLength makes grammars of 10⁵ rules,
+	// which growing by appends copies over and over.
+	nRules, nProds, nSyms := 0, 0, 0
+	for i, r := range g.Rules {
+		if productive[i] && reach[i] {
+			nRules++
+			for _, p := range r.Prods {
+				if keep[p] {
+					nProds++
+					nSyms += len(g.Prods[p].RHS)
+				}
+			}
+		}
+	}
+	out := &Grammar{Rules: make([]Rule, 0, nRules), Prods: make([]Prod, 0, nProds)}
+	syms := make([]Symbol, nSyms) // the productions' right-hand sides, carved in order
 	for i, r := range g.Rules {
 		ruleMap[i] = -1
 		if productive[i] && !reach[i] && !r.Generated {
@@ -445,7 +467,8 @@ func (c *compiler) prune() *Grammar {
 			if !keep[p] {
 				continue
 			}
-			rhs := make([]Symbol, len(g.Prods[p].RHS))
+			rhs := syms[:len(g.Prods[p].RHS):len(g.Prods[p].RHS)]
+			syms = syms[len(rhs):]
 			for k, s := range g.Prods[p].RHS {
 				if s.IsTerminal() {
 					t := s.Terminal()
