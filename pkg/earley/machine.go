@@ -2,6 +2,7 @@ package earley
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -50,7 +51,8 @@ type stateData struct {
 	scanWidth   int16           // the most classes one of their terminals accepts
 	next        []State         // per byte class, maybe with the escaped bit; unknown entries are -1; allocated on first use
 	escFollow   []int32         // per byte class, for a step that escaped: the index of EscapeFollow's set; allocated on first use
-	sigs        []scanSig       // the classes it was stepped by, by the scan items that accept them (see sameScan)
+	alike       []uint8         // per byte class, its group: classes the same scan items accept (see sameScan); built on the second step
+	stepped     bool            // a step of it was computed (see sameScan)
 	accepting   bool
 	predicted   bool             // every item has origin self: as an origin, the start State (see intern)
 	bounded     bool             // an item is inside a bounded repetition (see InBoundedRepetition)
@@ -118,9 +120,16 @@ type Machine struct {
 
 	// Blocks that States' slices are carved from: a State costs no
 	// allocation of its own (XML's prolog builds hundreds in one step).
-	itemBlock []item
-	nextBlock []State
-	symBlock  []grammar.Symbol
+	itemBlock  []item
+	nextBlock  []State
+	symBlock   []grammar.Symbol
+	alikeBlock []uint8
+
+	termSeen []uint32 // scratch for alikeGroups: by terminal, termGen if seen
+	termGen  uint32
+	groupIDs []uint32 // scratch for alikeGroups
+	groupMap []uint32 // scratch for alikeGroups
+	touched  []uint32 // scratch for alikeGroups
 }
 
 // carve returns a slice of n elements cut from *block, which it refills
@@ -434,52 +443,92 @@ func (m *Machine) ScanAlike(s State, classes *grammar.ByteSet) bool {
 	return accepted
 }
 
-// scanSig is the signature of the scan items of a State that accept a
-// byte class: two classes that the same items accept lead to the same
-// State, and the step by the second is a copy of the first's.
-type scanSig struct {
-	hash  uint64
-	class uint8
-}
-
 // sameScan returns the step of s by class when an earlier step of s was
-// by a class that the same scan items accept, or -1 and records class's
-// signature. Inside a character class ([a-z0-9_]), every class of its
-// bytes costs an Earley step and the interning of its result once, then
-// a comparison: a walk that meets 40 classes of identifier bytes builds
-// one set rather than 40.
+// by a class that the same scan items accept, or -1. Inside a character
+// class ([a-z0-9_]), every class of its bytes costs an Earley step and the
+// interning of its result once, then a look-up: a walk that meets 40
+// classes of identifier bytes builds one set rather than 40.
 func (m *Machine) sameScan(s State, class int) State {
 	st := &m.states[s]
-	h := uint64(0x9E3779B97F4A7C15)
-	for i, it := range st.scan {
-		if m.termClass[m.lrNext[it.lr].Terminal()].Has(uint8(class)) {
-			h = (h ^ uint64(i)) * 0xbf58476d1ce4e5b9
+	if st.alike == nil {
+		if !st.stepped { // nothing to reuse yet: spare the groups a State stepped once
+			st.stepped = true
+			return -1
 		}
+		st.alike = m.alikeGroups(st)
 	}
-	for _, sig := range st.sigs {
-		if sig.hash == h && m.sameScanners(st, class, int(sig.class)) {
-			n := st.next[sig.class]
-			st.next[class] = n
-			if n&escaped != 0 {
-				m.setEscapeFollow(s, class, m.EscapeFollow(s, int(sig.class)))
-			}
-			return n
+	group := st.alike[class]
+	for c, g := range st.alike {
+		if g != group || c == class || st.next[c] < 0 || !st.scanClasses.Has(uint8(c)) {
+			continue
 		}
+		n := st.next[c]
+		st.next[class] = n
+		if n&escaped != 0 {
+			m.setEscapeFollow(s, class, m.EscapeFollow(s, c))
+		}
+		return n
 	}
-	st.sigs = append(st.sigs, scanSig{h, uint8(class)})
 	return -1
 }
 
-// sameScanners reports whether the scan items of st that accept class a
-// are those that accept class b.
-func (m *Machine) sameScanners(st *stateData, a, b int) bool {
-	for _, it := range st.scan {
-		tc := &m.termClass[m.lrNext[it.lr].Terminal()]
-		if tc.Has(uint8(a)) != tc.Has(uint8(b)) {
-			return false
-		}
+// alikeGroups returns, by byte class, a group number such that two classes
+// the scan items of st scan have the same number iff the same items accept
+// them: the classes split by each distinct terminal of the items in turn
+// (partition refinement), in time linear in the terminals' classes.
+func (m *Machine) alikeGroups(st *stateData) []uint8 {
+	nc := m.numClasses
+	if len(m.termSeen) < len(m.g.Terminals) {
+		m.termSeen = make([]uint32, len(m.g.Terminals))
 	}
-	return true
+	m.termGen++
+	ids := append(m.groupIDs[:0], make([]uint32, nc)...) // every class in group 0
+	next := uint32(1)
+	moved := m.groupMap[:0] // by old group: its new group under the current terminal, or 0
+	touched := m.touched[:0]
+	for _, it := range st.scan {
+		t := m.lrNext[it.lr].Terminal()
+		if m.termSeen[t] == m.termGen {
+			continue
+		}
+		m.termSeen[t] = m.termGen
+		tc := &m.termClass[t]
+		for w := range tc {
+			for x := tc[w]; x != 0; x &= x - 1 {
+				c := w<<6 | bits.TrailingZeros64(x)
+				g := ids[c]
+				for int(g) >= len(moved) {
+					moved = append(moved, 0)
+				}
+				if moved[g] == 0 {
+					moved[g] = next
+					next++
+					touched = append(touched, g)
+				}
+				ids[c] = moved[g]
+			}
+		}
+		for _, g := range touched {
+			moved[g] = 0
+		}
+		touched = touched[:0]
+	}
+	// Renumber densely: at most nc groups.
+	alike := carve(&m.alikeBlock, nc)
+	dense := moved[:0]
+	for range next {
+		dense = append(dense, 0)
+	}
+	n := uint32(0)
+	for c, g := range ids {
+		if dense[g] == 0 {
+			n++
+			dense[g] = n
+		}
+		alike[c] = uint8(dense[g] - 1)
+	}
+	m.groupIDs, m.groupMap, m.touched = ids, dense, touched
+	return alike
 }
 
 // compute runs one Earley step: scan the byte class, then close the new
