@@ -14,8 +14,9 @@ import "github.com/gasplab/gasp/pkg/grammar"
 // grammar whose byte classes are unions of those labels (a JSON schema's,
 // unless a pattern tells non-ASCII characters apart) walks that trie,
 // mapping each label to its class as it reads it. Its walks visit more
-// nodes (the letters its classes merge stay apart), which costs masks
-// about a fifth more on JSON schemas' grammars (BENCHMARKS.md).
+// nodes (the letters its classes merge stay apart): masks cost up to half
+// as much again on JSON schemas' grammars, about the same on the GBNF
+// workloads (BENCHMARKS.md, "Shared labels or the grammar's own").
 
 // A labelled trie is a Trie relabelled by a partition of the bytes, with
 // what walks read of it by node. It is not modified after it is built, so

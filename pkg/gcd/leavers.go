@@ -14,21 +14,21 @@ import (
 // trie must still visit every ancestor of an edge that leaves the loop,
 // and every sibling of those ancestors, to find them: 14,000 of the XML
 // grammar's 215,000 nodes for a comment, for about 1,000 edges labelled
-// "-". The index lists the nodes by the class of their edge, so that a
+// "-". The index lists the nodes by the label of their edge, so that a
 // walk can visit the edges that leave the loop alone (see
 // Masker.overLeavers).
 //
 // Nodes below an edge of a class of bytes 80-FF only are left out: such
 // an edge leaves an ASCII loop itself, and a walk from it covers its
-// subtree. It is built once per Masker with one pass over the trie, 4
-// bytes a node indexed (0.3 to 0.9 MB and under a millisecond on the
-// workloads of data/bench/masks).
+// subtree. It is built once per relabelled trie (labels.go) with one pass
+// over it, 4 bytes a node indexed (0.3 to 0.9 MB and under a millisecond
+// on the workloads of data/bench/masks).
 //
 // An index is not modified once built: Maskers that walk one trie share it,
 // each with its own leaverMarks.
 type leaverIndex struct {
-	start []int32 // by class c, nodes[start[c]:start[c+1]] are c's nodes
-	nodes []int32 // grouped by class, in preorder within a class
+	start []int32 // by label l, nodes[start[l]:start[l+1]] are l's nodes
+	nodes []int32 // grouped by label, in preorder within a label
 }
 
 // leaverMarks is a Masker's scratch for walks over an index's leavers.
