@@ -92,17 +92,9 @@ func rowBlocks8[W float32 | uint16](y, x []float32, w []W, k, n, j0, j1 int, acc
 // when accumulate is false). The panel's row p0 starts at w[wp] and its rows are wn apart: w itself (wp =
 // p0·n+j, wn = n), or a copy of the panel (bfloat16 weights widened, wn = 16).
 func tile4x16(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool) {
-	o, count := i*n+j, p1-p0
-	_ = y[o+3*n+15] // the bounds the assembly relies on, checked once
-	if count == 0 {
-		if !accumulate {
-			clearTile(y, o, n, 4, 16)
-		}
-		return
+	if o, count := tileBounds(y, x, w, wp, wn, i, j, k, n, p0, p1, 4, 16, accumulate); count > 0 {
+		tile4x16AVX2(&y[o], n, &x[i*k+p0], k, &w[wp], wn, count, accumulate)
 	}
-	_ = x[(i+3)*k+p1-1]
-	_ = w[wp+(count-1)*wn+15]
-	tile4x16AVX2(&y[o], n, &x[i*k+p0], k, &w[wp], wn, count, accumulate)
 }
 
 // tile4x16AVX2 is tile4x16's loop, in tile_amd64.s (see tile4x32AVX512).
@@ -112,17 +104,9 @@ func tile4x16AVX2(y *float32, n int, x *float32, k int, w *float32, wn int, coun
 
 // tile6x16 is tile4x16 for the rows i..i+5 of x (12 accumulators: tile6x16AVX2).
 func tile6x16(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool) {
-	o, count := i*n+j, p1-p0
-	_ = y[o+5*n+15] // the bounds the assembly relies on, checked once
-	if count == 0 {
-		if !accumulate {
-			clearTile(y, o, n, 6, 16)
-		}
-		return
+	if o, count := tileBounds(y, x, w, wp, wn, i, j, k, n, p0, p1, 6, 16, accumulate); count > 0 {
+		tile6x16AVX2(&y[o], n, &x[i*k+p0], k, &w[wp], wn, count, accumulate)
 	}
-	_ = x[(i+5)*k+p1-1]
-	_ = w[wp+(count-1)*wn+15]
-	tile6x16AVX2(&y[o], n, &x[i*k+p0], k, &w[wp], wn, count, accumulate)
 }
 
 //go:noescape

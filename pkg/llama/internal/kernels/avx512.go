@@ -126,33 +126,17 @@ const kBlock = 256
 // when accumulate is false). The panel's row p0 starts at w[wp] and its rows are wn apart: w itself (wp
 // = p0·n+j, wn = n), or a copy of the panel (bfloat16 weights widened, wn = 32).
 func tile4x32(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool) {
-	o, count := i*n+j, p1-p0
-	_ = y[o+3*n+31] // the bounds the assembly relies on, checked once
-	if count == 0 {
-		if !accumulate {
-			clearTile(y, o, n, 4, 32)
-		}
-		return
+	if o, count := tileBounds(y, x, w, wp, wn, i, j, k, n, p0, p1, 4, 32, accumulate); count > 0 {
+		tile4x32AVX512(&y[o], n, &x[i*k+p0], k, &w[wp], wn, count, accumulate)
 	}
-	_ = x[(i+3)*k+p1-1]
-	_ = w[wp+(count-1)*wn+31]
-	tile4x32AVX512(&y[o], n, &x[i*k+p0], k, &w[wp], wn, count, accumulate)
 }
 
 // tile8x32 is tile4x32 for the rows i..i+7 of x: 16 accumulators, 2 loads of w and 8 broadcasts of x per 16
 // fused multiply-adds.
 func tile8x32(y, x, w []float32, wp, wn, i, j, k, n, p0, p1 int, accumulate bool) {
-	o, count := i*n+j, p1-p0
-	_ = y[o+7*n+31] // the bounds the assembly relies on, checked once
-	if count == 0 {
-		if !accumulate {
-			clearTile(y, o, n, 8, 32)
-		}
-		return
+	if o, count := tileBounds(y, x, w, wp, wn, i, j, k, n, p0, p1, 8, 32, accumulate); count > 0 {
+		tile8x32AVX512(&y[o], n, &x[i*k+p0], k, &w[wp], wn, count, accumulate)
 	}
-	_ = x[(i+7)*k+p1-1]
-	_ = w[wp+(count-1)*wn+31]
-	tile8x32AVX512(&y[o], n, &x[i*k+p0], k, &w[wp], wn, count, accumulate)
 }
 
 //go:noescape

@@ -57,6 +57,23 @@ func matMulGeneric(y, x, w []float32, m, k, n, j0, j1 int, accumulate bool) {
 	}
 }
 
+// tileBounds checks, once, the bounds an assembly tile of rows×width (tile_amd64.s) relies on, for the tile
+// of y at row i and column j summed over rows p0 ≤ p < p1 of w's panel (row p0 at w[wp], rows wn apart), and
+// returns where the tile starts in y and how many rows of w it sums: none clears it, unless it accumulates.
+func tileBounds(y, x, w []float32, wp, wn, i, j, k, n, p0, p1, rows, width int, accumulate bool) (o, count int) {
+	o, count = i*n+j, p1-p0
+	_ = y[o+(rows-1)*n+width-1]
+	if count == 0 {
+		if !accumulate {
+			clearTile(y, o, n, rows, width)
+		}
+		return o, 0
+	}
+	_ = x[(i+rows-1)*k+p1-1]
+	_ = w[wp+(count-1)*wn+width-1]
+	return o, count
+}
+
 // clearTile sets to 0 the width columns of y from o in rows rows n apart: a tile's sums over no rows of w.
 func clearTile(y []float32, o, n, rows, width int) {
 	for r := range rows {
