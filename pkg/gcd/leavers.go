@@ -121,7 +121,7 @@ func (lm *leaverMarks) markBelow(t *Trie, n int32, loop, high *grammar.ByteSet, 
 // leaver that is the first on its path, in preorder, to walk the leaver
 // and its subtree from the loop's State.
 func (k *Masker) overLeavers(n int32, loop *grammar.ByteSet, out *sink, walk func(leaver int32)) bool {
-	t, x := k.trie, &k.leavers
+	t, x := k.lt.trie, &k.leavers
 	if x.busy {
 		return false // inside another walk over leavers
 	}

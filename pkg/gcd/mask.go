@@ -70,7 +70,6 @@ type Masker struct {
 	m     *earley.Machine
 	vocab *Vocab
 	lt    *labelled // the vocabulary's trie relabelled (labels.go)
-	trie  *Trie     // lt.trie
 
 	// class[l] is the byte class of the bytes of trie label l; where the
 	// trie is relabelled by the grammar's own classes, labels are classes
@@ -165,20 +164,19 @@ func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 		classes[b] = uint8(m.ByteClass(byte(b)))
 	}
 	k.chooseLabels(t, &classes, labels)
-	k.trie = k.lt.trie
-	k.leavers = leaverMarks{x: &k.lt.leavers, marks: make([]uint64, (k.trie.Nodes()+63)/64)}
+	k.leavers = leaverMarks{x: &k.lt.leavers, marks: make([]uint64, (k.lt.trie.Nodes()+63)/64)}
 	k.leaversMin, k.leaversFew = 1024, 8
 	_, k.contClasses = highLabels(&classes, m.NumClasses())
 	k.utf8Rows, k.utf8Sets = utf8Classes(m.ByteClass)
 	k.ordinary = NewBitset(t.size)
-	for _, id := range k.trie.ids {
+	for _, id := range k.lt.trie.ids {
 		k.ordinary.Set(int(id))
 	}
 	k.runs = make(map[grammar.ByteSet]*runTable)
 	for _, set := range m.RepeatedCharacters() {
 		if k.runs[set] == nil {
 			labels := k.labelSet(set)
-			k.runs[set] = newRunTable(k.trie, &labels)
+			k.runs[set] = newRunTable(k.lt.trie, &labels)
 		}
 	}
 	// Every sampler asks for the start State's mask first, and it is often
@@ -317,7 +315,7 @@ func (k *Masker) Mask(s earley.State) Bitset {
 		k.Stats.CacheHits++
 		return b
 	}
-	b := NewBitset(k.trie.size)
+	b := NewBitset(k.lt.trie.size)
 	out := &sink{bits: b}
 	if states, key, ok := k.region(s, true); ok {
 		k.maskRegion(states, key, 0, out)
@@ -386,7 +384,7 @@ func (k *sink) drop(ids []int32) {
 // begin more than half of the trie's tokens: then a walk fills an inverted
 // sink.
 func (k *Masker) mostlyAllowed(live func(class uint8) bool) bool {
-	t := k.trie
+	t := k.lt.trie
 	n := 0
 	for i := int32(1); i < t.end[0]; i = t.end[i] {
 		if live(k.class[t.label[i]]) {
@@ -457,7 +455,7 @@ func (k *Masker) walkView(v earley.State, node int32) *itemWalk {
 	k.Stats.ViewWalks++
 	// A list while it is sparse, a Bitset once not. The list grows in a
 	// scratch buffer (walks nest: one a level) and is kept at its size.
-	out := &sink{list: true, limit: k.trie.size / 32, size: k.trie.size, ids: k.takeScratch()}
+	out := &sink{list: true, limit: k.lt.trie.size / 32, size: k.lt.trie.size, ids: k.takeScratch()}
 	escapes := k.walk(v, node, true, out, true, grammar.ByteSet{})
 	iw := &itemWalk{escapes: escapes}
 	if out.list {
@@ -488,7 +486,7 @@ func (k *Masker) outermost(nodes []int32) []int32 {
 	slices.Sort(nodes)
 	out := nodes[:0]
 	for _, n := range nodes {
-		if len(out) > 0 && n < k.trie.end[out[len(out)-1]] {
+		if len(out) > 0 && n < k.lt.trie.end[out[len(out)-1]] {
 			continue
 		}
 		out = append(out, n)
@@ -527,7 +525,7 @@ func (k *Masker) remember(n int) {
 // expression, say, every view that starts an identifier is the same, so the
 // identifiers are walked once, whatever came before the space.
 func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local bool, escaped grammar.ByteSet) (escapes []int32) {
-	t := k.trie
+	t := k.lt.trie
 	first, base := root, t.depth[root]-1
 	if below {
 		if k.loopLeavers(s, root, escaped, b, local, &escapes) {
@@ -606,7 +604,7 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 // and a class of the loop in that set is a leaver (after it every class is
 // pending).
 func (k *Masker) loopLeavers(s earley.State, i int32, pend grammar.ByteSet, b *sink, local bool, escapes *[]int32) bool {
-	if k.trie.end[i]-i < k.leaversMin || k.m.InBoundedRepetition(s) || k.m.ScanWidth(s) < minLoopClasses {
+	if k.lt.trie.end[i]-i < k.leaversMin || k.m.InBoundedRepetition(s) || k.m.ScanWidth(s) < minLoopClasses {
 		return false
 	}
 	loop := k.loopClasses(s)
@@ -645,7 +643,7 @@ func (k *Masker) whole(parent, next earley.State, i int32) bool {
 	if next == parent {
 		return k.loopsBelow(parent, i)
 	}
-	return k.trie.end[i]-i > 1 && k.chainBelow(parent, i)
+	return k.lt.trie.end[i]-i > 1 && k.chainBelow(parent, i)
 }
 
 // splitMin is the size of a subtree below which split is not worth it.
@@ -684,7 +682,7 @@ type subKey struct {
 // s is a view: local). The roots come in preorder, so the path to each is
 // stepped from the longest prefix it shares with the path to the one before.
 func (k *Masker) walkEscapes(s earley.State, from int32, roots []int32, b *sink, local bool) (undecided []int32) {
-	t := k.trie
+	t := k.lt.trie
 	base := t.depth[from]
 	path := []int32{from}         // trie nodes on the current path, by depth-base
 	states := []earley.State{s}   // the State after each
@@ -868,7 +866,7 @@ func (k *Masker) chainBelow(s earley.State, i int32) bool {
 	if !k.m.InBoundedRepetition(s) {
 		return false
 	}
-	small := k.trie.end[i]-i < chainMin
+	small := k.lt.trie.end[i]-i < chainMin
 	if small && (int(s) >= len(k.chains) || !k.chains[s].known) {
 		return false
 	}
@@ -882,7 +880,7 @@ func (k *Masker) chainBelow(s earley.State, i int32) bool {
 		// characters on a path than bytes.
 		wide := c.labels
 		orInto(&wide, &k.lt.high)
-		if !k.trie.utf8[i] || !k.subtreeWithin(i, &wide) {
+		if !k.lt.trie.utf8[i] || !k.subtreeWithin(i, &wide) {
 			return false
 		}
 		// The positions where a multi-byte character may start must be

@@ -195,7 +195,7 @@ func (k *Masker) insideChar(s earley.State) bool {
 // over a region's transition table alone (nq States, NumClasses codes each,
 // the region's first State at root) and returns its slice and frontier.
 func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
-	t := k.trie
+	t := k.lt.trie
 	nc := k.m.NumClasses()
 	labels := k.labelTable(table, nq)
 	nl := len(labels) / nq
@@ -273,7 +273,7 @@ type shapeWalk struct {
 // whose parent is at region State q: it adds (or, inverted, drops) their
 // tokens and adds their frontier nodes.
 func (w *shapeWalk) span(from, to int32, q byte) {
-	t, out := w.k.trie, w.out
+	t, out := w.k.lt.trie, w.out
 	base := t.depth[from] - 1
 	var atBuf [32]byte
 	at := append(atBuf[:0], q) // at[d]: the region State after the first d bytes below from's parent
@@ -318,16 +318,16 @@ func (w *shapeWalk) span(from, to int32, q byte) {
 // over the leavers of q's loop (see Masker.overLeavers) if that is exact
 // and worth it, and reports whether it did.
 func (w *shapeWalk) leaversBelow(n int32, q byte) bool {
-	if w.k.trie.end[n]-n < w.k.leaversMin || w.loops[q] == (grammar.ByteSet{}) {
+	if w.k.lt.trie.end[n]-n < w.k.leaversMin || w.loops[q] == (grammar.ByteSet{}) {
 		return false // too small to be worth it, or every edge a leaver
 	}
-	return w.k.overLeavers(n, &w.loops[q], w.out, func(i int32) { w.span(i, w.k.trie.end[i], q) })
+	return w.k.overLeavers(n, &w.loops[q], w.out, func(i int32) { w.span(i, w.k.lt.trie.end[i], q) })
 }
 
 // compact keeps a set of tokens as a Bitset, or as a list when sparse.
 func (k *Masker) compact(b Bitset) itemWalk {
 	n := b.Count()
-	if n > k.trie.size/32 {
+	if n > k.lt.trie.size/32 {
 		k.remember(8 * len(b))
 		return itemWalk{bits: b}
 	}
@@ -358,7 +358,7 @@ func (k *Masker) maskRegion(states []earley.State, key []byte, root int32, out *
 		return
 	}
 	states = slices.Clone(states) // walkBelow reuses the scratch buffers
-	t := k.trie
+	t := k.lt.trie
 	for _, f := range sh.frontier {
 		if t.end[f.node]-f.node < regionMin {
 			k.walk(states[f.from], f.node, false, out, false, grammar.ByteSet{})
@@ -377,7 +377,7 @@ const regionMin = 64
 // walkBelow adds to out the tokens below trie node root that are viable
 // from s, the State at root: over the region of s if it is wide.
 func (k *Masker) walkBelow(s earley.State, root int32, out *sink) {
-	big := k.LocalDepth > 0 && k.trie.end[root]-root >= splitMin
+	big := k.LocalDepth > 0 && k.lt.trie.end[root]-root >= splitMin
 	if big {
 		// Where the walks of every view of s are kept, their union costs
 		// less than stepping the region States of s, new in every context

@@ -217,7 +217,7 @@ func (k *Masker) walkGroup(st earley.State, cl int, g runGroup, r *runTable, b *
 // node whose State st its class steps to next (live): all of it where it
 // is a leaf or whole (see Masker.whole), else what a walk finds.
 func (k *Masker) walkKid(st, next earley.State, i int32, b *sink) {
-	t := k.trie
+	t := k.lt.trie
 	if t.end[i]-i == 1 || k.whole(st, next, i) {
 		b.add(t.ids[t.first[i]:t.first[t.end[i]]])
 		return

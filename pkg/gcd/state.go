@@ -26,7 +26,7 @@ func (k *Masker) NewState() *State {
 // it. After EOS nothing is allowed.
 func (s *State) Allowed() Bitset {
 	if s.ended {
-		return NewBitset(s.k.trie.size)
+		return NewBitset(s.k.lt.trie.size)
 	}
 	return s.k.Mask(s.p.State())
 }
