@@ -86,6 +86,7 @@ func compileFile(f *File, opts Options) (*Grammar, ErrorList, error) {
 	if len(c.errs) > 0 {
 		return nil, nil, limitErrors(c.errs)
 	}
+	c.presize()
 	if !c.lower() {
 		return nil, nil, limitErrors(c.errs)
 	}
@@ -121,6 +122,33 @@ func (c *compiler) lower() (ok bool) {
 		}
 	}
 	return true
+}
+
+// presize makes room for about as many rules and productions as lowering
+// will make: a front end's tree (a JSON schema's) may lower to 10^5 rules,
+// and growing the slices by appending copied them several times over.
+func (c *compiler) presize() {
+	rules, prods := 0, len(c.file.Rules)
+	for _, r := range c.file.Rules {
+		walk(r.Body, func(x Expr) {
+			switch x := x.(type) {
+			case *Alt:
+				rules, prods = rules+1, prods+len(x.Alts)
+			case *Group, *Class, *AnyChar:
+				rules, prods = rules+1, prods+2
+			case *Repeat:
+				rules, prods = rules+2, prods+3
+				if x.Max > x.Min {
+					rules, prods = rules+x.Max-x.Min, prods+2*(x.Max-x.Min)
+				}
+			}
+		})
+	}
+	// More than maxSize is an error that lowering reports.
+	rules, prods = min(rules, maxSize), min(prods, maxSize)
+	c.g.Rules = slices.Grow(c.g.Rules, rules)
+	c.g.Prods = slices.Grow(c.g.Prods, prods)
+	c.prodPos = slices.Grow(c.prodPos, prods)
 }
 
 // declare creates the user rules, in source order, and checks names:

@@ -183,9 +183,19 @@ func (c *compiler) str(s *Value, ptr string) grammar.Expr {
 		}
 		body = c.format(fmtv.Str, ptr+"/format")
 	default:
-		body = rep(c.char(), lo, hi)
+		body = c.chars0(lo, hi)
 	}
 	return seq(lit(`"`), body, lit(`"`))
+}
+
+// chars0 is the shared rule of lo to hi (-1: any number of) characters of
+// a JSON string: every string of one length range is one rule, so that a
+// schema's many plain strings, or many strings of one maxLength (each a
+// rule per position), are lowered once.
+func (c *compiler) chars0(lo, hi int) grammar.Expr {
+	return c.rule(fmt.Sprintf("chars{%d,%d}", lo, hi), "", func() grammar.Expr {
+		return rep(c.char(), lo, hi)
+	})
 }
 
 // char is the shared rule of one character of a JSON string.

@@ -57,7 +57,11 @@ func (c *compiler) object(s *Value, ptr string) grammar.Expr {
 	}
 	var extra grammar.Expr
 	if v := c.schema(ap, apPtr); v != nil {
-		extra = seq(c.keyNotIn(declared), lit(":"), v)
+		// A rule: members uses it in several places, and a trie of keys
+		// is large.
+		extra = c.rule(fmt.Sprintf("extra:%d", len(c.rules)), apPtr, func() grammar.Expr {
+			return seq(c.keyNotIn(declared), lit(":"), v)
+		})
 	}
 	return seq(lit("{"), c.members(props, members, extra), lit("}"))
 }
@@ -71,7 +75,12 @@ func (c *compiler) object(s *Value, ptr string) grammar.Expr {
 func (c *compiler) members(props []property, ms []grammar.Expr, extra grammar.Expr) grammar.Expr {
 	n := len(props)
 	next := [2]grammar.Expr{} // E(i+1, false), E(i+1, true)
-	more := rep(seq(lit(","), extra), 0, -1)
+	var more grammar.Expr
+	if extra != nil {
+		more = c.rule(fmt.Sprintf("more:%d", len(c.rules)), "", func() grammar.Expr {
+			return rep(seq(lit(","), extra), 0, -1)
+		})
+	}
 	next[0] = more
 	next[1] = opt(seq(extra, more))
 	if extra == nil {
@@ -119,7 +128,7 @@ func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 		}
 		n.end = true
 	}
-	tail := seq(rep(c.char(), 0, -1), lit(`"`))
+	tail := seq(c.chars0(0, -1), lit(`"`))
 	var walk func(n *node) grammar.Expr
 	walk = func(n *node) grammar.Expr {
 		var xs []grammar.Expr
