@@ -42,6 +42,8 @@ var handSchemas = []string{
 	`{"type":"string","format":"uri"}`,
 	`{"type":"string","format":"time"}`,
 	`{"type":["string","null"],"minLength":2,"maxLength":4}`,
+	`{"type":["array","null"],"minItems":2,"maxItems":0}`,                   // no array fits
+	`{"type":["string","integer"],"minLength":3,"maxLength":1,"maximum":2}`, // no string fits
 	`{"enum":[{"a":[1,{"b":null}]},"é\"",-0.0,1e2]}`,
 	`{"type":"number"}`,
 	`{}`,

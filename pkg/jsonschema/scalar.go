@@ -10,7 +10,9 @@ import (
 )
 
 // bounds reads a pair of non-negative integer keywords (minLength and
-// maxLength, minItems and maxItems); hi < 0 means unbounded.
+// maxLength, minItems and maxItems); hi < 0 means unbounded. Not ok if one
+// is malformed (reported) or no count is in range (lo > hi: the empty
+// language).
 func (c *compiler) bounds(s *Value, ptr, minKey, maxKey string) (lo, hi int, ok bool) {
 	get := func(k string, def int) (int, bool) {
 		v := s.Get(k)
@@ -26,7 +28,7 @@ func (c *compiler) bounds(s *Value, ptr, minKey, maxKey string) (lo, hi int, ok 
 	}
 	lo, ok1 := get(minKey, 0)
 	hi, ok2 := get(maxKey, -1)
-	return lo, hi, ok1 && ok2
+	return lo, hi, ok1 && ok2 && (hi < 0 || lo <= hi)
 }
 
 // maxCount bounds lengths: a bounded repetition of n becomes n rules.
