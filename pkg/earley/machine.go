@@ -100,7 +100,7 @@ type Machine struct {
 	followIndex map[grammar.ByteSet]int32
 	escSet      grammar.ByteSet // scratch: what closure found for escFollow
 
-	states   []stateData
+	states   stateTable
 	index    map[uint64]State // by setHash: the last State added with that hash
 	views    map[viewKey]State
 	origins  map[uint64]State // by State<<32|rule: origin's view of that State for that rule
@@ -186,7 +186,7 @@ func New(g *grammar.Grammar) *Machine {
 	m.followSets = []grammar.ByteSet{{}} // index 0, for a class whose step did not escape
 	m.followIndex = map[grammar.ByteSet]int32{{}: 0}
 
-	m.states = append(m.states, stateData{}) // Dead
+	m.states.add(stateData{}) // Dead
 	seen := new(itemSet)
 	items := m.addPredicted(nil, seen, g.Start)
 	items, _ = m.closure(items, seen)
@@ -354,10 +354,10 @@ func (m *Machine) Grammar() *grammar.Grammar { return m.g }
 func (m *Machine) Start() State { return m.start }
 
 // Accepting reports whether a prefix in State s is a sentence.
-func (m *Machine) Accepting(s State) bool { return m.states[s].accepting }
+func (m *Machine) Accepting(s State) bool { return m.states.at(s).accepting }
 
 // NumStates returns how many States have been built so far (Dead included).
-func (m *Machine) NumStates() int { return len(m.states) }
+func (m *Machine) NumStates() int { return m.states.n }
 
 // NumClasses returns the number of byte classes: bytes in one class lead
 // from every State to the same State.
@@ -365,12 +365,12 @@ func (m *Machine) NumClasses() int { return m.numClasses }
 
 // ScanClasses returns the byte classes that some scan item of s accepts:
 // every other class leads from s to Dead.
-func (m *Machine) ScanClasses(s State) grammar.ByteSet { return m.states[s].scanClasses }
+func (m *Machine) ScanClasses(s State) grammar.ByteSet { return m.states.at(s).scanClasses }
 
 // ScanWidth returns the most byte classes that the terminal of one scan
 // item of s accepts: 1 where s expects a literal, more where it expects a
 // character class.
-func (m *Machine) ScanWidth(s State) int { return int(m.states[s].scanWidth) }
+func (m *Machine) ScanWidth(s State) int { return int(m.states.at(s).scanWidth) }
 
 // ByteClass returns the class of byte b.
 func (m *Machine) ByteClass(b byte) int { return int(m.classOf[b]) }
@@ -391,7 +391,7 @@ func (m *Machine) StepClass(s State, class int) State {
 // States never escape.
 func (m *Machine) StepLocal(s State, class int) (next State, esc bool) {
 	// The fast path, small enough to inline: a memoized transition.
-	if tr := m.states[s].next; tr != nil {
+	if tr := m.states.at(s).next; tr != nil {
 		if n := tr[class]; n >= 0 {
 			return n &^ escaped, n&escaped != 0
 		}
@@ -403,7 +403,7 @@ func (m *Machine) stepSlow(s State, class int) (next State, esc bool) {
 	if s == Dead {
 		return Dead, false
 	}
-	st := &m.states[s]
+	st := m.states.at(s)
 	if st.next == nil {
 		st.next = m.newNext()
 	}
@@ -417,7 +417,7 @@ func (m *Machine) stepSlow(s State, class int) (next State, esc bool) {
 	}
 	if n < 0 {
 		n = m.compute(s, class)
-		m.states[s].next[class] = n // m.states may have grown: index again
+		m.states.at(s).next[class] = n
 	}
 	return n &^ escaped, n&escaped != 0
 }
@@ -428,7 +428,7 @@ func (m *Machine) stepSlow(s State, class int) (next State, esc bool) {
 // where stepping by each class costs one for each.
 func (m *Machine) ScanAlike(s State, classes *grammar.ByteSet) bool {
 	accepted := false
-	for _, it := range m.states[s].scan {
+	for _, it := range m.states.at(s).scan {
 		tc := &m.termClass[m.lrNext[it.lr].Terminal()]
 		some, all := false, true
 		for w := range classes {
@@ -449,7 +449,7 @@ func (m *Machine) ScanAlike(s State, classes *grammar.ByteSet) bool {
 // interning of its result once, then a look-up: a walk that meets 40
 // classes of identifier bytes builds one set rather than 40.
 func (m *Machine) sameScan(s State, class int) State {
-	st := &m.states[s]
+	st := m.states.at(s)
 	if st.alike == nil {
 		if !st.stepped { // nothing to reuse yet: spare the groups a State stepped once
 			st.stepped = true
@@ -539,7 +539,7 @@ func (m *Machine) compute(s State, class int) State {
 	defer func() { m.items = items[:0] }()
 	seen := &m.seen
 	seen.reset()
-	for _, it := range m.states[s].scan {
+	for _, it := range m.states.at(s).scan {
 		if m.termClass[m.lrNext[it.lr].Terminal()].Has(uint8(class)) {
 			origin := it.origin
 			if origin == self {
@@ -568,7 +568,7 @@ func (m *Machine) compute(s State, class int) State {
 // opaque origin. If the next byte's class is not among them, those items
 // die there, and the true set is again what the view holds.
 func (m *Machine) EscapeFollow(s State, class int) grammar.ByteSet {
-	if row := m.states[s].escFollow; row != nil {
+	if row := m.states.at(s).escFollow; row != nil {
 		return m.followSets[row[class]]
 	}
 	return grammar.ByteSet{}
@@ -582,7 +582,7 @@ func (m *Machine) setEscapeFollow(s State, class int, set grammar.ByteSet) {
 		m.followSets = append(m.followSets, set)
 		m.followIndex[set] = i
 	}
-	st := &m.states[s]
+	st := m.states.at(s)
 	if st.escFollow == nil {
 		st.escFollow = make([]int32, m.numClasses)
 	}
@@ -830,7 +830,7 @@ func (m *Machine) origin(o State, lhs int32) State {
 // position shares them, and walks from them build States that no other
 // position reaches; walks from the State itself reach the States of the
 // later positions, which every position shares.
-func (m *Machine) InBoundedRepetition(s State) bool { return m.states[s].bounded }
+func (m *Machine) InBoundedRepetition(s State) bool { return m.states.at(s).bounded }
 
 // RepeatedCharacters returns the byte classes of the ASCII characters
 // that bounded repetitions repeat (see InBoundedRepetition), one set for
@@ -1047,7 +1047,7 @@ func chainLink(g *grammar.Grammar, r int) (x grammar.Symbol, next int, ok bool) 
 // future the view does not know. Views are never accepting.
 func (m *Machine) ScanViews(s State, depth int, dst []State) []State {
 	groups := m.groups[:0]
-	for _, it := range m.states[s].scan {
+	for _, it := range m.states.at(s).scan {
 		origin := it.origin
 		if origin == self {
 			origin = int32(s)
@@ -1177,7 +1177,7 @@ func compareItems(a, b item) int {
 
 // waiting returns the items of State s whose dot is before nonterminal sym.
 func (m *Machine) waiting(s State, sym grammar.Symbol) []item {
-	st := &m.states[s]
+	st := m.states.at(s)
 	if !st.waitBuilt {
 		m.buildWaiting(st)
 	}
@@ -1235,7 +1235,7 @@ func (m *Machine) buildWaiting(st *stateData) {
 // State stepped from a view of a scan item (ScanViews) can be the same set
 // as a true State.
 func (m *Machine) intern(items []item) State {
-	accepting := len(m.states) == 1 && m.nullable[m.g.Start] // the empty prefix
+	accepting := m.states.n == 1 && m.nullable[m.g.Start] // the empty prefix
 	kept := items[:0]
 	for _, it := range items {
 		if m.lrNext[it.lr] != noSymbol {
@@ -1243,7 +1243,7 @@ func (m *Machine) intern(items []item) State {
 			continue
 		}
 		// The start rule completed from the empty prefix's set: a sentence.
-		if len(m.states) > 1 && int(m.lrLHS[it.lr]) == m.g.Start && it.origin > 0 && m.states[it.origin].predicted {
+		if m.states.n > 1 && int(m.lrLHS[it.lr]) == m.g.Start && it.origin > 0 && m.states.at(State(it.origin)).predicted {
 			accepting = true
 		}
 	}
@@ -1258,13 +1258,13 @@ func (m *Machine) intern(items []item) State {
 // one State, with one set of transitions and walks.
 func (m *Machine) add(items []item, accepting bool) State {
 	h := setHash(items, accepting)
-	for s := m.index[h]; s != Dead; s = m.states[s].sameHash {
-		st := &m.states[s]
+	for s := m.index[h]; s != Dead; s = m.states.at(s).sameHash {
+		st := m.states.at(s)
 		if st.accepting == accepting && m.sameSet(st.items, items) {
 			return s
 		}
 	}
-	s := State(len(m.states))
+	s := State(m.states.n)
 	// The items, scan items first: st.scan is a prefix of st.items.
 	st := stateData{items: carve(&m.itemBlock, len(items)), accepting: accepting, predicted: true}
 	nscan := 0
@@ -1293,15 +1293,7 @@ func (m *Machine) add(items []item, accepting bool) State {
 		st.scanWidth = max(st.scanWidth, int16(tc.Len()))
 	}
 	st.sameHash = m.index[h]
-	if len(m.states) == cap(m.states) {
-		// Double, where append grows a long slice by a quarter: a State
-		// is some 200 bytes, and a step that builds hundreds of them
-		// would copy every State several times.
-		grown := make([]stateData, len(m.states), max(1024, 2*cap(m.states)))
-		copy(grown, m.states)
-		m.states = grown
-	}
-	m.states = append(m.states, st)
+	m.states.add(st)
 	m.index[h] = s
 	return s
 }
@@ -1345,7 +1337,7 @@ func (m *Machine) sameSet(a, b []item) bool {
 // as State ids (-1: predicted in s itself). It is meant for debugging.
 func (m *Machine) Describe(s State) string {
 	var b strings.Builder
-	for _, it := range m.states[s].items {
+	for _, it := range m.states.at(s).items {
 		p := m.lrProd(it.lr)
 		prod := m.g.Prods[p]
 		fmt.Fprintf(&b, "%s ::=", m.g.Rules[prod.LHS].Name)
@@ -1368,4 +1360,28 @@ func (m *Machine) Describe(s State) string {
 func (m *Machine) lrProd(lr int32) int {
 	p, _ := slices.BinarySearch(m.prodBase, lr+1)
 	return p - 1
+}
+
+// stateTable holds the States' data in chunks, so that adding a State
+// never moves the others: a Machine may hold 10^5 States of some 200
+// bytes, and a slice's doubling paused the step that made it for
+// milliseconds. A State's data stays where it is: a *stateData outlives
+// steps that add States.
+type stateTable struct {
+	chunks [][]stateData
+	n      int
+}
+
+const stateChunk = 1024
+
+func (t *stateTable) at(s State) *stateData {
+	return &t.chunks[uint32(s)/stateChunk][uint32(s)%stateChunk]
+}
+
+func (t *stateTable) add(st stateData) {
+	if t.n%stateChunk == 0 {
+		t.chunks = append(t.chunks, make([]stateData, stateChunk))
+	}
+	t.chunks[t.n/stateChunk][t.n%stateChunk] = st
+	t.n++
 }

@@ -20,7 +20,9 @@ import "github.com/gasplab/gasp/pkg/grammar"
 
 // A labelled trie is a Trie relabelled by a partition of the bytes, with
 // what walks read of it by node. It is not modified after it is built, so
-// Maskers of one vocabulary share the shared labels' one.
+// Maskers of one vocabulary share the shared labels' one, but for shapes,
+// the walks of region shapes (region.go), which any Masker that walks it
+// may add to and use.
 type labelled struct {
 	trie   *Trie
 	labels int // labels 0 to labels-1 are used
@@ -35,12 +37,17 @@ type labelled struct {
 	leavers   leaverIndex
 	high      grammar.ByteSet // the labels of bytes 80-FF only
 	cont      grammar.ByteSet // the labels of UTF-8 continuation bytes only
+	// utf8Labels is, by form of utf8Seqs, by byte, the labels of its range.
+	utf8Labels [][][]uint8
+
+	shapes *shapeCache
 }
 
 // newLabelled relabels t by label, whose values are 0 to n-1.
 func newLabelled(t *Trie, label *[256]uint8, n int) *labelled {
-	lt := &labelled{trie: t.relabel(label), labels: n, many: n > 128}
+	lt := &labelled{trie: t.relabel(label), labels: n, many: n > 128, shapes: newShapeCache(maxShapeBytes)}
 	lt.high, lt.cont = highLabels(label, n)
+	lt.utf8Labels, _ = utf8Classes(func(b byte) int { return int(label[b]) })
 	t = lt.trie
 	lt.subtree = subtreeClasses(t)
 	lt.leavers = newLeaverIndex(t, n, &lt.high)

@@ -20,7 +20,6 @@ import (
 // definition.
 func TestLeaversMatchBruteForce(t *testing.T) {
 	v, id := wordVocab([]string{"a", "<", ">", "\"", "\\", "é", "\xc3"}, 4)
-	trie := NewTrie(v)
 	grammars := []string{
 		`root ::= ( "<" [^>] [^>]* ">" | "a" | "\"" | "\\" )+`,
 		`root ::= "a"* "\"" ( [^"\\] | "\\" ["\\] )* "\"" ">"?`,
@@ -29,7 +28,8 @@ func TestLeaversMatchBruteForce(t *testing.T) {
 	for gi, src := range grammars {
 		g := compile(t, src)
 		for _, few := range []int{1, 2} {
-			k := NewMasker(earley.New(g), v, trie)
+			// A trie each: Maskers of one trie share its region shapes' walks.
+			k := NewMasker(earley.New(g), v, NewTrie(v))
 			k.leaversMin, k.leaversFew = 1, few
 			// After "<" first, where State 0 has no loop.
 			st := k.NewState()
@@ -59,7 +59,6 @@ func TestLeaversMatchBruteForce(t *testing.T) {
 // at a leaver's parent.
 func TestLoopLeaversMatchBruteForce(t *testing.T) {
 	v, _ := wordVocab([]string{"a", "b", "1", "_", " ", "(", ")", ";"}, 4)
-	trie := NewTrie(v)
 	src := `root ::= stmt ( ";" ws stmt )*
 stmt ::= "ab " expr ( " " expr )* | "ba " name " " value
 expr ::= name | name "(" expr ")" | [0-9]+
@@ -69,7 +68,7 @@ ws ::= [ ]*`
 	g := compile(t, src)
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, few := range []int{1, 2} {
-		k := NewMasker(earley.New(g), v, trie)
+		k := NewMasker(earley.New(g), v, NewTrie(v)) // a trie each, as above
 		k.leaversMin, k.leaversFew = 1, few
 		walkRandomly(t, k, g, rng, fmt.Sprintf("few %d", few), 20, 10)
 		if k.Stats.Leavers == 0 {

@@ -98,7 +98,6 @@ type Masker struct {
 	cache      map[earley.State]Bitset     // by true State
 	items      map[earley.State]*itemWalk  // by view of a scan item
 	subs       map[subKey]*itemWalk        // by view and trie node
-	shapes     map[string]map[int32]*shape // by region shape and trie node (region.go)
 	cacheBytes int
 
 	contClasses  grammar.ByteSet     // the byte classes of UTF-8 continuation bytes only
@@ -107,6 +106,7 @@ type Masker struct {
 	regionStates []earley.State      // scratch
 	regionKey    []byte              // scratch
 	regionRow    []earley.State      // scratch
+	labelKey     []byte              // scratch (see labelTable)
 
 	views   []earley.State // scratch
 	escapes []int32        // scratch
@@ -157,7 +157,6 @@ func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 		cache:         make(map[earley.State]Bitset),
 		items:         make(map[earley.State]*itemWalk),
 		subs:          make(map[subKey]*itemWalk),
-		shapes:        make(map[string]map[int32]*shape),
 	}
 	var classes [256]uint8
 	for b := range classes {
@@ -334,7 +333,7 @@ func (k *Masker) Mask(s earley.State) Bitset {
 		k.escapes = escapes
 		k.walkEscapes(s, 0, k.outermost(escapes), out, false)
 	} else {
-		if k.mostlyAllowed(func(c uint8) bool { n, _ := k.m.StepLocal(s, int(c)); return n != earley.Dead }) {
+		if k.mostlyAllowed(func(l uint8) bool { n, _ := k.m.StepLocal(s, int(k.class[l])); return n != earley.Dead }) {
 			copy(b, k.ordinary)
 			out.inverted = true
 		}
@@ -381,13 +380,13 @@ func (k *sink) drop(ids []int32) {
 }
 
 // mostlyAllowed reports whether the first bytes that live tells apart
-// begin more than half of the trie's tokens: then a walk fills an inverted
-// sink.
-func (k *Masker) mostlyAllowed(live func(class uint8) bool) bool {
+// (by trie label) begin more than half of the trie's tokens: then a walk
+// fills an inverted sink.
+func (k *Masker) mostlyAllowed(live func(label uint8) bool) bool {
 	t := k.lt.trie
 	n := 0
 	for i := int32(1); i < t.end[0]; i = t.end[i] {
-		if live(k.class[t.label[i]]) {
+		if live(t.label[i]) {
 			n += int(t.first[t.end[i]] - t.first[i])
 		}
 	}
@@ -501,7 +500,6 @@ func (k *Masker) remember(n int) {
 		clear(k.cache)
 		clear(k.items)
 		clear(k.subs)
-		clear(k.shapes)
 		k.cacheBytes = 0
 	}
 	k.cacheBytes += n

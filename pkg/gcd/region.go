@@ -2,6 +2,7 @@ package gcd
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/gasplab/gasp/pkg/earley"
 	"github.com/gasplab/gasp/pkg/grammar"
@@ -41,6 +42,12 @@ import (
 // the frontier) or to the exit State its walk starts from. A large frontier
 // subtree is served in turn by the region of its exit State, if that is
 // wide, with the shape's walk rooted at the frontier node.
+
+// A shape's walk depends only on its table by trie label and on the trie,
+// so the walks are kept by the labelled trie (shapeCache), for every
+// Masker that walks it: the string bodies of every JSON schema's grammar
+// share one shape, walked once per vocabulary rather than once per
+// grammar.
 
 // Region limits: a State is wide when it loops back to itself on at least
 // minLoopClasses byte classes, and a region holds at most maxRegion States
@@ -192,12 +199,11 @@ func (k *Masker) insideChar(s earley.State) bool {
 }
 
 // walkShape walks the descendants of trie node root (0: the whole trie)
-// over a region's transition table alone (nq States, NumClasses codes each,
-// the region's first State at root) and returns its slice and frontier.
-func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
+// over a region's transition table by trie label alone (nq States, the
+// region's first State at root; see labelTable) and returns its slice and
+// frontier. What it finds depends on nothing else (see shapeCache).
+func (k *Masker) walkShape(labels []byte, nq int, root int32) *shape {
 	t := k.lt.trie
-	nc := k.m.NumClasses()
-	labels := k.labelTable(table, nq)
 	nl := len(labels) / nq
 	loops := make([]grammar.ByteSet, nq) // the labels leading each State to itself
 	// With every multi-byte character too, where q takes each back to q:
@@ -209,7 +215,7 @@ func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 				loops[q].Add(uint8(l))
 			}
 		}
-		if k.utf8Closed(table, nc, q) {
+		if k.lt.utf8Closed(labels, nl, q) {
 			chars[q] = loops[q]
 			orInto(&chars[q], &k.lt.high)
 		}
@@ -220,7 +226,7 @@ func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 	out := &sink{list: !many}
 	if many {
 		out.bits = NewBitset(t.size)
-		if root == 0 && k.mostlyAllowed(func(c uint8) bool { return table[c] < codeExit }) {
+		if root == 0 && k.mostlyAllowed(func(l uint8) bool { return labels[l] < codeExit }) {
 			copy(out.bits, k.ordinary)
 			out.inverted = true
 		}
@@ -235,20 +241,19 @@ func (k *Masker) walkShape(table []byte, nq int, root int32) *shape {
 		sh.slice = k.compact(out.bits)
 	} else {
 		sh.slice = itemWalk{ids: slices.Clip(out.ids)}
-		k.remember(4 * len(out.ids))
 	}
-	k.remember(8 * len(sh.frontier))
 	return sh
 }
 
 // labelTable returns a shape's transition table (nq States, NumClasses
-// codes each) by trie label instead of byte class.
+// codes each) by trie label instead of byte class, in a scratch buffer.
 func (k *Masker) labelTable(table []byte, nq int) []byte {
 	if k.labelsOf == nil {
 		return table
 	}
 	nc, nl := k.m.NumClasses(), k.lt.labels
-	labels := make([]byte, nq*nl)
+	labels := slices.Grow(k.labelKey[:0], nq*nl)[:nq*nl]
+	k.labelKey = labels
 	for q := range nq {
 		for l := range nl {
 			labels[q*nl+l] = table[q*nc+int(k.class[l])]
@@ -328,12 +333,10 @@ func (w *shapeWalk) leaversBelow(n int32, q byte) bool {
 func (k *Masker) compact(b Bitset) itemWalk {
 	n := b.Count()
 	if n > k.lt.trie.size/32 {
-		k.remember(8 * len(b))
 		return itemWalk{bits: b}
 	}
 	ids := make([]int32, 0, n)
 	b.Each(func(id int) { ids = append(ids, int32(id)) })
-	k.remember(4 * n)
 	return itemWalk{ids: ids}
 }
 
@@ -342,16 +345,11 @@ func (k *Masker) compact(b Bitset) itemWalk {
 // State at root and whose shape has key: the shape's slice, and the walks
 // of its frontier from the true exit States.
 func (k *Masker) maskRegion(states []earley.State, key []byte, root int32, out *sink) {
-	byRoot := k.shapes[string(key)]
-	if byRoot == nil {
-		byRoot = make(map[int32]*shape)
-		k.shapes[string(key)] = byRoot
-		k.remember(len(key))
-	}
-	sh := byRoot[root]
+	labels := k.labelTable(key, len(states))
+	sh := k.lt.shapes.get(labels, root)
 	if sh == nil {
-		sh = k.walkShape(key, len(states), root)
-		byRoot[root] = sh
+		sh = k.walkShape(labels, len(states), root)
+		k.lt.shapes.put(labels, root, sh)
 	}
 	sh.slice.addTo(out)
 	if len(sh.frontier) == 0 {
@@ -407,4 +405,47 @@ func (k *Masker) walksKept(views []earley.State, root int32) bool {
 		}
 	}
 	return true
+}
+
+// maxShapeBytes bounds the memory that the shape walks of one labelled
+// trie hold.
+const maxShapeBytes = 64 << 20
+
+// shapeCache keeps the walks of region shapes by their table over trie
+// labels and their root node (see walkShape), for every Masker that walks
+// one labelled trie. It is safe for concurrent use; a shape is not
+// modified once kept. Past max bytes it is emptied.
+type shapeCache struct {
+	mu         sync.Mutex
+	walks      map[string]map[int32]*shape
+	bytes, max int
+}
+
+func newShapeCache(max int) *shapeCache {
+	return &shapeCache{walks: make(map[string]map[int32]*shape), max: max}
+}
+
+// get returns the walk of the shape of table below root, or nil.
+func (c *shapeCache) get(table []byte, root int32) *shape {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.walks[string(table)][root]
+}
+
+// put keeps sh as the walk of the shape of table below root.
+func (c *shapeCache) put(table []byte, root int32, sh *shape) {
+	n := len(table) + 8*len(sh.slice.bits) + 4*len(sh.slice.ids) + 8*len(sh.frontier)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.bytes+n > c.max {
+		clear(c.walks)
+		c.bytes = 0
+	}
+	byRoot := c.walks[string(table)]
+	if byRoot == nil {
+		byRoot = make(map[int32]*shape)
+		c.walks[string(table)] = byRoot
+	}
+	byRoot[root] = sh
+	c.bytes += n
 }

@@ -1,6 +1,7 @@
 package gcd
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -39,4 +40,64 @@ key ::= "ab\"" | "cd\"" | "a" [c-z] [a-z ]* "\"" | "c" [a-ce-z ] [a-z ]* "\"" | 
 		t.Fatalf(`after {": %s`, d)
 	}
 	walkRandomly(t, k, g, rng, src, 40, 25)
+}
+
+// TestSharedShapes: Maskers of one trie share the walks of region shapes
+// (shapeCache), so a grammar's string bodies are served by a walk another
+// grammar made, whose strings end differently and are followed by other
+// things. Its masks, from the State after the opening quote and from every
+// State a random walk reaches, must equal brute force, and the string
+// body must not have been walked again.
+func TestSharedShapes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	v := testVocab(rng)
+	trie := NewTrie(v)
+	first := `root ::= "\"" [^"\\]* "\"" ( "," root | ":1" | " " )?`
+	second := `root ::= "{" item ( ":" item )* "}"
+item ::= "\"" [^"\\]* "\"" | "1"+`
+	a := NewMasker(earley.New(compile(t, first)), v, trie)
+	walkRandomly(t, a, compile(t, first), rng, "first", 20, 15)
+	if a.Stats.ShapeWalks == 0 {
+		t.Fatal("the first grammar walked no region shape: the test does not test them")
+	}
+	g := compile(t, second)
+	b := NewMasker(earley.New(g), v, trie)
+	st := b.NewState()
+	for _, tok := range []string{"{", "\""} {
+		id, _ := v.ID(tok) // testVocab names a token by its bytes
+		if err := st.Advance(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := bruteMask(g, v, st.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := diffMasks(v, st.Allowed(), want); d != "" {
+		t.Fatalf(`after {": %s`, d)
+	}
+	if b.Stats.ShapeWalks != 0 {
+		t.Errorf("the second grammar walked its string body's shape again (%d walks)", b.Stats.ShapeWalks)
+	}
+	walkRandomly(t, b, g, rng, "second", 20, 15)
+}
+
+// TestSharedShapesConcurrently walks two grammars with Maskers of one
+// trie at once: the shape walks they share are kept under a lock (go test
+// -race checks it).
+func TestSharedShapesConcurrently(t *testing.T) {
+	v := testVocab(rand.New(rand.NewPCG(9, 10)))
+	trie := NewTrie(v)
+	for i, src := range []string{
+		`root ::= "\"" [^"\\]* "\"" ( "," root | ":1" | " " )?`,
+		`root ::= "{" item ( ":" item )* "}"
+item ::= "\"" [^"\\]* "\"" | "1"+`,
+	} {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
+			g := compile(t, src)
+			k := NewMasker(earley.New(g), v, trie)
+			walkRandomly(t, k, g, rand.New(rand.NewPCG(uint64(i), 11)), src, 20, 15)
+		})
+	}
 }

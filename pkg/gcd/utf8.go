@@ -141,19 +141,20 @@ func utf8Classes(classOf func(byte) int) ([][][]uint8, [][]grammar.ByteSet) {
 	return rows, sets
 }
 
-// utf8Closed reports whether region State q of a shape's table (nc codes
-// a State) takes every multi-byte UTF-8 character back to q through States
-// of the region. It follows every class path of each form (a superset of
-// the paths real characters take, so a yes is sound).
-func (k *Masker) utf8Closed(table []byte, nc int, q int) bool {
-	for _, row := range k.utf8Rows {
+// utf8Closed reports whether region State q of a shape's table by trie
+// label (nl codes a State) takes every multi-byte UTF-8 character back to
+// q through States of the region. It follows every label path of each
+// form (utf8Labels: a superset of the paths real characters take, so a
+// yes is sound).
+func (lt *labelled) utf8Closed(table []byte, nl int, q int) bool {
+	for _, row := range lt.utf8Labels {
 		cur := uint64(1) << q // region States reached, as a set
-		for _, classes := range row {
+		for _, labels := range row {
 			var next uint64
 			for x := cur; x != 0; x &= x - 1 {
 				from := bits.TrailingZeros64(x)
-				for _, c := range classes {
-					code := table[from*nc+int(c)]
+				for _, l := range labels {
+					code := table[from*nl+int(l)]
 					if code == codeDead || code == codeExit {
 						return false
 					}
