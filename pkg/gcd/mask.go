@@ -95,9 +95,9 @@ type Masker struct {
 	// Stats counts the work done so far.
 	Stats MaskStats
 
-	cache      map[earley.State]Bitset     // by true State
-	items      map[earley.State]*itemWalk  // by view of a scan item
-	subs       map[subKey]*itemWalk        // by view and trie node
+	cache      map[earley.State]Bitset    // by true State
+	items      map[earley.State]*itemWalk // by view of a scan item
+	subs       map[subKey]*itemWalk       // by view and trie node
 	cacheBytes int
 
 	contClasses  grammar.ByteSet     // the byte classes of UTF-8 continuation bytes only
@@ -114,14 +114,14 @@ type Masker struct {
 
 	// Of the byte classes in loopKnown[s], those in loopOf[s] lead from
 	// State s back to s (see loops).
-	loopOf    []grammar.ByteSet
-	loopKnown []grammar.ByteSet
+	loopOf    byState[grammar.ByteSet]
+	loopKnown byState[grammar.ByteSet]
 
 	runs        map[grammar.ByteSet]*runTable // by the classes of a bounded repetition's character (see runTable)
-	chains      []chain                       // by State, on first use (see chainOf)
+	chains      byState[chain]                // on first use (see chainOf)
 	chainCount  map[earley.State]int          // scratch for chainOf
 	chainStates []earley.State                // scratch: the States of the chain chainHeight followed
-	charsLeads  []charsLeadResult             // by State, on first use (see charsLeadKnown)
+	charsLeads  byState[charsLeadResult]      // on first use (see charsLeadKnown)
 }
 
 // MaskStats counts a Masker's work.
@@ -740,24 +740,32 @@ func (k *Masker) pendingAfter(pending *grammar.ByteSet, parent earley.State, c i
 	return grammar.ByteSet{}
 }
 
-// byState returns s, a slice by Earley State, grown to n States (n >
-// len(s)) with zero values. It doubles the capacity where it must grow:
-// a step that builds hundreds of States grows it as many times.
-func byState[T any](s []T, n int) []T {
-	if n <= cap(s) {
-		return s[:n] // past len, only zero values: s only grows
+// byState holds a value by Earley State, in chunks that grow as States
+// are added without moving what they hold: a slice's doubling paused one
+// step for milliseconds on grammars of 10^5 States. A State not seen
+// before has the zero T.
+type byState[T any] struct{ chunks [][]T }
+
+const byStateChunk = 4096
+
+// at returns the slot of State s; it stays where it is as States are added.
+func (t *byState[T]) at(s earley.State) *T {
+	c := int(s) / byStateChunk
+	for len(t.chunks) <= c {
+		t.chunks = append(t.chunks, make([]T, byStateChunk))
 	}
-	grown := make([]T, n, max(n, 2*cap(s), 1024))
-	copy(grown, s)
-	return grown
+	return &t.chunks[c][int(s)%byStateChunk]
 }
+
+// has reports whether s has a slot yet (at makes one).
+func (t *byState[T]) has(s earley.State) bool { return int(s)/byStateChunk < len(t.chunks) }
 
 // loopsBelow reports whether every label in the subtree of trie node i
 // leads from s back to s (see loops).
 func (k *Masker) loopsBelow(s earley.State, i int32) bool {
 	a := &k.lt.subtree[i]
-	if int(s) < len(k.loopOf) { // the fast path: labels already known to loop
-		l := &k.loopOf[s]
+	if k.loopOf.has(s) { // the fast path: labels already known to loop
+		l := k.loopOf.at(s)
 		if a[0]&^l[0] == 0 && a[1]&^l[1] == 0 {
 			return !k.lt.many || a[1]>>63 == 0
 		}
@@ -782,10 +790,7 @@ func (k *Masker) loopsBelowSlow(s earley.State, a *classSet) bool {
 // or a string, so it builds the States of the classes in a subtree only
 // where most of them stay in the loop.
 func (k *Masker) loops(s earley.State, set *grammar.ByteSet) bool {
-	if n := k.m.NumStates(); len(k.loopOf) < n {
-		k.loopOf, k.loopKnown = byState(k.loopOf, n), byState(k.loopKnown, n)
-	}
-	known, loop := &k.loopKnown[s], &k.loopOf[s]
+	known, loop := k.loopKnown.at(s), k.loopOf.at(s)
 	if subsetOf(set, loop) {
 		return true
 	}
@@ -865,7 +870,7 @@ func (k *Masker) chainBelow(s earley.State, i int32) bool {
 		return false
 	}
 	small := k.lt.trie.end[i]-i < chainMin
-	if small && (int(s) >= len(k.chains) || !k.chains[s].known) {
+	if small && (!k.chains.has(s) || !k.chains.at(s).known) {
 		return false
 	}
 	c := k.chainOf(s)
@@ -900,10 +905,7 @@ func (k *Masker) chainBelow(s earley.State, i int32) bool {
 // of steps from next by which all of those classes lead to one live State
 // (any length once that State is the one before).
 func (k *Masker) chainOf(s earley.State) chain {
-	if n := k.m.NumStates(); len(k.chains) < n {
-		k.chains = byState(k.chains, n)
-	}
-	if c := k.chains[s]; c.known {
+	if c := *k.chains.at(s); c.known {
 		return c
 	}
 	if k.chainCount == nil {
@@ -931,7 +933,7 @@ func (k *Masker) chainOf(s earley.State) chain {
 		c.height = k.chainHeight(s, next, &c.classes)
 		c.labels = k.labelSet(c.classes)
 	}
-	k.chains[s] = c
+	*k.chains.at(s) = c
 	k.passOn(c, k.chainStates)
 	return c
 }
@@ -942,11 +944,8 @@ func (k *Masker) chainOf(s earley.State) chain {
 // each (a chain by classes of its own may reach further, but need not be
 // found: the walks of the next positions then cost nothing more).
 func (k *Masker) passOn(c chain, levels []earley.State) {
-	if n := k.m.NumStates(); len(k.chains) < n { // following the chain built States
-		k.chains = byState(k.chains, n)
-	}
 	for j, q := range levels {
-		if k.chains[q].known || c.height != maxChain && int(c.height) <= j+1 {
+		if k.chains.at(q).known || c.height != maxChain && int(c.height) <= j+1 {
 			continue
 		}
 		d := c
@@ -959,7 +958,7 @@ func (k *Masker) passOn(c chain, levels []earley.State) {
 		} else {
 			d.next, _ = k.m.StepLocal(q, firstClass(&c.classes))
 		}
-		k.chains[q] = d
+		*k.chains.at(q) = d
 	}
 }
 
@@ -1033,7 +1032,7 @@ func (k *Masker) chainChars(s earley.State, need uint8) uint8 {
 		q = to
 	}
 	c.charsAt = q
-	k.chains[s] = c
+	*k.chains.at(s) = c
 	return c.chars
 }
 
@@ -1048,19 +1047,14 @@ type charsLeadResult struct {
 // are checked again by the chain of each later position (see chainChars),
 // and a check builds the States inside every form of character.
 func (k *Masker) charsLeadKnown(q, to earley.State) bool {
-	if n := k.m.NumStates(); len(k.charsLeads) < n {
-		k.charsLeads = byState(k.charsLeads, n)
-	}
-	if r := k.charsLeads[q]; r.ok != 0 && r.to == to {
+	if r := *k.charsLeads.at(q); r.ok != 0 && r.to == to {
 		return r.ok == 2
 	}
 	ok := k.charsLead(q, to)
-	if n := k.m.NumStates(); len(k.charsLeads) < n { // the check built States
-		k.charsLeads = byState(k.charsLeads, n)
-	}
-	k.charsLeads[q] = charsLeadResult{to, 1}
+	r := k.charsLeads.at(q)
+	*r = charsLeadResult{to, 1}
 	if ok {
-		k.charsLeads[q].ok = 2
+		r.ok = 2
 	}
 	return ok
 }
