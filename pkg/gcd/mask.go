@@ -100,13 +100,14 @@ type Masker struct {
 	subs       map[subKey]*itemWalk       // by view and trie node
 	cacheBytes int
 
-	contClasses  grammar.ByteSet     // the byte classes of UTF-8 continuation bytes only
-	utf8Rows     [][][]uint8         // by form of utf8Seqs, by byte: its classes
-	utf8Sets     [][]grammar.ByteSet // the same as sets
-	regionStates []earley.State      // scratch
-	regionKey    []byte              // scratch
-	regionRow    []earley.State      // scratch
-	labelKey     []byte              // scratch (see labelTable)
+	contClasses  grammar.ByteSet              // the byte classes of UTF-8 continuation bytes only
+	utf8Rows     [][][]uint8                  // by form of utf8Seqs, by byte: its classes
+	utf8Sets     [][]grammar.ByteSet          // the same as sets
+	regionStates []earley.State               // scratch
+	regionKey    []byte                       // scratch
+	regionRow    []earley.State               // scratch
+	labelKey     []byte                       // scratch (see labelTable)
+	regions      [2]map[earley.State]regionOf // by funnels (0, 1) and State (see region)
 
 	views   []earley.State // scratch
 	escapes []int32        // scratch
@@ -500,6 +501,8 @@ func (k *Masker) remember(n int) {
 		clear(k.cache)
 		clear(k.items)
 		clear(k.subs)
+		clear(k.regions[0])
+		clear(k.regions[1])
 		k.cacheBytes = 0
 	}
 	k.cacheBytes += n

@@ -88,7 +88,40 @@ type frontier struct {
 // to one wide State joins the region too (see entersLoop): a Mask takes
 // them, a walk below a frontier node does not, since every node of a trie
 // of keys would build the States of its own funnel and loop.
+//
+// Regions are kept by State: the frontier of a shape leaves from a few
+// region States by a few classes, so walkBelow asks for the region of one
+// exit State once per frontier node, thousands of times in a step.
 func (k *Masker) region(s earley.State, funnels bool) (states []earley.State, key []byte, ok bool) {
+	f := 0
+	if funnels {
+		f = 1
+	}
+	if r, known := k.regions[f][s]; known {
+		return r.states, r.key, r.ok
+	}
+	states, key, ok = k.findRegion(s, funnels)
+	r := regionOf{ok: ok}
+	if ok {
+		r.states, r.key = slices.Clone(states), slices.Clone(key)
+	}
+	if k.regions[f] == nil {
+		k.regions[f] = make(map[earley.State]regionOf)
+	}
+	k.regions[f][s] = r
+	k.remember(4*len(r.states) + len(r.key) + 64)
+	return r.states, r.key, ok
+}
+
+// regionOf is what region found for a State.
+type regionOf struct {
+	states []earley.State
+	key    []byte
+	ok     bool
+}
+
+// findRegion is region without the memo.
+func (k *Masker) findRegion(s earley.State, funnels bool) (states []earley.State, key []byte, ok bool) {
 	if k.m.ScanWidth(s) < minLoopClasses || k.m.InBoundedRepetition(s) {
 		// Only a character class makes a wide region: spare the States
 		// of a choice of literals, which no token may reach. Inside a
