@@ -1,6 +1,10 @@
 package gcd
 
-import "github.com/gasplab/gasp/pkg/grammar"
+import (
+	"sync"
+
+	"github.com/gasplab/gasp/pkg/grammar"
+)
 
 // Labels: which trie a Masker walks.
 //
@@ -40,7 +44,11 @@ type labelled struct {
 	// utf8Labels is, by form of utf8Seqs, by byte, the labels of its range.
 	utf8Labels [][][]uint8
 
+	ascii grammar.ByteSet // the labels of bytes 00-7F only
+
 	shapes *shapeCache
+	runsMu sync.Mutex
+	runs   map[grammar.ByteSet]*runTable // by the labels they run over (see runsOf)
 }
 
 // newLabelled relabels t by label, whose values are 0 to n-1.
@@ -48,6 +56,16 @@ func newLabelled(t *Trie, label *[256]uint8, n int) *labelled {
 	lt := &labelled{trie: t.relabel(label), labels: n, many: n > 128, shapes: newShapeCache(maxShapeBytes)}
 	lt.high, lt.cont = highLabels(label, n)
 	lt.utf8Labels, _ = utf8Classes(func(b byte) int { return int(label[b]) })
+	lt.runs = make(map[grammar.ByteSet]*runTable)
+	var high grammar.ByteSet // the labels of some byte 80-FF
+	for b := 0x80; b < 256; b++ {
+		high.Add(label[b])
+	}
+	for l := range n {
+		if !high.Has(uint8(l)) {
+			lt.ascii.Add(uint8(l))
+		}
+	}
 	t = lt.trie
 	lt.subtree = subtreeClasses(t)
 	lt.leavers = newLeaverIndex(t, n, &lt.high)

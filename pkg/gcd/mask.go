@@ -134,6 +134,7 @@ type MaskStats struct {
 	ShapeWalks int // walks of the trie over a new region shape
 	Chains     int // subtrees taken whole inside a bounded repetition (see chain)
 	Leavers    int // subtrees walked over the leavers of a loop (see leaverIndex)
+	Runs       int // masks inside a bounded repetition taken from a run table (see runTable)
 	Nodes      int // trie nodes visited
 }
 
@@ -334,15 +335,16 @@ func (k *Masker) Mask(s earley.State) Bitset {
 		k.escapes = escapes
 		k.walkEscapes(s, 0, k.outermost(escapes), out, false)
 	} else {
-		if k.mostlyAllowed(func(l uint8) bool { n, _ := k.m.StepLocal(s, int(k.class[l])); return n != earley.Dead }) {
-			copy(b, k.ordinary)
-			out.inverted = true
-		}
-		// A run table adds tokens; an inverted sink holds them already
-		// and would have to drop those of dead exits instead.
-		if c, r := k.runsOf(s); r != nil && !out.inverted {
+		// A run table adds tokens (an inverted sink would have to drop
+		// those of dead exits instead), many at once.
+		if c, r := k.runsOf(s); r != nil {
+			k.Stats.Runs++
 			k.walkRuns(s, c, r, out)
 		} else {
+			if k.mostlyAllowed(func(l uint8) bool { n, _ := k.m.StepLocal(s, int(k.class[l])); return n != earley.Dead }) {
+				copy(b, k.ordinary)
+				out.inverted = true
+			}
 			k.walk(s, 0, true, out, false, grammar.ByteSet{})
 		}
 	}

@@ -134,6 +134,34 @@ func TestChainsMatchBruteForce(t *testing.T) {
 	}
 }
 
+// TestRunsOfStringCharacters: inside a bounded string whose characters
+// are ASCII, escapes or multi-byte (a JSON schema's maxLength), the chain
+// runs over the ASCII ones, and masks take their tokens from a run table
+// of the labelled trie, built on first use (runsOf), walking from the
+// State after each run the tokens that leave it: a quote, an escape, a
+// multi-byte character.
+func TestRunsOfStringCharacters(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	v := testVocab(rng)
+	eachWord([]string{"a", "b", " ", "\\", "é"}, 4, func(w string, n int) {
+		if _, ok := v.ID(w); !ok && n > 1 {
+			v.Add([]byte(w), false, w)
+		}
+	})
+	trie := NewTrie(v)
+	src := `root ::= "{" str ( ":" str | "," "1" )? "}"
+str ::= "\"" char{2,9} "\""
+char ::= [^"\\\x00-\x1f] | "\\" ["\\n]`
+	g := compile(t, src)
+	for _, labels := range []int{labelsShared, labelsOwn} {
+		k := newMasker(earley.New(g), v, trie, labels)
+		walkRandomly(t, k, g, rng, src, 30, 20)
+		if k.Stats.Runs == 0 {
+			t.Errorf("labels %d: no mask from a run table", labels)
+		}
+	}
+}
+
 // walkRandomly follows walks random paths of up to steps tokens through
 // k's grammar g, rolling back now and then, and compares each step's mask,
 // cached or not, with the definition.

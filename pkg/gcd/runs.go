@@ -148,13 +148,35 @@ func (r *runTable) addUpTo(h int, b *sink) {
 }
 
 // runsOf returns the chain of s and the run table of its classes, if s is
-// inside a bounded repetition and there is one.
+// inside a bounded repetition and its chain's classes are ASCII: the
+// table NewMasker built for a repeated character class, or else the
+// labelled trie's table of the chain's labels (a JSON string's characters
+// but the quote and the backslash, the ASCII part of a character that may
+// also be an escape or multi-byte), built on first use and shared by
+// every Masker of the trie.
 func (k *Masker) runsOf(s earley.State) (chain, *runTable) {
 	if !k.m.InBoundedRepetition(s) {
 		return chain{}, nil
 	}
 	c := k.chainOf(s)
-	return c, k.runs[c.classes]
+	if r := k.runs[c.classes]; r != nil || c.next == earley.Dead || !subsetOf(&c.labels, &k.lt.ascii) {
+		return c, r
+	}
+	r := k.lt.runTable(&c.labels)
+	k.runs[c.classes] = r
+	return c, r
+}
+
+// runTable returns the run table of labels, building it on first use.
+func (lt *labelled) runTable(labels *grammar.ByteSet) *runTable {
+	lt.runsMu.Lock()
+	defer lt.runsMu.Unlock()
+	r := lt.runs[*labels]
+	if r == nil {
+		r = newRunTable(lt.trie, labels)
+		lt.runs[*labels] = r
+	}
+	return r
 }
 
 // walkRuns adds to b the tokens viable from s, whose chain c runs over
