@@ -33,7 +33,11 @@
 // Once per vocabulary, NewTrie builds the byte trie of the ordinary tokens,
 // marking where every path below a node is valid UTF-8, and a copy of it
 // relabelled by a fixed partition of the bytes that most grammars' classes
-// are unions of (labels.go), with its edges indexed by label (leavers.go).
+// are unions of (labels.go), with its edges indexed by label (leavers.go)
+// and the run table of the characters a JSON string writes as themselves
+// (runs.go). What a walk over that copy finds that depends on no grammar,
+// the walks of region shapes (region.go) and other run tables, is kept
+// with it on first use, for every Masker of the vocabulary.
 // Once per grammar, earley.New computes the grammar's byte classes, FOLLOW
 // sets over them, the prediction closure of every rule and the bounded
 // repetitions; NewMasker walks that shared trie, mapping labels to classes,
@@ -45,8 +49,8 @@
 //
 // Everything else is computed on first use and cached until MaxCacheBytes is
 // reached, when the caches are emptied: Earley States and transitions, one
-// mask per State, walks from views of scan items, region shapes (region.go)
-// and UTF-8 shortcuts (utf8.go). Steps whose States are cached cost a map
+// mask per State, walks from views of scan items, the regions of States
+// (region.go) and UTF-8 shortcuts (utf8.go). Steps whose States are cached cost a map
 // look-up and allocate nothing. What each of these costs, in memory and
 // time, on the mask workloads is in BENCHMARKS.md ("Masks: what is
 // precomputed and what it costs"), with the commands that measure it.

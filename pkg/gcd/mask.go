@@ -41,7 +41,8 @@ import (
 //     current State back to itself is accepted whole without walking it
 //     (the rest of an identifier, a number, a run of string characters).
 //   - Inside a bounded repetition of an ASCII character class (a UUID's
-//     hex digits, a tag's letters), a run table (runs.go) holds the tokens
+//     hex digits, a tag's letters, a JSON string's plain characters where
+//     maxLength bounds it), a run table (runs.go) holds the tokens
 //     that are runs of the class by length, so the runs that fit in the
 //     room left are taken whole, and only the nodes where a run leaves the
 //     class are walked, from the State after the run.
@@ -50,7 +51,8 @@ import (
 //     region (region.go): the small automaton of the State, the States
 //     inside a UTF-8 character, and the wide States many classes lead to.
 //     The trie is walked once per region shape over its transition table
-//     alone, which every JSON string body or XML comment shares; it yields
+//     alone, which every JSON string body or XML comment shares, in every
+//     grammar of the vocabulary (the walks are kept with the trie); it yields
 //     the slice of tokens that stay inside the region, all allowed, and the
 //     frontier nodes where a token leaves it, which alone are walked from
 //     the true State. This is gasp's form of llguidance's token slices and
