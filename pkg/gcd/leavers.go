@@ -66,6 +66,17 @@ func newLeaverIndex(t *Trie, nc int, high *grammar.ByteSet) leaverIndex {
 	return x
 }
 
+// count returns the number of indexed nodes whose label is in labels.
+func (x *leaverIndex) count(labels *grammar.ByteSet) int {
+	n := 0
+	for l := 0; l+1 < len(x.start); l++ {
+		if labels.Has(uint8(l)) {
+			n += int(x.start[l+1] - x.start[l])
+		}
+	}
+	return n
+}
+
 // markBelow sets the marks of the indexed nodes in the subtree below
 // trie node n whose class is not in loop, the leavers of loop there, and
 // returns the range of marks' words that holds them, if a walk over the

@@ -148,31 +148,37 @@ func (r *runTable) addUpTo(h int, b *sink) {
 }
 
 // runsOf returns the chain of s and the run table of its classes, if s is
-// inside a bounded repetition and its chain's classes are ASCII: the
-// table NewMasker built for a repeated character class, or else the
-// labelled trie's table of the chain's labels (a JSON string's characters
-// but the quote and the backslash, the ASCII part of a character that may
-// also be an escape or multi-byte), built on first use and shared by
-// every Masker of the trie.
+// inside a bounded repetition and there is one: the table NewMasker built
+// for a repeated character class, or else the labelled trie's table of
+// the chain's labels, where they are ASCII (a JSON string's characters but
+// the quote and the backslash, the ASCII part of a character that may
+// also be an escape or multi-byte). The trie keeps its tables for every
+// Masker; one is built in a step only where it is small (see
+// runTableMax): building one of most of the vocabulary takes 5-7 ms.
 func (k *Masker) runsOf(s earley.State) (chain, *runTable) {
 	if !k.m.InBoundedRepetition(s) {
 		return chain{}, nil
 	}
 	c := k.chainOf(s)
-	if r := k.runs[c.classes]; r != nil || c.next == earley.Dead || !subsetOf(&c.labels, &k.lt.ascii) {
+	if r, known := k.runs[c.classes]; known || c.next == earley.Dead || !subsetOf(&c.labels, &k.lt.ascii) {
 		return c, r
 	}
-	r := k.lt.runTable(&c.labels)
-	k.runs[c.classes] = r
+	r := k.lt.runTable(&c.labels, k.lt.leavers.count(&c.labels) <= runTableMax)
+	k.runs[c.classes] = r // nil: none, and none will be built
 	return c, r
 }
 
-// runTable returns the run table of labels, building it on first use.
-func (lt *labelled) runTable(labels *grammar.ByteSet) *runTable {
+// runTableMax is the most trie nodes labelled by a set (leaverIndex.count)
+// for which a step builds the set's run table.
+const runTableMax = 20000
+
+// runTable returns the run table of labels, building it on first use if
+// build is set, else nil.
+func (lt *labelled) runTable(labels *grammar.ByteSet, build bool) *runTable {
 	lt.runsMu.Lock()
 	defer lt.runsMu.Unlock()
 	r := lt.runs[*labels]
-	if r == nil {
+	if r == nil && build {
 		r = newRunTable(lt.trie, labels)
 		lt.runs[*labels] = r
 	}

@@ -95,7 +95,7 @@ func NewTrie(v *Vocab) *Trie {
 			plain.Add(sharedLabel[b])
 		}
 	}
-	t.shared.runTable(&plain)
+	t.shared.runTable(&plain, true)
 	return t
 }
 
