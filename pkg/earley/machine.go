@@ -1368,11 +1368,11 @@ func (m *Machine) lrProd(lr int32) int {
 // milliseconds. A State's data stays where it is: a *stateData outlives
 // steps that add States.
 type stateTable struct {
-	chunks [][]stateData
+	chunks []*[stateChunk]stateData
 	n      int
 }
 
-const stateChunk = 1024
+const stateChunk = 1024 // a power of two: at is a shift and a mask
 
 func (t *stateTable) at(s State) *stateData {
 	return &t.chunks[uint32(s)/stateChunk][uint32(s)%stateChunk]
@@ -1380,7 +1380,7 @@ func (t *stateTable) at(s State) *stateData {
 
 func (t *stateTable) add(st stateData) {
 	if t.n%stateChunk == 0 {
-		t.chunks = append(t.chunks, make([]stateData, stateChunk))
+		t.chunks = append(t.chunks, new([stateChunk]stateData))
 	}
 	t.chunks[t.n/stateChunk][t.n%stateChunk] = st
 	t.n++

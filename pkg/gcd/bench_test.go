@@ -14,7 +14,8 @@ import (
 )
 
 // BenchmarkWorkload runs whole passes over the token-mask workloads of
-// data/bench/masks, each from a freshly built Machine (cold caches), and
+// data/bench/masks, each from a freshly built Machine (cold caches, and
+// none of the walks the trie keeps: forgetWalks), and
 // reports the mean time per step. "gasp bench masks" reports percentiles.
 func BenchmarkWorkload(b *testing.B) {
 	v, trie := llama3Trie(b)
@@ -23,6 +24,9 @@ func BenchmarkWorkload(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			steps := 0
 			for b.Loop() {
+				b.StopTimer()
+				trie.forgetWalks()
+				b.StartTimer()
 				stepThrough(b, NewMasker(earley.New(w.g), v, trie).NewState(), w.ids)
 				steps += len(w.ids) + 1
 			}
@@ -42,6 +46,7 @@ func BenchmarkFirstMask(b *testing.B) {
 		b.Run(name+"/gasp", func(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
+				trie.forgetWalks()
 				st := NewMasker(earley.New(w.g), v, trie).NewState()
 				if err := st.Advance(w.ids[0]); err != nil {
 					b.Fatal(err)
@@ -76,6 +81,9 @@ func BenchmarkCompile(b *testing.B) {
 		for _, labels := range labelNames {
 			b.Run(name+"/"+labels.name, func(b *testing.B) {
 				for b.Loop() {
+					b.StopTimer()
+					trie.forgetWalks()
+					b.StartTimer()
 					g, _, err := grammar.Compile(name, src, grammar.Options{})
 					if err != nil {
 						b.Fatal(err)
@@ -164,6 +172,7 @@ func BenchmarkLeastStep(b *testing.B) {
 func leastSteps(b *testing.B, w workload, v *Vocab, trie *Trie, labels, passes int) []float64 {
 	least := make([]float64, len(w.ids)+1)
 	for p := range passes {
+		trie.forgetWalks() // every pass cold: no shape walked by the last
 		runtime.GC()
 		st := newMasker(earley.New(w.g), v, trie, labels).NewState()
 		for i := 0; i <= len(w.ids); i++ {

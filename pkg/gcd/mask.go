@@ -97,9 +97,10 @@ type Masker struct {
 	// Stats counts the work done so far.
 	Stats MaskStats
 
-	cache      map[earley.State]Bitset    // by true State
-	items      map[earley.State]*itemWalk // by view of a scan item
-	subs       map[subKey]*itemWalk       // by view and trie node
+	cache      map[earley.State]Bitset     // by true State
+	items      map[earley.State]*itemWalk  // by view of a scan item
+	subs       map[subKey]*itemWalk        // by view and trie node
+	shapes     map[string]map[int32]*shape // by region shape's key and trie node (see shapeOf)
 	cacheBytes int
 
 	contClasses  grammar.ByteSet              // the byte classes of UTF-8 continuation bytes only
@@ -161,6 +162,7 @@ func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 		cache:         make(map[earley.State]Bitset),
 		items:         make(map[earley.State]*itemWalk),
 		subs:          make(map[subKey]*itemWalk),
+		shapes:        make(map[string]map[int32]*shape),
 	}
 	var classes [256]uint8
 	for b := range classes {
@@ -505,6 +507,7 @@ func (k *Masker) remember(n int) {
 		clear(k.cache)
 		clear(k.items)
 		clear(k.subs)
+		clear(k.shapes)
 		clear(k.regions[0])
 		clear(k.regions[1])
 		k.cacheBytes = 0
@@ -751,21 +754,27 @@ func (k *Masker) pendingAfter(pending *grammar.ByteSet, parent earley.State, c i
 // are added without moving what they hold: a slice's doubling paused one
 // step for milliseconds on grammars of 10^5 States. A State not seen
 // before has the zero T.
-type byState[T any] struct{ chunks [][]T }
+type byState[T any] struct{ chunks []*[byStateChunk]T }
 
-const byStateChunk = 4096
+const byStateChunk = 4096 // a power of two: at is a shift and a mask
 
 // at returns the slot of State s; it stays where it is as States are added.
 func (t *byState[T]) at(s earley.State) *T {
-	c := int(s) / byStateChunk
-	for len(t.chunks) <= c {
-		t.chunks = append(t.chunks, make([]T, byStateChunk))
+	c := int(uint32(s) / byStateChunk)
+	if c >= len(t.chunks) {
+		t.grow(c)
 	}
-	return &t.chunks[c][int(s)%byStateChunk]
+	return &t.chunks[c][uint32(s)%byStateChunk]
+}
+
+func (t *byState[T]) grow(c int) {
+	for len(t.chunks) <= c {
+		t.chunks = append(t.chunks, new([byStateChunk]T))
+	}
 }
 
 // has reports whether s has a slot yet (at makes one).
-func (t *byState[T]) has(s earley.State) bool { return int(s)/byStateChunk < len(t.chunks) }
+func (t *byState[T]) has(s earley.State) bool { return int(uint32(s)/byStateChunk) < len(t.chunks) }
 
 // loopsBelow reports whether every label in the subtree of trie node i
 // leads from s back to s (see loops).

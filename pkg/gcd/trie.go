@@ -89,14 +89,36 @@ func NewTrie(v *Vocab) *Trie {
 	// string literals) writes as themselves, which a bounded string's
 	// masks use (runs.go): built on first use, it would make that first
 	// mask 5-7 ms.
+	plain := plainLabels()
+	t.shared.runTable(&plain, true)
+	return t
+}
+
+// plainLabels returns the shared labels of the ASCII characters a JSON
+// string writes as themselves: 20-7F but the quote and the backslash.
+func plainLabels() grammar.ByteSet {
 	var plain grammar.ByteSet
 	for b := 0x20; b < 0x80; b++ {
 		if b != '"' && b != '\\' {
 			plain.Add(sharedLabel[b])
 		}
 	}
-	t.shared.runTable(&plain, true)
-	return t
+	return plain
+}
+
+// forgetWalks empties what walks kept with t's shared labels' trie (the
+// walks of region shapes, the run tables built on first use), but NewTrie's
+// run table: benchmarks of a grammar's cold masks call it between passes.
+func (t *Trie) forgetWalks() {
+	lt, plain := t.shared, plainLabels()
+	lt.shapes = newShapeCache(maxShapeBytes)
+	lt.runsMu.Lock()
+	defer lt.runsMu.Unlock()
+	for set := range lt.runs {
+		if set != plain {
+			delete(lt.runs, set)
+		}
+	}
 }
 
 // Nodes returns the number of trie nodes, the root included.
