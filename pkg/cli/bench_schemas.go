@@ -79,6 +79,7 @@ type schemaBench struct {
 	instanceSamples      int
 	timeout              time.Duration
 	cpuProfile           string
+	freshTrie            bool
 }
 
 // timeoutError is a schema that took longer than --timeout: its line
@@ -94,7 +95,7 @@ func (e *timeoutError) Error() string {
 }
 
 func runBenchSchemas(args []string, stdout, stderr io.Writer) int {
-	cl := newCmdLine("gasp bench schemas", "gasp bench schemas --dir DIR [--sample N --seed S] [--verify K] [--tokenizer PATH] [--cpuprofile F]", `
+	cl := newCmdLine("gasp bench schemas", "gasp bench schemas --dir DIR [--sample N --seed S] [--verify K] [--tokenizer PATH] [--fresh-trie] [--cpuprofile F]", `
 A MaskBench-style run of gasp's JSON Schema front end (pkg/jsonschema). DIR
 holds one JSON file per schema, {"schema": ..., "tests": [{"valid": true,
 "data": ...}, ...]}, as JSONSchemaBench's maskbench/data does. For each
@@ -106,7 +107,10 @@ a sentence under the grammar and check it with that validator; write it in
 the grammar's canonical form (jsonschema.Write: compact, members in schema
 order), encode it with the tokenizer, and step through its ids, timing each
 mask, checking that every id and the final EOS are allowed, and every K-th
-mask (and the last) against brute force. Prints one JSON line per schema
+mask (and the last) against brute force. Schemas share the vocabulary's
+trie, and with it the walks of region shapes their masks made (a string
+body walked for one schema serves the next, as in a server); --fresh-trie
+gives each its own. Prints one JSON line per schema
 (see schemaResult in bench_schemas.go); scripts/maskbench/ feeds them to
 XGrammar and summarizes both. One thread.`, stdout, stderr)
 	var o schemaBench
@@ -118,6 +122,7 @@ XGrammar and summarizes both. One thread.`, stdout, stderr)
 	cl.IntVar(&o.instanceSamples, "tries", 20, "sentences to sample for a schema without a valid test instance")
 	cl.IntVar(&o.from, "from", 0, "start at the K-th file of the (sampled) list, counting from 0")
 	cl.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file, its samples labelled phase=compile, steps (masks and advances) or verify")
+	cl.BoolVar(&o.freshTrie, "fresh-trie", false, "build the vocabulary's trie again for each schema (untimed), so that no schema's masks reuse the region shapes' walks an earlier one kept with the trie")
 	cl.DurationVar(&o.timeout, "timeout", time.Minute, "time limit per schema (compile, instance, steps); past it the schema's line says timeout and the run exits 3")
 	pos, done, code := cl.parse(args)
 	if done {
@@ -187,6 +192,9 @@ func (o schemaBench) run(stdout io.Writer) error {
 	}
 	enc := json.NewEncoder(stdout)
 	for i := o.from; i < len(names); i++ {
+		if o.freshTrie && i > o.from {
+			trie = gcd.NewTrie(vocab)
+		}
 		// Instance sampling is seeded per file, so that --from resumes the same run.
 		rng := rand.New(rand.NewPCG(o.seed, uint64(i)))
 		done := make(chan schemaResult, 1)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -78,6 +79,19 @@ func TestBenchSchemasCI(t *testing.T) {
 		}
 	}
 	t.Run("xgrammar", func(t *testing.T) { xgrammarOnCI(t, tok, out) })
+	t.Run("fresh-trie", func(t *testing.T) {
+		// A trie per schema (no walk kept from an earlier schema)
+		// changes times only: the same instances, ids and masks.
+		fresh, _ := runSchemas(t, "--dir", schemasDir, "--tokenizer", tok, "--verify", "0", "--fresh-trie")
+		if len(fresh) != len(rs) {
+			t.Fatalf("%d results with --fresh-trie, %d without", len(fresh), len(rs))
+		}
+		for i, r := range fresh {
+			if r.Status != rs[i].Status || !slices.Equal(r.IDs, rs[i].IDs) || !slices.Equal(r.Allowed, rs[i].Allowed) {
+				t.Errorf("%s: with --fresh-trie %s, ids or allowed counts differ", r.Name, r.Status)
+			}
+		}
+	})
 }
 
 // xgrammarOnCI runs scripts/maskbench/xgrammar.cjs on the same lines
