@@ -85,10 +85,9 @@ type frontier struct {
 // class, one where each leads elsewhere (a choice of keywords) is not.
 //
 // With funnels, a State that many classes lead to and that leads by many
-// to one wide State joins the region too (see entersLoop), and once the
-// region has a wide State, any State that scans a character class: a Mask
-// takes them, a walk below a frontier node does not, since every node of a
-// trie of keys would build the States of its own funnel and loop.
+// to one wide State joins the region too (see entersLoop): a Mask takes
+// them, a walk below a frontier node does not, since every node of a trie
+// of keys would build the States of its own funnel and loop.
 //
 // Regions are kept by State: the frontier of a shape leaves from a few
 // region States by a few classes, so walkBelow asks for the region of one
@@ -176,13 +175,6 @@ func (k *Masker) regionCode(states *[]earley.State, next earley.State, row []ear
 		// A State one character before a loop (after the first
 		// character of a name that is not one of a set of keys):
 		// the loop's State joins the region from its row.
-	case funnels && *wide && k.m.ScanWidth(next) >= minLoopClasses && !k.m.InBoundedRepetition(next):
-		// A State few classes lead to that scans a character class
-		// itself: a partial match of a pattern searched for in a
-		// string (after the "a" of "alpha" anywhere in it, any
-		// character may follow). Left out, every letter of the
-		// pattern's words in the region's loop was a frontier node:
-		// 15,000 of them, 10-20 ms a mask, in Github_hard---o45313.
 	default:
 		return codeExit
 	}

@@ -3,7 +3,6 @@ package gcd
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/earley"
@@ -41,30 +40,6 @@ key ::= "ab\"" | "cd\"" | "a" [c-z] [a-z ]* "\"" | "c" [a-ce-z ] [a-z ]* "\"" | 
 		t.Fatalf(`after {": %s`, d)
 	}
 	walkRandomly(t, k, g, rng, src, 40, 25)
-}
-
-// TestRegionFollowsPartialMatches: a string that must contain a word
-// somewhere (a JSON schema's unanchored pattern) loops on its characters
-// while it follows partial matches of the word; the States of the partial
-// matches, which few classes lead to, join the region of the State after
-// the opening quote, and masks from there and from every State a random
-// walk reaches equal brute force.
-func TestRegionFollowsPartialMatches(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 12))
-	v := testVocab(rng)
-	src := `root ::= "\"" [^"\\]* "ab" [^"\\]* "\"" ( "," root )?`
-	g := compile(t, src)
-	m := earley.New(g)
-	k := NewMasker(m, v, NewTrie(v))
-	p := m.NewParser()
-	p.FeedBytes([]byte(`"`))
-	quote := p.State()
-	p.FeedBytes([]byte(`a`))
-	states, _, ok := k.region(quote, true)
-	if !ok || !slices.Contains(states, p.State()) {
-		t.Fatalf("the State after \"a is not in the region after the quote (region: %v)", ok)
-	}
-	walkRandomly(t, k, g, rng, src, 30, 20)
 }
 
 // TestSharedShapes: Maskers of one trie share the walks of region shapes
