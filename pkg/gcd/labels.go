@@ -24,9 +24,9 @@ import (
 
 // A labelled trie is a Trie relabelled by a partition of the bytes, with
 // what walks read of it by node. It is not modified after it is built, so
-// Maskers of one vocabulary share the shared labels' one, but for shapes,
-// the walks of region shapes (region.go), which any Masker that walks it
-// may add to and use.
+// Maskers of one vocabulary share the shared labels' one, but for what
+// walks keep with it for every Masker, each under its lock: the walks of
+// region shapes (shapes, region.go) and run tables (runs, runs.go).
 type labelled struct {
 	trie   *Trie
 	labels int // labels 0 to labels-1 are used

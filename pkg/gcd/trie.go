@@ -17,6 +17,10 @@ import (
 // the tokens of the whole subtree are ids[first[i]:first[end[i]]];
 // utf8[i] whether every path from i down is valid UTF-8 from a character
 // boundary (see utf8.go).
+//
+// Build one Trie per vocabulary and give it to every Masker of that
+// vocabulary, in any goroutines: what their walks keep with it (labels.go)
+// is kept under locks, and serves them all.
 type Trie struct {
 	label  []byte
 	depth  []int32
@@ -108,7 +112,8 @@ func plainLabels() grammar.ByteSet {
 
 // forgetWalks empties what walks kept with t's shared labels' trie (the
 // walks of region shapes, the run tables built on first use), but NewTrie's
-// run table: benchmarks of a grammar's cold masks call it between passes.
+// run table: benchmarks of a grammar's cold masks call it between passes,
+// while no Masker of t runs.
 func (t *Trie) forgetWalks() {
 	lt, plain := t.shared, plainLabels()
 	lt.shapes = newShapeCache(maxShapeBytes)
