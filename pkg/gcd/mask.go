@@ -121,7 +121,7 @@ type Masker struct {
 	loopOf    byState[grammar.ByteSet]
 	loopKnown byState[grammar.ByteSet]
 
-	runs        map[grammar.ByteSet]*runTable // by the classes of a bounded repetition's character (see runTable)
+	runs        map[grammar.ByteSet]*runTable // by a chain's classes: the trie's tables this Masker uses, nil for none (see runsOf)
 	chains      byState[chain]                // on first use (see chainOf)
 	chainCount  map[earley.State]int          // scratch for chainOf
 	chainStates []earley.State                // scratch: the States of the chain chainHeight followed
@@ -179,10 +179,8 @@ func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 	}
 	k.runs = make(map[grammar.ByteSet]*runTable)
 	for _, set := range m.RepeatedCharacters() {
-		if k.runs[set] == nil {
-			labels := k.labelSet(set)
-			k.runs[set] = newRunTable(k.lt.trie, &labels)
-		}
+		labels := k.labelSet(set)
+		k.runs[set] = k.lt.runTable(&labels, true)
 	}
 	// Every sampler asks for the start State's mask first, and it is often
 	// the costliest (a document's prolog): it is part of compiling.

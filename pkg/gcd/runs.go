@@ -148,9 +148,9 @@ func (r *runTable) addUpTo(h int, b *sink) {
 }
 
 // runsOf returns the chain of s and the run table of its classes, if s is
-// inside a bounded repetition and there is one: the table NewMasker built
-// for a repeated character class, or else the labelled trie's table of
-// the chain's labels, where they are ASCII (a JSON string's characters but
+// inside a bounded repetition and there is one: the labelled trie's table
+// NewMasker took for a repeated character class, or else the trie's table
+// of the chain's labels, where they are ASCII (a JSON string's characters but
 // the quote and the backslash, the ASCII part of a character that may
 // also be an escape or multi-byte). The trie keeps its tables for every
 // Masker; one is built in a step only where it is small (see

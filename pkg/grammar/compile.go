@@ -395,13 +395,7 @@ func (c *compiler) repeat(x *Repeat, parent int, out []Symbol) []Symbol {
 	}
 	// Up to k = max-min more: O_1 ::= item | ε, O_j ::= item O_(j-1) | ε.
 	// Right-nested, so that an Earley parser predicts O_(j-1) only after
-	// an item has been read. The rules and productions are made room for
-	// at once: k is a JSON schema's maxLength, up to thousands.
-	if k := x.Max - x.Min; k > 0 {
-		c.g.Rules = slices.Grow(c.g.Rules, k)
-		c.g.Prods = slices.Grow(c.g.Prods, 2*k)
-		c.prodPos = slices.Grow(c.prodPos, 2*k)
-	}
+	// an item has been read (presize made room for the rules).
 	kind := "rep"
 	if x.Min == 0 && x.Max == 1 {
 		kind = "opt"
