@@ -111,6 +111,8 @@ type Masker struct {
 	regionRow    []earley.State               // scratch
 	labelKey     []byte                       // scratch (see labelTable)
 	regions      [2]map[earley.State]regionOf // by funnels (0, 1) and State (see region)
+	bySig        [2]map[string]*sigRegion     // by funnels and the signature of a region's first State (see regionSig)
+	firstAdded   int                          // scratch: how many States findRegion's first row added
 
 	views   []earley.State // scratch
 	escapes []int32        // scratch
@@ -508,6 +510,8 @@ func (k *Masker) remember(n int) {
 		clear(k.shapes)
 		clear(k.regions[0])
 		clear(k.regions[1])
+		clear(k.bySig[0])
+		clear(k.bySig[1])
 		k.cacheBytes = 0
 	}
 	k.cacheBytes += n

@@ -100,17 +100,125 @@ func (k *Masker) region(s earley.State, funnels bool) (states []earley.State, ke
 	if r, known := k.regions[f][s]; known {
 		return r.states, r.key, r.ok
 	}
+	if k.regions[f] == nil {
+		k.regions[f] = make(map[earley.State]regionOf)
+		k.bySig[f] = make(map[string]*sigRegion)
+	}
+	sig := k.regionSig(s)
+	if c := k.bySig[f][string(sig)]; sig != nil && c != nil && !c.targets[s] {
+		r := regionOf{ok: c.ok, states: append(make([]earley.State, 0, 1+len(c.tail)), s)}
+		r.states = append(r.states, c.tail...)
+		r.key = append(k.firstRowKey(r.states[:1+c.first]), c.tailKey...)
+		k.regions[f][s] = r
+		k.remember(4*len(r.states) + len(r.key) + 64)
+		return r.states, r.key, r.ok
+	}
 	states, key, ok = k.findRegion(s, funnels)
 	r := regionOf{ok: ok}
 	if ok {
 		r.states, r.key = slices.Clone(states), slices.Clone(key)
 	}
-	if k.regions[f] == nil {
-		k.regions[f] = make(map[earley.State]regionOf)
-	}
 	k.regions[f][s] = r
 	k.remember(4*len(r.states) + len(r.key) + 64)
+	if sig != nil && ok {
+		if c := k.newSigRegion(r); !c.targets[s] {
+			k.bySig[f][string(sig)] = c
+			k.remember(len(sig) + 4*len(c.targets) + 64)
+		}
+	}
 	return r.states, r.key, ok
+}
+
+// Regions by the row of their first State.
+//
+// The region of a State is found by stepping every region State by every
+// class it scans. The States one token of a member name leads to (each
+// prefix of a declared name, in a trie of keys) differ in their own row
+// only: every class that is not the next letter of a name leads them into
+// one loop, which their regions share, States, numbering and all. So the
+// rest of a region is kept by the signature of its first State
+// (regionSig): whether it is wide, and the States its row adds to the
+// region, in the order it adds them; a State with that signature has the
+// same rest, as long as no State of the rest leads to it (whose code
+// would then differ). Its own row is coded afresh (firstRowKey).
+
+// sigRegion is the rest of a region, kept by the signature of its first
+// State.
+type sigRegion struct {
+	tail    []earley.State        // the region's States after the first
+	first   int                   // how many of them the first State's row adds
+	tailKey []byte                // their rows of the shape key
+	ok      bool                  // the region holds a wide State
+	targets map[earley.State]bool // where the rows of tail lead
+}
+
+// regionSig returns the signature of s (see above), or nil where
+// findRegion would not search. It leaves the row of s in k.regionRow.
+func (k *Masker) regionSig(s earley.State) (sig []byte) {
+	if k.m.ScanWidth(s) < minLoopClasses || k.m.InBoundedRepetition(s) {
+		return nil
+	}
+	nc := k.m.NumClasses()
+	scan := k.m.ScanClasses(s)
+	row := k.regionRow[:0]
+	for c := 0; c < nc; c++ {
+		next := earley.Dead
+		if scan.Has(uint8(c)) {
+			next = k.m.StepClass(s, c)
+		}
+		row = append(row, next)
+	}
+	k.regionRow = row
+	sig = []byte{0}
+	if k.wide(s) { // findRegion's start
+		sig[0] = 1
+	}
+	joined := k.regionStates[:0]
+	for _, next := range row {
+		switch {
+		case next == earley.Dead || next == s || slices.Contains(joined, next):
+		case !k.insideChar(next) && count(row, next) < minLoopClasses:
+			// An exit, whatever it leads to.
+		default: // a State the row may add
+			joined = append(joined, next)
+			sig = append(sig, byte(next), byte(next>>8), byte(next>>16), byte(next>>24))
+		}
+	}
+	k.regionStates = joined
+	return sig
+}
+
+// firstRowKey returns the codes of the row of a region's first State,
+// left in k.regionRow by regionSig, where that row adds to the region
+// the States after the first of states.
+func (k *Masker) firstRowKey(states []earley.State) []byte {
+	key := make([]byte, 0, 64*len(k.regionRow))
+	for _, next := range k.regionRow {
+		code := byte(codeExit)
+		if next == earley.Dead {
+			code = codeDead
+		} else if j := slices.Index(states, next); j >= 0 {
+			code = byte(j)
+		}
+		key = append(key, code)
+	}
+	return key
+}
+
+// newSigRegion keeps the rest of region r for its first State's
+// signature, with the States the rows of the rest lead to.
+func (k *Masker) newSigRegion(r regionOf) *sigRegion {
+	nc := k.m.NumClasses()
+	c := &sigRegion{tail: r.states[1:], first: k.firstAdded, tailKey: r.key[nc:], ok: r.ok, targets: make(map[earley.State]bool)}
+	for _, q := range c.tail {
+		scan := k.m.ScanClasses(q)
+		for cl := 0; cl < nc; cl++ {
+			if scan.Has(uint8(cl)) {
+				c.targets[k.m.StepClass(q, cl)] = true
+			}
+		}
+	}
+	return c
 }
 
 // regionOf is what region found for a State.
@@ -147,6 +255,9 @@ func (k *Masker) findRegion(s earley.State, funnels bool) (states []earley.State
 		}
 		for _, next := range row {
 			key = append(key, k.regionCode(&states, next, row, &wide, funnels))
+		}
+		if qi == 0 {
+			k.firstAdded = len(states) - 1
 		}
 	}
 	k.regionStates, k.regionKey, k.regionRow = states, key, row

@@ -3,6 +3,7 @@ package jsonschema
 import (
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/gasplab/gasp/pkg/grammar"
@@ -220,10 +221,10 @@ func (c *compiler) charsAt(rs []grammar.RuneRange, _ grammar.Pos) grammar.Expr {
 // except '"', '\' and the control characters, which are escaped.
 func (c *compiler) chars(rs []grammar.RuneRange) grammar.Expr {
 	var raw []grammar.RuneRange
-	var xs []grammar.Expr
+	var escapes []string
 	for _, r := range rs {
 		for ch := r.Lo; ch <= r.Hi && ch < 0x20; ch++ {
-			xs = append(xs, lit(escapeOf(ch)))
+			escapes = append(escapes, escapeOf(ch))
 		}
 		lo := max(r.Lo, 0x20)
 		for _, sp := range []rune{'"', '\\'} {
@@ -231,7 +232,7 @@ func (c *compiler) chars(rs []grammar.RuneRange) grammar.Expr {
 				if lo < sp {
 					raw = append(raw, grammar.RuneRange{Lo: lo, Hi: sp - 1})
 				}
-				xs = append(xs, lit(escapeOf(sp)))
+				escapes = append(escapes, escapeOf(sp))
 				lo = sp + 1
 			}
 		}
@@ -239,8 +240,48 @@ func (c *compiler) chars(rs []grammar.RuneRange) grammar.Expr {
 			raw = append(raw, grammar.RuneRange{Lo: lo, Hi: r.Hi})
 		}
 	}
+	var xs []grammar.Expr
 	if len(raw) > 0 && !onlySurrogates(raw) {
-		xs = append([]grammar.Expr{&grammar.Class{Ranges: raw}}, xs...)
+		xs = append(xs, &grammar.Class{Ranges: raw})
+	}
+	if len(escapes) > 0 {
+		xs = append(xs, factored(escapes))
+	}
+	return alt(xs...)
+}
+
+// factored spells a set of ASCII strings as a trie: alternatives that
+// share a prefix share its symbols, and the last bytes of a level are one
+// class. The escapes of a JSON string are then "\\" and a choice, not 34
+// alternatives of their own: an Earley State inside a string predicts
+// one item for them rather than 34 (States at every position of a string
+// or member name were three times larger, and slower to build).
+func factored(ss []string) grammar.Expr {
+	slices.Sort(ss)
+	ss = slices.Compact(ss)
+	var last []grammar.RuneRange // strings of one byte
+	var xs []grammar.Expr
+	for i := 0; i < len(ss); {
+		if ss[i] == "" {
+			xs = append(xs, seq())
+			i++
+			continue
+		}
+		b := ss[i][0]
+		j := i
+		var rests []string
+		for ; j < len(ss) && ss[j] != "" && ss[j][0] == b; j++ {
+			rests = append(rests, ss[j][1:])
+		}
+		if len(rests) == 1 && rests[0] == "" {
+			last = append(last, grammar.RuneRange{Lo: rune(b), Hi: rune(b)})
+		} else {
+			xs = append(xs, seq(lit(string(b)), factored(rests)))
+		}
+		i = j
+	}
+	if len(last) > 0 {
+		xs = append(xs, &grammar.Class{Ranges: last})
 	}
 	return alt(xs...)
 }

@@ -112,10 +112,24 @@ func (c *compiler) members(props []property, ms []grammar.Expr, extra grammar.Ex
 
 // keyNotIn returns the canonical JSON strings whose value is not in keys:
 // a walk down the trie of keys that leaves it (or stops short of a key).
+//
+// The walk is written left-linear, as rules that all start where the
+// key does: P_n, the quote and the path to trie node n, is P_parent and
+// n's character; Free, a string that has left the trie, is some P_n and a
+// character none of n's children has, or Free and any character; a key is
+// Free or a P_n that is not a key, then the closing quote. Every item of
+// a key's Earley States then has the key's start as its origin, so the
+// States after the trie was left are one loop whatever node left it, and
+// so are the States inside a multi-byte character or an escape, which the
+// characters of Free spell in its own productions. Written right-linear
+// (each node's rest of the string a rule of its own), every prefix of a
+// declared name had a loop, a dozen UTF-8 States and an escape of its
+// own: sixty new States for each token of a member name.
 func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 	type node struct {
 		end  bool
 		kids map[rune]*node
+		p    grammar.Expr // the rule P_n
 	}
 	root := &node{kids: map[rune]*node{}}
 	for k := range keys {
@@ -128,45 +142,75 @@ func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 		}
 		n.end = true
 	}
-	tail := seq(c.chars0(0, -1), lit(`"`))
-	var walk func(n *node) grammar.Expr
-	walk = func(n *node) grammar.Expr {
-		var xs []grammar.Expr
-		if !n.end {
-			xs = append(xs, lit(`"`))
-		}
-		var taken []grammar.RuneRange
+	base := fmt.Sprintf("key-not-in:%d", len(c.rules))
+	var nodes []*node // in preorder
+	var number func(n *node)
+	number = func(n *node) {
+		nodes = append(nodes, n)
 		for _, r := range sortedRunes(n.kids) {
-			xs = append(xs, seq(c.chars([]grammar.RuneRange{{Lo: r, Hi: r}}), walk(n.kids[r])))
-			taken = append(taken, grammar.RuneRange{Lo: r, Hi: r})
+			kid := n.kids[r]
+			kid.p = c.rule(fmt.Sprintf("%s:p%d", base, len(nodes)), "", func() grammar.Expr {
+				return seq(n.p, c.chars([]grammar.RuneRange{{Lo: r, Hi: r}}))
+			})
+			number(kid)
 		}
-		if rest := c.otherChars(taken); rest != nil {
-			xs = append(xs, seq(rest, tail))
+	}
+	root.p = c.rule(base+":p0", "", func() grammar.Expr { return lit(`"`) })
+	number(root)
+	free := c.rule(base+":free", "", func() grammar.Expr {
+		var xs, shared []grammar.Expr
+		for _, n := range nodes {
+			taken := make([]grammar.RuneRange, 0, len(n.kids))
+			for _, r := range sortedRunes(n.kids) {
+				taken = append(taken, grammar.RuneRange{Lo: r, Hi: r})
+			}
+			ascii, ok := printableNotTaken(taken)
+			switch {
+			case !ok: // a key with an escaped or non-ASCII character here
+				xs = append(xs, seq(n.p, c.chars(complement(taken))))
+				continue
+			case len(ascii) > 0:
+				xs = append(xs, seq(n.p, &grammar.Class{Ranges: ascii}))
+			}
+			shared = append(shared, n.p)
+		}
+		// Free's characters that no node takes follow Start: a shared
+		// node or Free itself, so that a multi-byte character has the
+		// same States whether it leaves the trie or goes on in Free.
+		self := c.rule(base+":free", "", nil) // the rule being built
+		start := self
+		if len(shared) > 0 {
+			start = c.rule(base+":start", "", func() grammar.Expr { return alt(append(shared, self)...) })
+		}
+		for _, x := range c.notPrintable() {
+			xs = append(xs, seq(start, x))
+		}
+		xs = append(xs, seq(self, &grammar.Class{Ranges: printable}))
+		return alt(xs...)
+	})
+	return c.rule(base, "", func() grammar.Expr {
+		xs := []grammar.Expr{seq(free, lit(`"`))}
+		for _, n := range nodes {
+			if !n.end {
+				xs = append(xs, seq(n.p, lit(`"`)))
+			}
 		}
 		return alt(xs...)
-	}
-	return seq(lit(`"`), walk(root))
+	})
 }
 
-// otherChars spells the characters not in taken (sorted, disjoint), or
-// returns nil if there are none. Where taken holds only printable ASCII
-// characters that JSON writes as themselves (a key's letters), they are
-// the printable ASCII ones not taken, as one class, or a shared rule for
-// the rest (escapes and non-ASCII characters): the same language as
-// chars(complement(taken)), without a copy of every escape for each node
-// of a trie of keys (which made schemas with many properties compile
-// slowly, and their key positions' Earley States large).
-func (c *compiler) otherChars(taken []grammar.RuneRange) grammar.Expr {
+// printable are the characters a JSON string writes as themselves in one
+// ASCII byte.
+var printable = []grammar.RuneRange{{Lo: 0x20, Hi: '"' - 1}, {Lo: '"' + 1, Hi: '\\' - 1}, {Lo: '\\' + 1, Hi: 0x7E}}
+
+// printableNotTaken returns the printable characters not in taken
+// (sorted, disjoint), or ok false if taken holds another character.
+func printableNotTaken(taken []grammar.RuneRange) (rest []grammar.RuneRange, ok bool) {
 	for _, r := range taken {
 		if r.Lo < 0x20 || r.Hi > 0x7E || r.Lo <= '"' && '"' <= r.Hi || r.Lo <= '\\' && '\\' <= r.Hi {
-			if rest := complement(taken); len(rest) > 0 {
-				return c.chars(rest)
-			}
-			return nil
+			return nil, false
 		}
 	}
-	printable := []grammar.RuneRange{{Lo: 0x20, Hi: '"' - 1}, {Lo: '"' + 1, Hi: '\\' - 1}, {Lo: '\\' + 1, Hi: 0x7E}}
-	var ascii []grammar.RuneRange
 	for _, p := range printable {
 		lo := p.Lo
 		for _, r := range taken {
@@ -174,21 +218,43 @@ func (c *compiler) otherChars(taken []grammar.RuneRange) grammar.Expr {
 				continue
 			}
 			if r.Lo > lo {
-				ascii = append(ascii, grammar.RuneRange{Lo: lo, Hi: r.Lo - 1})
+				rest = append(rest, grammar.RuneRange{Lo: lo, Hi: r.Lo - 1})
 			}
 			lo = r.Hi + 1
 		}
 		if lo <= p.Hi {
-			ascii = append(ascii, grammar.RuneRange{Lo: lo, Hi: p.Hi})
+			rest = append(rest, grammar.RuneRange{Lo: lo, Hi: p.Hi})
 		}
 	}
-	other := c.rule("char-not-printable-ascii", "", func() grammar.Expr {
-		return c.chars([]grammar.RuneRange{{Lo: 0, Hi: 0x1F}, {Lo: '"', Hi: '"'}, {Lo: '\\', Hi: '\\'}, {Lo: 0x7F, Hi: 0x10FFFF}})
+	return rest, true
+}
+
+// notPrintable returns the characters of a JSON string that are not
+// printable, as alternatives that each lower to one sequence of
+// terminals (a rule using them holds the bytes of a multi-byte character
+// in its own productions): an escape (a backslash and the shared rule of
+// what may follow it), DEL, and the UTF-8 forms of the other scalar
+// values, by their lead bytes.
+func (c *compiler) notPrintable() []grammar.Expr {
+	esc := c.rule("escape-tail", "", func() grammar.Expr {
+		var tails []string
+		for r := rune(0); r < 0x20; r++ {
+			tails = append(tails, escapeOf(r)[1:])
+		}
+		return factored(append(tails, `"`, `\`))
 	})
-	if len(ascii) == 0 {
-		return other
+	xs := []grammar.Expr{seq(lit(`\`), esc), &grammar.Class{Ranges: []grammar.RuneRange{{Lo: 0x7F, Hi: 0x7F}}}}
+	for _, r := range utf8Forms {
+		xs = append(xs, &grammar.Class{Ranges: []grammar.RuneRange{r}})
 	}
-	return alt(&grammar.Class{Ranges: ascii}, other)
+	return xs
+}
+
+// utf8Forms are the ranges of scalar values past ASCII that UTF-8 writes
+// as one sequence of byte ranges each (C2-DF 80-BF; E0 A0-BF 80-BF; ...).
+var utf8Forms = []grammar.RuneRange{
+	{Lo: 0x80, Hi: 0x7FF}, {Lo: 0x800, Hi: 0xFFF}, {Lo: 0x1000, Hi: 0xCFFF}, {Lo: 0xD000, Hi: 0xD7FF},
+	{Lo: 0xE000, Hi: 0xFFFF}, {Lo: 0x10000, Hi: 0x3FFFF}, {Lo: 0x40000, Hi: 0xFFFFF}, {Lo: 0x100000, Hi: 0x10FFFF},
 }
 
 func sortedRunes[T any](m map[rune]T) []rune {
