@@ -132,15 +132,16 @@ type Masker struct {
 
 // MaskStats counts a Masker's work.
 type MaskStats struct {
-	Masks      int // calls of Mask
-	CacheHits  int // masks served from the cache
-	ViewWalks  int // walks from a new view of a scan item
-	Escapes    int // subtrees walked again from a true State
-	ShapeWalks int // walks of the trie over a new region shape
-	Chains     int // subtrees taken whole inside a bounded repetition (see chain)
-	Leavers    int // subtrees walked over the leavers of a loop (see leaverIndex)
-	Runs       int // masks inside a bounded repetition taken from a run table (see runTable)
-	Nodes      int // trie nodes visited
+	Masks        int // calls of Mask
+	CacheHits    int // masks served from the cache
+	ViewWalks    int // walks from a new view of a scan item
+	Escapes      int // subtrees walked again from a true State
+	ShapeWalks   int // walks of the trie over a new region shape
+	Chains       int // subtrees taken whole inside a bounded repetition (see chain)
+	Leavers      int // subtrees walked over the leavers of a loop (see leaverIndex)
+	Runs         int // masks inside a bounded repetition taken from a run table (see runTable)
+	RegionsBySig int // regions whose States but the first were kept by that State's signature (see regionSig)
+	Nodes        int // trie nodes visited
 }
 
 // NewMasker returns a Masker for the grammar of m over vocabulary v, whose

@@ -106,6 +106,7 @@ func (k *Masker) region(s earley.State, funnels bool) (states []earley.State, ke
 	}
 	sig := k.regionSig(s)
 	if c := k.bySig[f][string(sig)]; sig != nil && c != nil && !c.targets[s] {
+		k.Stats.RegionsBySig++
 		r := regionOf{ok: c.ok, states: append(make([]earley.State, 0, 1+len(c.tail)), s)}
 		r.states = append(r.states, c.tail...)
 		r.key = append(k.firstRowKey(r.states[:1+c.first]), c.tailKey...)

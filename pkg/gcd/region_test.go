@@ -3,9 +3,11 @@ package gcd
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/earley"
+	"github.com/gasplab/gasp/pkg/jsonschema"
 )
 
 // TestFunnelRegions: a key that is one of a few names or any other name
@@ -100,4 +102,36 @@ item ::= "\"" [^"\\]* "\"" | "1"+`,
 			walkRandomly(t, k, g, rand.New(rand.NewPCG(uint64(i), 11)), src, 20, 15)
 		})
 	}
+}
+
+// TestRegionsBySignature: the States of the prefixes of an object's member
+// names (pkg/jsonschema's trie of the names that are not declared) share
+// the rest of their regions, which is kept by the signature of the first
+// State (regionSig). Masks from every State a random walk reaches must
+// equal brute force, some regions must have been found that way, and
+// every region found must equal the one findRegion finds afresh.
+func TestRegionsBySignature(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 13))
+	v := testVocab(rng)
+	schema := `{"type": "object", "additionalProperties": {"type": "integer"},
+		"properties": {"ab": {"type": "integer"}, "aab": {"type": "integer"}, "ba": {"type": "integer"}, "bbab": {"type": "integer"},
+		"abba": {"type": "integer"}, "babb": {"type": "integer"}, "aaaa": {"type": "integer"}}}`
+	g, err := jsonschema.Compile("names.json", []byte(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := NewMasker(earley.New(g), v, NewTrie(v))
+	walkRandomly(t, k, g, rng, "names", 150, 25)
+	if k.Stats.RegionsBySig == 0 {
+		t.Fatal("no region was kept by its first State's signature: the test does not test them")
+	}
+	for f, funnels := range []bool{false, true} {
+		for s, r := range k.regions[f] {
+			states, key, ok := k.findRegion(s, funnels)
+			if ok != r.ok || ok && (!slices.Equal(states, r.states) || !slices.Equal(key, r.key)) {
+				t.Errorf("State %d (funnels %v): kept region %v %v, found %v %v", s, funnels, r.states, r.ok, states, ok)
+			}
+		}
+	}
+	t.Logf("%d of the regions by signature", k.Stats.RegionsBySig)
 }
