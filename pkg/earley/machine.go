@@ -114,6 +114,7 @@ type Machine struct {
 	viewItems []item      // scratch for ScanViews
 
 	wanted      []grammar.Symbol // scratch for completing
+	waitKeys    []uint64         // scratch for buildWaiting
 	originItems []item           // scratch for origin
 	lrSeen      []uint32         // by LR(0) item: lrGen if seen once by mergeOrigins, lrGen+1 if twice
 	lrGen       uint32
@@ -1206,16 +1207,21 @@ func (m *Machine) buildWaiting(st *stateData) {
 			n++
 		}
 	}
-	st.wait = carve(&m.itemBlock, n)[:0]
-	for _, it := range st.items {
+	// Sorted by symbol, then by place in st.items (a stable sort, of
+	// plain integers: a key-start State of a large object holds thousands).
+	keys := m.waitKeys[:0]
+	for i, it := range st.items {
 		if next := m.lrNext[it.lr]; next != noSymbol && !next.IsTerminal() {
-			st.wait = append(st.wait, it)
+			keys = append(keys, uint64(next)<<32|uint64(i))
 		}
 	}
-	slices.SortStableFunc(st.wait, func(a, b item) int { return int(m.lrNext[a.lr]) - int(m.lrNext[b.lr]) })
+	slices.Sort(keys)
+	m.waitKeys = keys
+	st.wait = carve(&m.itemBlock, n)
 	st.waitSym = carve(&m.symBlock, n)
-	for i, it := range st.wait {
-		st.waitSym[i] = m.lrNext[it.lr]
+	for j, key := range keys {
+		st.wait[j] = st.items[uint32(key)]
+		st.waitSym[j] = grammar.Symbol(key >> 32)
 	}
 	st.waitBuilt = true
 }

@@ -109,7 +109,7 @@ func (k *Masker) region(s earley.State, funnels bool) (states []earley.State, ke
 		k.Stats.RegionsBySig++
 		r := regionOf{ok: c.ok, states: append(make([]earley.State, 0, 1+len(c.tail)), s)}
 		r.states = append(r.states, c.tail...)
-		r.key = append(k.firstRowKey(r.states[:1+c.first]), c.tailKey...)
+		r.key = append(k.firstRowKey(r.states[:1+c.first], len(c.tailKey)), c.tailKey...)
 		k.regions[f][s] = r
 		k.remember(4*len(r.states) + len(r.key) + 64)
 		return r.states, r.key, r.ok
@@ -191,9 +191,9 @@ func (k *Masker) regionSig(s earley.State) (sig []byte) {
 
 // firstRowKey returns the codes of the row of a region's first State,
 // left in k.regionRow by regionSig, where that row adds to the region
-// the States after the first of states.
-func (k *Masker) firstRowKey(states []earley.State) []byte {
-	key := make([]byte, 0, 64*len(k.regionRow))
+// the States after the first of states, with room for more bytes.
+func (k *Masker) firstRowKey(states []earley.State, more int) []byte {
+	key := make([]byte, 0, len(k.regionRow)+more)
 	for _, next := range k.regionRow {
 		code := byte(codeExit)
 		if next == earley.Dead {
