@@ -113,18 +113,21 @@ func (c *compiler) members(props []property, ms []grammar.Expr, extra grammar.Ex
 // keyNotIn returns the canonical JSON strings whose value is not in keys:
 // a walk down the trie of keys that leaves it (or stops short of a key).
 //
-// The walk is written left-linear, as rules that all start where the
-// key does: P_n, the quote and the path to trie node n, is P_parent and
-// n's character; Free, a string that has left the trie, is some P_n and a
-// character none of n's children has, or Free and any character; a key is
-// Free or a P_n that is not a key, then the closing quote. Every item of
-// a key's Earley States then has the key's start as its origin, so the
-// States after the trie was left are one loop whatever node left it, and
-// so are the States inside a multi-byte character or an escape, which the
-// characters of Free spell in its own productions. Written right-linear
-// (each node's rest of the string a rule of its own), every prefix of a
-// declared name had a loop, a dozen UTF-8 States and an escape of its
-// own: sixty new States for each token of a member name.
+// The walk is written left-linear, as rules that all start after the
+// opening quote: P_n, the path to trie node n, is P_parent and n's
+// character (P_root is empty); Free, a name that has left the trie, is
+// some P_n and a character none of n's children has, or Free and any
+// character; a key is Free or a P_n that is not a key, then the closing
+// quote. Every item of a name's Earley States then has the State after
+// its opening quote as its origin, so the States after the trie was left
+// are one loop whatever node left it, and so are the States inside a
+// multi-byte character or an escape, which Free spells in its own
+// productions. Written right-linear (each node's rest of the name a rule
+// of its own), every prefix of a declared name had a loop, a dozen UTF-8
+// States and an escape of its own: sixty new States for each token of a
+// member name. (The trie's rules are predicted after the quote, not
+// where a member may start: there every member list's rule would predict
+// them all.)
 func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 	type node struct {
 		end  bool
@@ -155,7 +158,7 @@ func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 			number(kid)
 		}
 	}
-	root.p = c.rule(base+":p0", "", func() grammar.Expr { return lit(`"`) })
+	root.p = c.rule(base+":p0", "", func() grammar.Expr { return seq() })
 	number(root)
 	free := c.rule(base+":free", "", func() grammar.Expr {
 		var xs, shared []grammar.Expr
@@ -188,7 +191,7 @@ func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 		xs = append(xs, seq(self, &grammar.Class{Ranges: printable}))
 		return alt(xs...)
 	})
-	return c.rule(base, "", func() grammar.Expr {
+	return seq(lit(`"`), c.rule(base, "", func() grammar.Expr {
 		xs := []grammar.Expr{seq(free, lit(`"`))}
 		for _, n := range nodes {
 			if !n.end {
@@ -196,7 +199,7 @@ func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 			}
 		}
 		return alt(xs...)
-	})
+	}))
 }
 
 // printable are the characters a JSON string writes as themselves in one
