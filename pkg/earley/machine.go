@@ -444,6 +444,114 @@ func (m *Machine) ScanAlike(s State, classes *grammar.ByteSet) bool {
 	return accepted
 }
 
+// CharsLikeClass reports, without building a State, that every class
+// path of every form (by byte, the classes of its bytes; gcd's UTF-8
+// forms) leads s through live States to the State class leads s to.
+// It holds when the scan items of s that accept those classes were all
+// predicted in s, belong to one rule R and have only terminals after the
+// dot (a character class: R ::= [a-z] | [\xC2-\xDF] [\x80-\xBF] | ...),
+// and, over those items alone, every path keeps some in progress until
+// its last byte, where one completes and the ones still in progress are
+// those class leaves in progress. Both then complete R in s and nothing
+// else: the same item set, the same State. A false answer says nothing:
+// the caller steps the paths.
+func (m *Machine) CharsLikeClass(s State, forms [][][]uint8, class int) bool {
+	st := m.states.at(s)
+	var classes grammar.ByteSet
+	classes.Add(uint8(class))
+	for _, f := range forms {
+		for _, row := range f {
+			for _, c := range row {
+				classes.Add(c)
+			}
+		}
+	}
+	items := m.cmpItems[:0] // scratch: the items, origin unused
+	rule := int32(-1)
+	for _, it := range st.scan {
+		tc := &m.termClass[m.lrNext[it.lr].Terminal()]
+		if tc[0]&classes[0] == 0 && tc[1]&classes[1] == 0 && tc[2]&classes[2] == 0 && tc[3]&classes[3] == 0 {
+			continue
+		}
+		if it.origin != self || rule >= 0 && m.lrLHS[it.lr] != rule || !m.onlyTerminals(it.lr) {
+			return false
+		}
+		rule = m.lrLHS[it.lr]
+		items = append(items, it)
+	}
+	m.cmpItems = items
+	target, done := m.advanceLR(items, class, nil)
+	if !done {
+		return false
+	}
+	var cur, next [][]item
+	for _, f := range forms {
+		cur = append(cur[:0], items)
+		for j, row := range f {
+			next = next[:0]
+			for _, set := range cur {
+				for _, c := range row {
+					n, done := m.advanceLR(set, int(c), nil)
+					switch {
+					case len(n) == 0 && !done:
+						return false // a dead path
+					case done != (j == len(f)-1):
+						return false // R completes before the character ends, or not at its end
+					case done && !sameLR(n, target):
+						return false
+					case !done:
+						next = append(next, n)
+					}
+				}
+			}
+			cur, next = next, cur
+		}
+	}
+	return true
+}
+
+// onlyTerminals reports whether LR(0) item lr has only terminals after
+// its dot.
+func (m *Machine) onlyTerminals(lr int32) bool {
+	for ; m.lrNext[lr] != noSymbol; lr++ {
+		if !m.lrNext[lr].IsTerminal() {
+			return false
+		}
+	}
+	return true
+}
+
+// advanceLR returns the items of set whose next terminal accepts class,
+// advanced, that are still in progress, appended to dst, and whether
+// one of them completed.
+func (m *Machine) advanceLR(set []item, class int, dst []item) ([]item, bool) {
+	done := false
+	for _, it := range set {
+		if !m.termClass[m.lrNext[it.lr].Terminal()].Has(uint8(class)) {
+			continue
+		}
+		if m.lrNext[it.lr+1] == noSymbol {
+			done = true
+			continue
+		}
+		dst = append(dst, item{it.lr + 1, it.origin})
+	}
+	return dst, done
+}
+
+// sameLR reports whether item lists a and b hold the same LR(0) items.
+func sameLR(a, b []item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.ContainsFunc(b, func(y item) bool { return y.lr == x.lr }) {
+			return false
+		}
+	}
+	return true
+}
+
 // sameScan returns the step of s by class when an earlier step of s was
 // by a class that the same scan items accept, or -1. Inside a character
 // class ([a-z0-9_]), every class of its bytes costs an Earley step and the

@@ -1039,7 +1039,7 @@ func (k *Masker) chainChars(s earley.State, need uint8) uint8 {
 			break
 		}
 		to, _ := k.m.StepLocal(q, one)
-		if !k.charsLeadKnown(q, to) {
+		if !k.charsLeadKnown(q, to, one) {
 			c.charsDone = true
 			break
 		}
@@ -1062,14 +1062,17 @@ type charsLeadResult struct {
 	ok int8 // 1 no, 2 yes
 }
 
-// charsLeadKnown is charsLead, kept by q: a bounded repetition's positions
-// are checked again by the chain of each later position (see chainChars),
-// and a check builds the States inside every form of character.
-func (k *Masker) charsLeadKnown(q, to earley.State) bool {
+// charsLeadKnown is charsLead, kept by q, where to is q's step by class
+// one: a bounded repetition's positions are checked again by the chain of
+// each later position (see chainChars). A check builds the States inside
+// every form of character, eighteen a position, unless the Machine can
+// tell from q's items alone that every form leads where one does
+// (earley.Machine.CharsLikeClass: a string's character class).
+func (k *Masker) charsLeadKnown(q, to earley.State, one int) bool {
 	if r := *k.charsLeads.at(q); r.ok != 0 && r.to == to {
 		return r.ok == 2
 	}
-	ok := k.charsLead(q, to)
+	ok := k.m.CharsLikeClass(q, k.utf8Rows, one) || k.charsLead(q, to)
 	r := k.charsLeads.at(q)
 	*r = charsLeadResult{to, 1}
 	if ok {

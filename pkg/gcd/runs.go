@@ -230,25 +230,24 @@ func rank(set *grammar.ByteSet, c int) int {
 }
 
 // walkGroup adds to b what is viable below the run children of group g,
-// of class cl, whose parents' State is st.
+// of class cl, whose parents' State is st. A class st scans leads to a
+// live State, so the kids that are leaves, or that the chain takes whole,
+// need no step: inside a bounded string, stepping each lead byte of a
+// multi-byte character at each position built eight States a position.
 func (k *Masker) walkGroup(st earley.State, cl int, g runGroup, r *runTable, b *sink) {
-	next, _ := k.m.StepLocal(st, cl)
-	if next == earley.Dead {
+	if scan := k.m.ScanClasses(st); !scan.Has(uint8(cl)) {
 		return
 	}
-	for _, i := range r.kids[g.start:g.end] {
-		k.walkKid(st, next, i, b)
-	}
-}
-
-// walkKid adds to b what is viable below trie node i, the child of a run
-// node whose State st its class steps to next (live): all of it where it
-// is a leaf or whole (see Masker.whole), else what a walk finds.
-func (k *Masker) walkKid(st, next earley.State, i int32, b *sink) {
 	t := k.lt.trie
-	if t.end[i]-i == 1 || k.whole(st, next, i) {
-		b.add(t.ids[t.first[i]:t.first[t.end[i]]])
-		return
+	for _, i := range r.kids[g.start:g.end] {
+		if t.end[i]-i == 1 || k.chainBelow(st, i) {
+			b.add(t.ids[t.first[i]:t.first[t.end[i]]])
+			continue
+		}
+		if next, _ := k.m.StepLocal(st, cl); next == st && k.loopsBelow(st, i) {
+			b.add(t.ids[t.first[i]:t.first[t.end[i]]])
+			continue
+		}
+		k.walk(st, i, false, b, false, grammar.ByteSet{})
 	}
-	k.walk(st, i, false, b, false, grammar.ByteSet{})
 }
