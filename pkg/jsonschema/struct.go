@@ -130,9 +130,10 @@ func (c *compiler) members(props []property, ms []grammar.Expr, extra grammar.Ex
 // them all.)
 func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 	type node struct {
-		end  bool
-		kids map[rune]*node
-		p    grammar.Expr // the rule P_n
+		end   bool
+		kids  map[rune]*node
+		p     grammar.Expr        // the rule P_n
+		taken []grammar.RuneRange // the characters of kids, sorted
 	}
 	root := &node{kids: map[rune]*node{}}
 	for k := range keys {
@@ -151,6 +152,7 @@ func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 	number = func(n *node) {
 		nodes = append(nodes, n)
 		for _, r := range sortedRunes(n.kids) {
+			n.taken = append(n.taken, grammar.RuneRange{Lo: r, Hi: r})
 			kid := n.kids[r]
 			kid.p = c.rule(fmt.Sprintf("%s:p%d", base, len(nodes)), "", func() grammar.Expr {
 				return seq(n.p, c.chars([]grammar.RuneRange{{Lo: r, Hi: r}}))
@@ -163,14 +165,10 @@ func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 	free := c.rule(base+":free", "", func() grammar.Expr {
 		var xs, shared []grammar.Expr
 		for _, n := range nodes {
-			taken := make([]grammar.RuneRange, 0, len(n.kids))
-			for _, r := range sortedRunes(n.kids) {
-				taken = append(taken, grammar.RuneRange{Lo: r, Hi: r})
-			}
-			ascii, ok := printableNotTaken(taken)
+			ascii, ok := printableNotTaken(n.taken)
 			switch {
 			case !ok: // a key with an escaped or non-ASCII character here
-				xs = append(xs, seq(n.p, c.chars(complement(taken))))
+				xs = append(xs, seq(n.p, c.chars(complement(n.taken))))
 				continue
 			case len(ascii) > 0:
 				xs = append(xs, seq(n.p, &grammar.Class{Ranges: ascii}))
