@@ -118,13 +118,13 @@ export GOMLX_NO_AUTO_INSTALL=1
 if [[ -n "$tiny" ]]; then
 	size=tiny impl=numpy batches=1,4 steps=4 chains=4 k=2 mem_prompt=200 mem_seq=256
 	export GOMLX_BACKEND="${GOMLX_BACKEND:-go}"
-	fam_args=(--only qwen3 --backend go=go --backend cpu=cpu)
+	fam_args=(--only qwen3 --backend go=go --backend cpu=cpu --dtype f32 --dtype bf16)
 	backend_note="CPU mode (GPU_CHECK_TINY): every stage on a 2-layer model"
 else
 	size=8b impl=transformers batches=1,100 steps=32 chains=16 k=5 mem_prompt=800 mem_seq=1024
 	source scripts/gpu/plugin-env.sh "$py" || exit 1 # sets GOMLX_BACKEND, LD_LIBRARY_PATH, XLA_FLAGS, PATH
 	backend_note="plugin $PJRT_PLUGIN (nvidia libraries: $NVIDIA_LIB_DIRS)"
-	fam_args=(--backend xla="$GOMLX_BACKEND" --backend cpu=cpu)
+	fam_args=(--backend xla="$GOMLX_BACKEND" --backend cpu=cpu --dtype f32 --dtype bf16)
 fi
 echo "$gasp" >"$work/binary.txt"
 

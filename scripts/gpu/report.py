@@ -165,7 +165,8 @@ def goals(rep):
         g["tiny_xla_logits"] = logits_goal(rep["tiny_xla"], TINY_MAX_ABS_DIFF)
     if rep["logits_f32"] and "max_abs_diff" in rep["logits_f32"]:
         g["logits_f32"] = logits_goal(rep["logits_f32"], GOALS["logits_f32_max_abs_diff"])
-    fam = [(f["family"], r) for f in (rep["families"] or {}).get("families", []) for r in f["results"]]
+    fam = [(f["family"], r) for f in (rep["families"] or {}).get("families", []) for r in f["results"]
+           if r.get("dtype", "f32") == "f32" or "error" in r]
     if fam:
         bad = ["%s/%s" % (n, r["backend"]) for n, r in fam if not r["ok"]]
         worst = max((r.get("max_abs_diff", float("inf")) for _, r in fam), default=0)
@@ -197,24 +198,30 @@ def md_logits(rep):
 
 
 def md_families(fam):
-    L = ["", "## Model families (scripts/gpu/families.py, f32 logits after 24 ids)", ""]
+    L = ["", "## Model families (scripts/gpu/families.py, logits after 24 ids, against the float32 reference)", ""]
     if not fam:
         return L + ["missing"]
-    L += ["reference: %s; goal: %s" % (fam["impl"], fam["goal"]), "",
-          "| family | model_type | backend | max abs diff | argmax equal | top-5 overlap | seconds | reference vs numpy |",
-          "|---|---|---|---:|---|---:|---:|---:|"]
+    L += ["reference: %s; goal: %s; bf16 rows are measurements: gasp bf16 against the reference run in bfloat16, "
+          "and that run against float32" % (fam["impl"], fam["goal"]), "",
+          "| family | model_type | backend | dtype | max abs diff | argmax equal | top-5 overlap | seconds "
+          "| reference vs numpy | vs reference bf16 | reference bf16 vs f32 |",
+          "|---|---|---|---|---:|---|---:|---:|---:|---:|---:|"]
+    g = lambda c: "%.3g" % c["max_abs_diff"] if c and "max_abs_diff" in c else ""
     for f in fam["families"]:
         if "error" in f:
-            L.append("| %s | | | error: %s | | | | |" % (f["family"], f["error"].replace("|", "/")))
-        rv = f.get("reference_vs_numpy") or {}
+            L.append("| %s | | | | error: %s | | | | | | |" % (f["family"], f["error"].replace("|", "/")))
         for r in f["results"]:
+            dtype = r.get("dtype", "f32")
             if "error" in r:
-                L.append("| %s | %s | %s | error: %s | | | %.1f | |" % (f["family"], f["model_type"], r["backend"],
-                                                                      r["error"].replace("\n", " ").replace("|", "/"), r["seconds"]))
+                L.append("| %s | %s | %s | %s | error: %s | | | %.1f | | | |" % (
+                    f["family"], f["model_type"], r["backend"], dtype, r["error"].replace("\n", " ").replace("|", "/"),
+                    r["seconds"]))
                 continue
-            L.append("| %s | %s | %s | %.3g | %s | %d | %.1f | %s |" % (
-                f["family"], f["model_type"], r["backend"], r["max_abs_diff"], r["argmax_equal"], r["top5_overlap"],
-                r["seconds"], "%.3g" % rv["max_abs_diff"] if "max_abs_diff" in rv else ""))
+            bf = dtype == "bf16"
+            L.append("| %s | %s | %s | %s | %.3g | %s | %d | %.1f | %s | %s | %s |" % (
+                f["family"], f["model_type"], r["backend"], dtype, r["max_abs_diff"], r["argmax_equal"],
+                r["top5_overlap"], r["seconds"], g(f.get("reference_vs_numpy")), g(r.get("vs_reference_bf16")),
+                g(f.get("reference_bf16_vs_f32")) if bf else ""))
     return L
 
 
