@@ -233,8 +233,8 @@ func TestGPUCheckDeadline(t *testing.T) {
 }
 
 // TestGPUTravelSize checks that what a GPU machine receives fits the 64 MiB that travel: the working tree
-// (scripts/gpu-size.sh) plus build/gpu-check.tar.gz, 22.7 MiB when measured on 2026-11-26 (two stripped
-// gasp binaries and the tokenizer), counted here as 24 MiB.
+// (scripts/gpu-size.sh) plus build/gpu-check.tar.gz, 25.6 MiB when measured on 2026-11-27 (two stripped
+// gasp binaries and the tokenizer; 22.7 MiB on 2026-11-26), counted here as 26 MiB.
 func TestGPUTravelSize(t *testing.T) {
 	out, err := exec.Command("bash", "../../scripts/gpu-size.sh").CombinedOutput()
 	if err != nil {
@@ -244,7 +244,7 @@ func TestGPUTravelSize(t *testing.T) {
 	if _, err := fmt.Sscanf(string(out), "gpu-size: working tree %f MiB", &tree); err != nil {
 		t.Fatalf("gpu-size.sh printed %q: %v", out, err)
 	}
-	const archive = 24.0
+	const archive = 26.0
 	if tree+archive >= 64 {
 		t.Errorf("working tree %.1f MiB + archive %.0f MiB: over the 64 MiB that travel", tree, archive)
 	}
