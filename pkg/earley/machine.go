@@ -1,6 +1,7 @@
 package earley
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -52,6 +53,7 @@ type stateData struct {
 	next        []State         // per byte class, maybe with the escaped bit; unknown entries are -1; allocated on first use
 	escFollow   []int32         // per byte class, for a step that escaped: the index of EscapeFollow's set; allocated on first use
 	alike       []uint8         // per byte class, its group: classes the same scan items accept (see sameScan); built on the second step
+	known       []int16         // per group of alike: a class of it whose step is known, or -1
 	stepped     bool            // a step of it was computed (see sameScan)
 	accepting   bool
 	predicted   bool             // every item has origin self: as an origin, the start State (see intern)
@@ -125,6 +127,13 @@ type Machine struct {
 	nextBlock  []State
 	symBlock   []grammar.Symbol
 	alikeBlock []uint8
+	knownBlock []int16
+
+	waitCount []int32 // scratch for countWaiting: by rule
+
+	kernels     map[string]kernelStep // by kernelKey: what closing the kernel gave
+	kernelWords []uint64              // scratch for kernelKey
+	kernelBuf   []byte                // scratch for kernelKey
 
 	termSeen []uint32 // scratch for alikeGroups: by terminal, termGen if seen
 	termGen  uint32
@@ -159,7 +168,7 @@ func (m *Machine) newNext() []State {
 // one that the grammar's productive part can continue.
 func New(g *grammar.Grammar) *Machine {
 	m := &Machine{g: g, index: make(map[uint64]State), views: make(map[viewKey]State),
-		origins: make(map[uint64]State)}
+		origins: make(map[uint64]State), kernels: make(map[string]kernelStep)}
 	m.prodBase = make([]int32, len(g.Prods))
 	n := int32(0)
 	for p, prod := range g.Prods {
@@ -418,7 +427,11 @@ func (m *Machine) stepSlow(s State, class int) (next State, esc bool) {
 	}
 	if n < 0 {
 		n = m.compute(s, class)
-		m.states.at(s).next[class] = n
+		st := m.states.at(s) // compute may have moved it
+		st.next[class] = n
+		if st.known != nil {
+			st.known[st.alike[class]] = int16(class)
+		}
 	}
 	return n &^ escaped, n&escaped != 0
 }
@@ -565,20 +578,37 @@ func (m *Machine) sameScan(s State, class int) State {
 			return -1
 		}
 		st.alike = m.alikeGroups(st)
+		st.known = m.knownSteps(st)
 	}
-	group := st.alike[class]
-	for c, g := range st.alike {
-		if g != group || c == class || st.next[c] < 0 || !st.scanClasses.Has(uint8(c)) {
-			continue
-		}
-		n := st.next[c]
-		st.next[class] = n
-		if n&escaped != 0 {
-			m.setEscapeFollow(s, class, m.EscapeFollow(s, c))
-		}
-		return n
+	c := st.known[st.alike[class]]
+	if c < 0 {
+		return -1
 	}
-	return -1
+	n := st.next[c]
+	st.next[class] = n
+	if n&escaped != 0 {
+		m.setEscapeFollow(s, class, m.EscapeFollow(s, int(c)))
+	}
+	return n
+}
+
+// knownSteps returns, by group of st.alike, a scanned class of the group
+// whose step st.next holds, or -1.
+func (m *Machine) knownSteps(st *stateData) []int16 {
+	groups := 0
+	for _, g := range st.alike {
+		groups = max(groups, int(g)+1)
+	}
+	known := carve(&m.knownBlock, groups)
+	for g := range known {
+		known[g] = -1
+	}
+	for c, n := range st.next {
+		if n >= 0 && st.scanClasses.Has(uint8(c)) {
+			known[st.alike[c]] = int16(c)
+		}
+	}
+	return known
 }
 
 // alikeGroups returns, by byte class, a group number such that two classes
@@ -660,15 +690,78 @@ func (m *Machine) compute(s State, class int) State {
 	if len(items) == 0 {
 		return Dead
 	}
+	key := m.kernelKey(items)
+	if key != nil {
+		if k, ok := m.kernels[string(key)]; ok {
+			if k.next&escaped != 0 {
+				m.setEscapeFollow(s, class, m.followSets[k.follow])
+			}
+			return k.next
+		}
+	}
 	m.escSet = grammar.ByteSet{}
 	items, esc := m.closure(items, seen)
 	items = m.mergeOrigins(items)
-	n := m.intern(items)
+	k := kernelStep{next: m.intern(items)}
 	if esc {
 		m.setEscapeFollow(s, class, m.escSet)
-		n |= escaped
+		k.next |= escaped
+		k.follow = m.followIndex[m.escSet]
 	}
-	return n
+	if key != nil {
+		m.kernels[string(key)] = k
+	}
+	return k.next
+}
+
+// Kernels: steps that complete the same rules.
+//
+// A step's Earley set is the closure of its kernel, the items that scanned
+// the byte, advanced. A completed item of the kernel contributes only its
+// rule and origin: the closure completes that rule there, the set keeps no
+// completed item (intern), and a completion into an opaque origin escapes
+// with the rule's FOLLOW set. So steps whose kernels are equal once each
+// completed item is written as its rule and origin reach the same State,
+// with the same escape, and a step whose kernel completes a rule looks it
+// up before closing it. Where a trie of keys is written left-linear
+// (pkg/jsonschema's keyNotIn), each prefix P_n of a name leaves the trie by
+// completing Free ::= P_n a • at the opening quote: one kernel for every
+// n, closed once. Kernels that complete nothing are not kept: they seldom
+// recur from another State, and keeping them cost more than it saved
+// (MaskBench's median step 5 % slower).
+
+// kernelStep is the outcome of a kernel's closure: the State, with the
+// escaped bit, and the index of its EscapeFollow set.
+type kernelStep struct {
+	next   State
+	follow int32
+}
+
+// kernelKey returns the key of the kernel items, in m.kernelBuf: its
+// items, completed ones as their rule and origin, sorted, without
+// repeats; or nil if no item of it is completed.
+func (m *Machine) kernelKey(items []item) []byte {
+	words, complete := m.kernelWords[:0], false
+	for _, it := range items {
+		w := uint64(uint32(it.lr))<<32 | uint64(uint32(it.origin))
+		if m.lrNext[it.lr] == noSymbol {
+			w = 1<<63 | uint64(uint32(m.lrLHS[it.lr]))<<32 | uint64(uint32(it.origin))
+			complete = true
+		}
+		words = append(words, w)
+	}
+	m.kernelWords = words
+	if !complete {
+		return nil
+	}
+	slices.Sort(words)
+	words = slices.Compact(words)
+	key := m.kernelBuf[:0]
+	for _, w := range words {
+		key = binary.LittleEndian.AppendUint64(key, w)
+	}
+	m.kernelWords, m.kernelBuf = words, key
+	return key
 }
 
 // EscapeFollow returns, after a step of view s by class that escaped (see
@@ -1307,7 +1400,7 @@ func (m *Machine) waiting(s State, sym grammar.Symbol) []item {
 }
 
 // buildWaiting collects st's items whose dot is before a nonterminal,
-// sorted by that nonterminal.
+// sorted by that nonterminal, then by place in st.items.
 func (m *Machine) buildWaiting(st *stateData) {
 	n := 0
 	for _, it := range st.items {
@@ -1315,8 +1408,22 @@ func (m *Machine) buildWaiting(st *stateData) {
 			n++
 		}
 	}
-	// Sorted by symbol, then by place in st.items (a stable sort, of
-	// plain integers: a key-start State of a large object holds thousands).
+	st.wait = carve(&m.itemBlock, n)
+	st.waitSym = carve(&m.symBlock, n)
+	st.waitBuilt = true
+	// A key-start State of a large object holds thousands, predicted with
+	// the trie of its names: counted by rule rather than sorted, where the
+	// rules are not many more than the items.
+	if n >= countingMin && len(m.g.Rules) <= 16*n {
+		m.countWaiting(st)
+	} else {
+		m.sortWaiting(st)
+	}
+}
+
+// sortWaiting is buildWaiting by sorting: st.wait and st.waitSym have
+// their lengths.
+func (m *Machine) sortWaiting(st *stateData) {
 	keys := m.waitKeys[:0]
 	for i, it := range st.items {
 		if next := m.lrNext[it.lr]; next != noSymbol && !next.IsTerminal() {
@@ -1325,13 +1432,40 @@ func (m *Machine) buildWaiting(st *stateData) {
 	}
 	slices.Sort(keys)
 	m.waitKeys = keys
-	st.wait = carve(&m.itemBlock, n)
-	st.waitSym = carve(&m.symBlock, n)
 	for j, key := range keys {
 		st.wait[j] = st.items[uint32(key)]
 		st.waitSym[j] = grammar.Symbol(key >> 32)
 	}
-	st.waitBuilt = true
+}
+
+// countingMin is the number of waiting items from which buildWaiting
+// counts them by rule rather than sorting them.
+const countingMin = 256
+
+// countWaiting is buildWaiting by a counting sort over the rules: st.wait
+// and st.waitSym have their lengths.
+func (m *Machine) countWaiting(st *stateData) {
+	start := m.waitCount
+	if len(start) < len(m.g.Rules)+1 {
+		start = make([]int32, len(m.g.Rules)+1)
+		m.waitCount = start
+	}
+	clear(start)
+	for _, it := range st.items {
+		if next := m.lrNext[it.lr]; next != noSymbol && !next.IsTerminal() {
+			start[next.Rule()+1]++
+		}
+	}
+	for r := 1; r < len(start); r++ {
+		start[r] += start[r-1]
+	}
+	for _, it := range st.items {
+		if next := m.lrNext[it.lr]; next != noSymbol && !next.IsTerminal() {
+			j := start[next.Rule()]
+			start[next.Rule()]++
+			st.wait[j], st.waitSym[j] = it, next
+		}
+	}
 }
 
 // intern returns the State of an item set, adding it if it is new.

@@ -1,6 +1,9 @@
 package earley
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/grammar"
@@ -150,5 +153,68 @@ s ::= [ \t\n]+`), grammar.Options{})
 	}
 	if p.Feed('x') {
 		t.Fatalf("%q is viable", p.Bytes())
+	}
+}
+
+// TestKernelsShared checks the kernel look-up (see kernelStep): steps from
+// different States that complete one rule at one origin reach one State
+// with one closure, and the same completion at another origin does not
+// take its result (with origins left out of the key, "[bx)" would pass).
+func TestKernelsShared(t *testing.T) {
+	g := lit("S", map[string][]string{
+		"S":    {"( Free )", "[ Free ]"},
+		"Free": {"Pa x", "Pb x"},
+		"Pa":   {"a"},
+		"Pb":   {"b"},
+	}, []string{"S", "Free", "Pa", "Pb"})
+	m := New(g)
+	state := func(s string) State {
+		p := m.NewParser()
+		if !p.FeedBytes([]byte(s)) {
+			t.Fatalf("%q not viable", s)
+		}
+		return p.State()
+	}
+	ax := state("(ax")
+	state("(b")
+	kept := len(m.kernels)
+	if bx := state("(bx"); bx != ax || len(m.kernels) != kept {
+		t.Errorf("(bx: State %d, kernels %d; want (ax's %d and %d kept", bx, len(m.kernels), ax, kept)
+	}
+	for s, want := range map[string]bool{"[ax]": true, "[bx]": true, "(bx)": true, "[bx)": false, "(ax]": false} {
+		p := m.NewParser()
+		if got := p.FeedBytes([]byte(s)) && p.Complete(); got != want {
+			t.Errorf("%q: sentence %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestCountWaiting checks that counting a large State's waiting items by
+// rule orders them as sorting does: by nonterminal, then by place.
+func TestCountWaiting(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("root ::= ")
+	for i := range 300 {
+		if i > 0 {
+			src.WriteString(" | ")
+		}
+		fmt.Fprintf(&src, "r%d \"%d\"", (i*7)%300, i)
+	}
+	for i := range 300 {
+		fmt.Fprintf(&src, "\nr%d ::= r%d \"a\" | \"b\" | r%d \"c\"", i, i, (i+1)%300)
+	}
+	g, _, err := grammar.Compile("t.gbnf", []byte(src.String()), grammar.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(g)
+	st := m.states.at(m.Start())
+	if m.buildWaiting(st); len(st.wait) < countingMin {
+		t.Fatalf("%d waiting items: too few to count", len(st.wait))
+	}
+	counted, syms := slices.Clone(st.wait), slices.Clone(st.waitSym)
+	m.sortWaiting(st)
+	if !slices.Equal(counted, st.wait) || !slices.Equal(syms, st.waitSym) {
+		t.Errorf("counted %v\nsorted  %v", counted, st.wait)
 	}
 }
