@@ -1,6 +1,8 @@
 package jsonschema
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -28,6 +30,9 @@ func CompileFile(path string) (*grammar.Grammar, error) {
 // Errors are a grammar.ErrorList whose positions are file#pointer.
 func Compile(filename string, src []byte) (*grammar.Grammar, error) {
 	root, err := ParseValue(src)
+	if se := (*SyntaxError)(nil); errors.As(err, &se) {
+		return nil, grammar.ErrorList{{Pos: textPos(filename, src, se.Offset), Msg: "invalid JSON: " + se.Msg}}
+	}
 	if err != nil {
 		return nil, grammar.ErrorList{{Pos: grammar.Pos{Filename: filename}, Msg: "invalid JSON: " + err.Error()}}
 	}
@@ -527,4 +532,16 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// textPos returns the position in src of a syntax error at byte offset
+// off, or at the JSON text that follows it: where a token the text ended
+// in starts, or the text after the value.
+func textPos(filename string, src []byte, off int64) grammar.Pos {
+	i := int(min(max(off, 0), int64(len(src))))
+	for i < len(src) && strings.IndexByte(" \t\r\n", src[i]) >= 0 {
+		i++
+	}
+	line := 1 + bytes.Count(src[:i], []byte("\n"))
+	return grammar.Pos{Filename: filename, Offset: i, Line: line, Col: i - bytes.LastIndexByte(src[:i], '\n')}
 }

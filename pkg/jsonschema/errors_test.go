@@ -36,7 +36,11 @@ func TestErrors(t *testing.T) {
 		{`{"allOf":[{"type":"integer","x-unit":"ms"},{"minimum":1,"x-unit":"s"}]}`, ``},
 		{`{"type":"integer","minimum":5,"maximum":4}`, `s.json#: the schema accepts no value`},
 		{`false`, `s.json#: the schema accepts no value`},
-		{`{"type":`, `s.json: invalid JSON: offset 8: unexpected end of input`},
+		{`{"type":`, `s.json:1:9: invalid JSON: unexpected end of input`},
+		{"{\n  \"type\": \"str", `s.json:2:11: invalid JSON: unexpected end of input`},
+		{"{\n  \"type\": \"string\",}", `s.json:2:20: invalid JSON: invalid character '}' looking for beginning of object key string`},
+		{`{"type":"string"} x`, `s.json:1:19: invalid JSON: text after the JSON value`},
+		{`[{"a":1,"a":2}]`, `s.json:1:12: invalid JSON: duplicate member "a"`},
 	}
 	for _, c := range cases {
 		_, err := Compile("s.json", []byte(c.schema))

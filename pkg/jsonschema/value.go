@@ -3,6 +3,7 @@ package jsonschema
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -52,6 +53,7 @@ func (v *Value) Get(key string) *Value {
 }
 
 // ParseValue parses one JSON text. Duplicate member names are an error.
+// A text that is not JSON is a *SyntaxError.
 func ParseValue(src []byte) (*Value, error) {
 	d := json.NewDecoder(bytes.NewReader(src))
 	d.UseNumber()
@@ -60,18 +62,49 @@ func ParseValue(src []byte) (*Value, error) {
 		return nil, err
 	}
 	if _, err := d.Token(); err != io.EOF {
-		return nil, fmt.Errorf("offset %d: text after the JSON value", d.InputOffset())
+		return nil, &SyntaxError{d.InputOffset(), "text after the JSON value"}
 	}
 	return v, nil
 }
 
-func parseValue(d *json.Decoder) (*Value, error) {
-	tok, err := d.Token()
-	if err == io.EOF {
-		return nil, fmt.Errorf("offset %d: unexpected end of input", d.InputOffset())
+// SyntaxError is a JSON text ParseValue cannot read: what is wrong, and
+// where, as the offset of the byte it was found at (Compile turns that
+// into a line and column).
+type SyntaxError struct {
+	Offset int64
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e.Msg) }
+
+// syntaxError returns err, from reading d, as a *SyntaxError.
+func syntaxError(d *json.Decoder, err error) error {
+	var se *SyntaxError
+	var js *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return se
+	case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
+		return &SyntaxError{d.InputOffset(), "unexpected end of input"}
+	case errors.As(err, &js):
+		return &SyntaxError{js.Offset, js.Error()}
 	}
+	return &SyntaxError{d.InputOffset(), err.Error()}
+}
+
+// token reads d's next token; an error is a *SyntaxError.
+func token(d *json.Decoder) (json.Token, error) {
+	tok, err := d.Token()
 	if err != nil {
-		return nil, fmt.Errorf("offset %d: %v", d.InputOffset(), err)
+		return nil, syntaxError(d, err)
+	}
+	return tok, nil
+}
+
+func parseValue(d *json.Decoder) (*Value, error) {
+	tok, err := token(d)
+	if err != nil {
+		return nil, err
 	}
 	switch t := tok.(type) {
 	case nil:
@@ -92,18 +125,20 @@ func parseValue(d *json.Decoder) (*Value, error) {
 				}
 				v.Arr = append(v.Arr, e)
 			}
-			_, err := d.Token()
-			return v, err
+			if _, err := token(d); err != nil {
+				return nil, err
+			}
+			return v, nil
 		}
 		v := &Value{Kind: Object, Obj: []Member{}}
 		for d.More() {
-			k, err := d.Token()
+			k, err := token(d)
 			if err != nil {
 				return nil, err
 			}
 			key := k.(string)
 			if v.Get(key) != nil {
-				return nil, fmt.Errorf("offset %d: duplicate member %q", d.InputOffset(), key)
+				return nil, &SyntaxError{d.InputOffset(), fmt.Sprintf("duplicate member %q", key)}
 			}
 			e, err := parseValue(d)
 			if err != nil {
@@ -111,10 +146,12 @@ func parseValue(d *json.Decoder) (*Value, error) {
 			}
 			v.Obj = append(v.Obj, Member{key, e})
 		}
-		_, err := d.Token()
-		return v, err
+		if _, err := token(d); err != nil {
+			return nil, err
+		}
+		return v, nil
 	}
-	return nil, fmt.Errorf("offset %d: unexpected %v", d.InputOffset(), tok)
+	return nil, &SyntaxError{d.InputOffset(), fmt.Sprintf("unexpected %v", tok)}
 }
 
 // Canonical returns the canonical text of v, the form compiled grammars
