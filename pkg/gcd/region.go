@@ -1,6 +1,7 @@
 package gcd
 
 import (
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -20,7 +21,9 @@ import (
 // many classes lead to and that lead by many to a wide State (the first
 // character of an object's member name that is none of the schema's
 // names, where a left-recursive repetition reaches its loop one character
-// late): a small automaton whose transitions,
+// late), and the detours that lead back by many classes to the State they
+// were reached from (the first letters of a word an unanchored pattern
+// looks for, see returnsTo): a small automaton whose transitions,
 // by byte class, lead to a State of the region, to Dead, or out of it (an
 // exit). A State is served by its region when the region holds a wide State. Its shape, that transition table with States
 // numbered in discovery order, is all a trie walk confined to the region
@@ -104,7 +107,7 @@ func (k *Masker) region(s earley.State, funnels bool) (states []earley.State, ke
 		k.regions[f] = make(map[earley.State]regionOf)
 		k.bySig[f] = make(map[string]*sigRegion)
 	}
-	sig := k.regionSig(s)
+	sig := k.regionSig(s, funnels)
 	if c := k.bySig[f][string(sig)]; sig != nil && c != nil && !c.targets[s] {
 		k.Stats.RegionsBySig++
 		r := regionOf{ok: c.ok, states: append(make([]earley.State, 0, 1+len(c.tail)), s)}
@@ -155,7 +158,7 @@ type sigRegion struct {
 
 // regionSig returns the signature of s (see above), or nil where
 // findRegion would not search. It leaves the row of s in k.regionRow.
-func (k *Masker) regionSig(s earley.State) (sig []byte) {
+func (k *Masker) regionSig(s earley.State, funnels bool) (sig []byte) {
 	if k.m.ScanWidth(s) < minLoopClasses || k.m.InBoundedRepetition(s) {
 		return nil
 	}
@@ -178,7 +181,7 @@ func (k *Masker) regionSig(s earley.State) (sig []byte) {
 	for _, next := range row {
 		switch {
 		case next == earley.Dead || next == s || slices.Contains(joined, next):
-		case !k.insideChar(next) && count(row, next) < minLoopClasses:
+		case !k.insideChar(next) && count(row, next) < minLoopClasses && !(funnels && k.returnsTo(next, s)):
 			// An exit, whatever it leads to.
 		default: // a State the row may add
 			joined = append(joined, next)
@@ -255,7 +258,7 @@ func (k *Masker) findRegion(s earley.State, funnels bool) (states []earley.State
 			row = append(row, next)
 		}
 		for _, next := range row {
-			key = append(key, k.regionCode(&states, next, row, &wide, funnels))
+			key = append(key, k.regionCode(&states, q, next, row, &wide, funnels))
 		}
 		if qi == 0 {
 			k.firstAdded = len(states) - 1
@@ -265,10 +268,11 @@ func (k *Masker) findRegion(s earley.State, funnels bool) (states []earley.State
 	return states, key, wide
 }
 
-// regionCode returns the code of a transition to next, from a State whose
-// successors by class are row, adding next to the region if it is inside a
-// character or wide and not seen yet.
-func (k *Masker) regionCode(states *[]earley.State, next earley.State, row []earley.State, wide *bool, funnels bool) byte {
+// regionCode returns the code of a transition to next from the region
+// State from, whose successors by class are row, adding next to the
+// region if it is inside a character, wide, a funnel or a detour, and not
+// seen yet.
+func (k *Masker) regionCode(states *[]earley.State, from, next earley.State, row []earley.State, wide *bool, funnels bool) byte {
 	if next == earley.Dead {
 		return codeDead
 	}
@@ -287,6 +291,9 @@ func (k *Masker) regionCode(states *[]earley.State, next earley.State, row []ear
 		// A State one character before a loop (after the first
 		// character of a name that is not one of a set of keys):
 		// the loop's State joins the region from its row.
+	case funnels && from != next && k.returnsTo(next, from):
+		// A detour: the first letters of a word a pattern looks for,
+		// after which most classes lead back.
 	default:
 		return codeExit
 	}
@@ -335,6 +342,42 @@ func (k *Masker) entersLoop(s earley.State) bool {
 		}
 	}
 	return n >= minLoopClasses && k.wide(to)
+}
+
+// returnsTo reports whether at least minLoopClasses byte classes lead s
+// back to from, a State known to loop: s is a detour, the first letters
+// of a word that a pattern looks for, after which most classes lead back.
+func (k *Masker) returnsTo(s, from earley.State) bool {
+	if !k.loopOf.has(from) || k.m.ScanWidth(s) < minLoopClasses || k.m.InBoundedRepetition(s) {
+		return false
+	}
+	// One class of the loop first: a State that leads elsewhere (a prefix
+	// of a member name, into the loop of other names) costs one step.
+	scan := k.m.ScanClasses(s)
+	if c, ok := k.loopClassIn(from, &scan); !ok || k.m.StepClass(s, c) != from {
+		return false
+	}
+	n := 0
+	for c := 0; c < k.m.NumClasses(); c++ {
+		if scan.Has(uint8(c)) && k.m.StepClass(s, c) == from {
+			n++
+		}
+	}
+	return n >= minLoopClasses
+}
+
+// loopClassIn returns a class in set of a trie label known to lead s back
+// to itself.
+func (k *Masker) loopClassIn(s earley.State, set *grammar.ByteSet) (int, bool) {
+	loop := k.loopOf.at(s)
+	for w := range loop {
+		for x := loop[w]; x != 0; x &= x - 1 {
+			if c := k.class[w<<6|bits.TrailingZeros64(x)]; set.Has(c) {
+				return int(c), true
+			}
+		}
+	}
+	return 0, false
 }
 
 // insideChar reports whether s scans only UTF-8 continuation bytes.

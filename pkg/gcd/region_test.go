@@ -135,3 +135,37 @@ func TestRegionsBySignature(t *testing.T) {
 	}
 	t.Logf("%d of the regions by signature", k.Stats.RegionsBySig)
 }
+
+// TestDetourRegions: inside a string that must contain a word ("ab" or
+// "xy", as an unanchored pattern asks), the first letter of a word leads
+// out of the loop to a State from which most classes lead back (see
+// returnsTo). That detour joins the loop's region, so a token that
+// starts a word and leaves it again stays inside the region's walk. Masks
+// from every State a random walk reaches must equal brute force. (The
+// alternatives after the string split digits and space from the letters:
+// a detour returns by at least minLoopClasses classes.)
+func TestDetourRegions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	v := testVocab(rng)
+	src := `root ::= "\"" [a-z0-9 ]* ( "ab" | "xy" ) [a-z0-9 ]* "\"" ( "," root | ";" [0-9] | "!" " " )?`
+	g := compile(t, src)
+	m := earley.New(g)
+	k := NewMasker(m, v, NewTrie(v))
+	state := func(s string) earley.State {
+		p := m.NewParser()
+		if !p.FeedBytes([]byte(s)) {
+			t.Fatalf("%q not viable", s)
+		}
+		return p.State()
+	}
+	loop, detour := state(`"q`), state(`"qa`)
+	k.Mask(loop)
+	states, _, ok := k.region(loop, true)
+	if !ok || states[0] != loop {
+		t.Fatalf("no region at the loop")
+	}
+	if !slices.Contains(states, detour) {
+		t.Errorf("the State after the first letter of a word is not in the loop's region (%d States)", len(states))
+	}
+	walkRandomly(t, k, g, rng, src, 40, 25)
+}
