@@ -45,6 +45,7 @@ package regex
 import (
 	"fmt"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -228,6 +229,17 @@ func (l *lowerer) anchored(re *syntax.Regexp) (grammar.Expr, error) {
 	for len(its) > 0 && isEnd(its[len(its)-1]) {
 		its, end = its[:len(its)-1], true
 	}
+	if l.opts.Mode == Search {
+		its = trimSearch(its, begin, end)
+		if len(its) == 0 && (!begin || !end) { // every string has an empty substring there
+			return l.anyStar(), nil
+		}
+		if len(its) == 1 && !begin && !end {
+			if rs := runeSet(its[0]); len(rs) > 0 {
+				return l.firstOccurrence(rs), nil
+			}
+		}
+	}
 	var seq []grammar.Expr
 	if l.opts.Mode == Search && !begin {
 		seq = append(seq, l.anyStar())
@@ -243,6 +255,100 @@ func (l *lowerer) anchored(re *syntax.Regexp) (grammar.Expr, error) {
 		seq = append(seq, l.anyStar())
 	}
 	return l.seq(seq), nil
+}
+
+// trimSearch returns the items of a Search-mode alternative without what
+// an unanchored side absorbs: there ".*" takes a nullable item (X*, X?,
+// X{0,n}) whole and the copies of X{m,n} beyond m, so .*X{m,n}Y is .*X{m}Y
+// and .*X*Y is .*Y. The language is the same; an Earley State no longer
+// tracks the ways a substring can match (after each letter of [a-z]+, one
+// more).
+func trimSearch(its []*syntax.Regexp, begin, end bool) []*syntax.Regexp {
+	its = slices.Clone(its)
+	for !begin && len(its) > 0 {
+		if nullable(its[0]) {
+			its = its[1:]
+			continue
+		}
+		its[0] = leastCopies(its[0])
+		break
+	}
+	for !end && len(its) > 0 {
+		if last := len(its) - 1; nullable(its[last]) {
+			its = its[:last]
+			continue
+		}
+		its[len(its)-1] = leastCopies(its[len(its)-1])
+		break
+	}
+	return its
+}
+
+// nullable reports whether re is a repetition that may match nothing.
+func nullable(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpStar, syntax.OpQuest, syntax.OpEmptyMatch:
+		return true
+	case syntax.OpRepeat:
+		return re.Min == 0
+	}
+	return false
+}
+
+// leastCopies returns X{m} for X+ (m = 1) and X{m,n}, else re.
+func leastCopies(re *syntax.Regexp) *syntax.Regexp {
+	switch {
+	case re.Op == syntax.OpPlus:
+		return re.Sub[0]
+	case re.Op == syntax.OpRepeat && re.Max != re.Min:
+		x := *re
+		x.Max = x.Min
+		return &x
+	}
+	return re
+}
+
+// runeSet returns the characters re matches if it matches one character
+// of a set (a class, a literal character, "."), else nil.
+func runeSet(re *syntax.Regexp) []grammar.RuneRange {
+	switch {
+	case re.Op == syntax.OpCharClass:
+		return pairs(re.Rune)
+	case re.Op == syntax.OpLiteral && len(re.Rune) == 1 && re.Flags&syntax.FoldCase == 0:
+		return []grammar.RuneRange{{Lo: re.Rune[0], Hi: re.Rune[0]}}
+	case re.Op == syntax.OpAnyCharNotNL:
+		return []grammar.RuneRange{{Lo: 0, Hi: '\n' - 1}, {Lo: '\n' + 1, Hi: unicode.MaxRune}}
+	}
+	return nil
+}
+
+// firstOccurrence returns .*C.* for a set of characters C written as its
+// first occurrence, [^C]*C.*: one way to match each string, where .*C.*
+// has one for each C in it.
+func (l *lowerer) firstOccurrence(c []grammar.RuneRange) grammar.Expr {
+	var seq []grammar.Expr
+	if rest := complementRunes(c); len(rest) > 0 {
+		seq = append(seq, &grammar.Repeat{X: l.chars(rest), Min: 0, Max: -1, OpPos: l.pos(0)})
+	}
+	return l.seq(append(seq, l.chars(c), l.anyStar()))
+}
+
+// complementRunes returns the characters up to unicode.MaxRune not in rs.
+func complementRunes(rs []grammar.RuneRange) []grammar.RuneRange {
+	rs = slices.Clone(rs)
+	slices.SortFunc(rs, func(a, b grammar.RuneRange) int { return int(a.Lo - b.Lo) })
+	var out []grammar.RuneRange
+	next := rune(0)
+	for _, r := range rs {
+		if r.Lo > next {
+			out = append(out, grammar.RuneRange{Lo: next, Hi: r.Lo - 1})
+		}
+		next = max(next, r.Hi+1)
+	}
+	if next <= unicode.MaxRune {
+		out = append(out, grammar.RuneRange{Lo: next, Hi: unicode.MaxRune})
+	}
+	return out
 }
 
 // anyStar is (any character)*.

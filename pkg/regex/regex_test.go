@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -53,6 +54,17 @@ var corpus = []string{
 	`[\pL--]{0,2}z`,
 	`(?i)\x{212a}`,
 	`^\d+(\.\d+)?(e[+-]?\d+)?$`,
+	// What an unanchored side absorbs in Search mode (trimSearch,
+	// firstOccurrence): repetitions, nullable items, one character.
+	`[a-z0-9_-]+`,
+	`^dev|alpha|beta|rc|RC|stable$`,
+	`x{2,5}y*`,
+	`^a{1,3}`,
+	`b?c*$`,
+	`[^b]`,
+	`.`,
+	`(?i)k`,
+	`(ab)+c+`,
 }
 
 // alphabet returns characters that matter to pattern: its own, their case
@@ -106,7 +118,13 @@ func accepts(m *earley.Machine, s string) bool {
 // oracle is Go's regexp with the semantics of mode.
 func oracle(t testing.TB, pattern string, mode Mode) *regexp.Regexp {
 	if mode == Full {
-		pattern = `^(?:` + pattern + `)$`
+		// Wrapped as parsed: a \Q that quotes to the end would take a
+		// closing ")$" written after it.
+		parsed, err := syntax.Parse(pattern, syntax.Perl)
+		if err != nil {
+			t.Fatalf("oracle: %v", err)
+		}
+		pattern = `^(?:` + parsed.String() + `)$`
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
@@ -262,4 +280,32 @@ func FuzzCompile(f *testing.F) {
 			checkStrings(t, pattern, mode, rand.New(rand.NewPCG(seed, 2)), 60)
 		}
 	})
+}
+
+// TestSearchStates checks that Search mode writes what an unanchored side
+// absorbs out of the grammar (trimSearch, firstOccurrence): a string that
+// must contain a letter is two loops, before and after the first one,
+// whatever follows; written .*[a-z]+.*, an Earley State also tracked each
+// way the letters so far could be the match.
+func TestSearchStates(t *testing.T) {
+	for _, p := range []string{`[a-z]+`, `^x?[a-z]{2,}`} {
+		g, err := Compile("p.regex", p, Search)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := earley.New(g)
+		rng := rand.New(rand.NewPCG(1, 2))
+		for range 20 {
+			s := []byte("ab")
+			for range 40 {
+				s = append(s, "ab- 9"[rng.IntN(5)])
+			}
+			if !m.NewParser().FeedBytes(s) {
+				t.Fatalf("%q: %q not viable", p, s)
+			}
+		}
+		if n := m.NumStates(); n > 5 {
+			t.Errorf("%q: %d States, want at most 5", p, n)
+		}
+	}
 }
