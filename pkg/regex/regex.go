@@ -25,7 +25,10 @@
 // the whole string matches. In Search mode (JSON Schema's "pattern", which is
 // not implicitly anchored) a string is in the language if some substring
 // matches: the pattern is compiled as .*(pattern).* where "." is any
-// character. In both modes "^" and "$" (and \A, \z) are handled exactly when
+// character, written so that a string has as few ways to match as the
+// language allows (an Earley State tracks each): an unanchored side takes
+// what it would absorb (.*a+b is .*ab), and .*C.* for one set of
+// characters C is [^C]*C.*. In both modes "^" and "$" (and \A, \z) are handled exactly when
 // they lead or end a top-level alternative: "^a|b$" in Search mode is
 // a.* | .*b; in Full mode they change nothing. An anchor anywhere else, a
 // word boundary (\b, \B), and the multi-line flag (?m) are errors, as are the
