@@ -173,7 +173,7 @@ func (c *compiler) str(s *Value, ptr string) grammar.Expr {
 			return nil
 		}
 		x, err := regex.Expr(c.file, pat.Str, regex.Options{Mode: regex.Search,
-			Pos: grammar.Pos{Filename: c.file + "#" + ptr + "/pattern", Line: 1, Col: 1}, Char: c.charsAt})
+			Pos: grammar.Pos{Filename: c.file + "#" + ptr + "/pattern", Line: 1, Col: 1}, Char: c.charsAt, Rules: &c.rules})
 		if err != nil {
 			c.errs = append(c.errs, err.(grammar.ErrorList)...)
 			return nil

@@ -27,8 +27,9 @@
 // matches: the pattern is compiled as .*(pattern).* where "." is any
 // character, written so that a string has as few ways to match as the
 // language allows (an Earley State tracks each): an unanchored side takes
-// what it would absorb (.*a+b is .*ab), and .*C.* for one set of
-// characters C is [^C]*C.*. In both modes "^" and "$" (and \A, \z) are handled exactly when
+// what it would absorb (.*a+b is .*ab), .*C.* for one set of characters C
+// is [^C]*C.*, and the plain words that alternatives look for are one
+// automaton (words.go). In both modes "^" and "$" (and \A, \z) are handled exactly when
 // they lead or end a top-level alternative: "^a|b$" in Search mode is
 // a.* | .*b; in Full mode they change nothing. An anchor anywhere else, a
 // word boundary (\b, \B), and the multi-line flag (?m) are errors, as are the
@@ -74,18 +75,24 @@ type Options struct {
 	// Char, if not nil, spells a set of characters (a non-empty set of
 	// inclusive ranges) as an expression; nil means a grammar.Class.
 	Char func(rs []grammar.RuneRange, pos grammar.Pos) grammar.Expr
+	// Rules, if not nil, is where Expr appends the rules its expression
+	// refers to (named "re", a number and a dash: unique while the
+	// caller's own names have no dash): in Search mode, the automaton of
+	// the words that alternatives look for (words.go). nil: each
+	// alternative is written .*(alternative).*.
+	Rules *[]*grammar.RuleDef
 }
 
 // Compile compiles pattern to a grammar whose start rule "root" derives
 // exactly the pattern's language in the given mode. filename is used in
 // positions. Errors are a grammar.ErrorList.
 func Compile(filename, pattern string, mode Mode) (*grammar.Grammar, error) {
-	x, err := Expr(filename, pattern, Options{Mode: mode})
+	var rules []*grammar.RuleDef
+	x, err := Expr(filename, pattern, Options{Mode: mode, Rules: &rules})
 	if err != nil {
 		return nil, err
 	}
-	pos := x.Pos()
-	f := &grammar.File{Filename: filename, Rules: []*grammar.RuleDef{{Name: "root", NamePos: pos, Body: x}}}
+	f := &grammar.File{Filename: filename, Rules: append([]*grammar.RuleDef{{Name: "root", NamePos: x.Pos(), Body: x}}, rules...)}
 	g, _, err := grammar.CompileSyntax(f, grammar.Options{})
 	return g, err
 }
@@ -127,14 +134,31 @@ func Expr(filename, pattern string, opts Options) (grammar.Expr, error) {
 		return nil, l.syntaxError(err)
 	}
 	var alts []grammar.Expr
-	for _, a := range alternatives(re) {
-		x, err := l.anchored(a)
+	var words, atEnd [][]rune
+	parts := alternatives(re)
+	for _, a := range parts {
+		its, begin, end := anchors(a)
+		if l.opts.Mode == Search {
+			its = trimSearch(its, begin, end)
+			if w, last, ok := searchWord(its, begin, end); ok && l.opts.Rules != nil {
+				if last {
+					atEnd = append(atEnd, w)
+				} else {
+					words = append(words, w)
+				}
+				continue
+			}
+		}
+		x, err := l.anchored(its, begin, end, len(parts) == 1)
 		if err != nil {
 			return nil, err
 		}
 		if x != nil {
 			alts = append(alts, x)
 		}
+	}
+	if len(words)+len(atEnd) > 0 {
+		alts = append(alts, l.searchWordsExpr(words, atEnd))
 	}
 	if len(alts) == 0 {
 		return nil, l.errorf(0, "pattern matches no string")
@@ -221,23 +245,28 @@ func items(re *syntax.Regexp) []*syntax.Regexp {
 func isBegin(re *syntax.Regexp) bool { return re.Op == syntax.OpBeginText }
 func isEnd(re *syntax.Regexp) bool   { return re.Op == syntax.OpEndText }
 
-// anchored lowers one top-level alternative: leading "^" and trailing "$"
-// are consumed, and in Search mode an unanchored side gets ".*".
-func (l *lowerer) anchored(re *syntax.Regexp) (grammar.Expr, error) {
-	its := items(re)
-	begin, end := false, false
+// anchors returns the items of one top-level alternative without its
+// leading "^" and trailing "$", and whether it had them.
+func anchors(re *syntax.Regexp) (its []*syntax.Regexp, begin, end bool) {
+	its = items(re)
 	for len(its) > 0 && isBegin(its[0]) {
 		its, begin = its[1:], true
 	}
 	for len(its) > 0 && isEnd(its[len(its)-1]) {
 		its, end = its[:len(its)-1], true
 	}
+	return its, begin, end
+}
+
+// anchored lowers the items of one top-level alternative (see anchors; in
+// Search mode trimmed, see trimSearch): in Search mode an unanchored side
+// gets ".*". Alone says that it is the pattern's only alternative.
+func (l *lowerer) anchored(its []*syntax.Regexp, begin, end, alone bool) (grammar.Expr, error) {
 	if l.opts.Mode == Search {
-		its = trimSearch(its, begin, end)
 		if len(its) == 0 && (!begin || !end) { // every string has an empty substring there
 			return l.anyStar(), nil
 		}
-		if len(its) == 1 && !begin && !end {
+		if len(its) == 1 && alone && !begin && !end {
 			if rs := runeSet(its[0]); len(rs) > 0 {
 				return l.firstOccurrence(rs), nil
 			}
