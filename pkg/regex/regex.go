@@ -29,12 +29,13 @@
 // language allows (an Earley State tracks each): an unanchored side takes
 // what it would absorb (.*a+b is .*ab), .*C.* for one set of characters C
 // is [^C]*C.*, and the plain words that alternatives look for are one
-// automaton (words.go). In both modes "^" and "$" (and \A, \z) are handled exactly when
-// they lead or end a top-level alternative: "^a|b$" in Search mode is
-// a.* | .*b; in Full mode they change nothing. An anchor anywhere else, a
-// word boundary (\b, \B), and the multi-line flag (?m) are errors, as are the
-// lookarounds and backreferences that regexp/syntax itself refuses. Every
-// error names the position of the offending text: file:1:col.
+// automaton (words.go). In both modes "^" and "$" (and \A, \z) are handled
+// exactly when they lead or end a top-level alternative: "^a|b$" in Search
+// mode is a.* | .*b; in Full mode they change nothing. An anchor anywhere
+// else, a word boundary (\b, \B), and the multi-line flag (?m) are errors,
+// as are the lookarounds and backreferences that regexp/syntax itself
+// refuses. Every error names the position of the offending text:
+// file:1:col.
 //
 // # How
 //
@@ -135,8 +136,7 @@ func Expr(filename, pattern string, opts Options) (grammar.Expr, error) {
 	}
 	var alts []grammar.Expr
 	var words, atEnd [][]rune
-	parts := alternatives(re)
-	for _, a := range parts {
+	for _, a := range alternatives(re) {
 		its, begin, end := anchors(a)
 		if l.opts.Mode == Search {
 			its = trimSearch(its, begin, end)
@@ -149,7 +149,7 @@ func Expr(filename, pattern string, opts Options) (grammar.Expr, error) {
 				continue
 			}
 		}
-		x, err := l.anchored(its, begin, end, len(parts) == 1)
+		x, err := l.anchored(its, begin, end)
 		if err != nil {
 			return nil, err
 		}
@@ -260,13 +260,13 @@ func anchors(re *syntax.Regexp) (its []*syntax.Regexp, begin, end bool) {
 
 // anchored lowers the items of one top-level alternative (see anchors; in
 // Search mode trimmed, see trimSearch): in Search mode an unanchored side
-// gets ".*". Alone says that it is the pattern's only alternative.
-func (l *lowerer) anchored(its []*syntax.Regexp, begin, end, alone bool) (grammar.Expr, error) {
+// gets ".*".
+func (l *lowerer) anchored(its []*syntax.Regexp, begin, end bool) (grammar.Expr, error) {
 	if l.opts.Mode == Search {
 		if len(its) == 0 && (!begin || !end) { // every string has an empty substring there
 			return l.anyStar(), nil
 		}
-		if len(its) == 1 && alone && !begin && !end {
+		if len(its) == 1 && !begin && !end {
 			if rs := runeSet(its[0]); len(rs) > 0 {
 				return l.firstOccurrence(rs), nil
 			}
