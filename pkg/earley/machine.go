@@ -704,9 +704,8 @@ func (m *Machine) compute(s State, class int) State {
 	items = m.mergeOrigins(items)
 	k := kernelStep{next: m.intern(items)}
 	if esc {
-		m.setEscapeFollow(s, class, m.escSet)
 		k.next |= escaped
-		k.follow = m.followIndex[m.escSet]
+		k.follow = m.setEscapeFollow(s, class, m.escSet)
 	}
 	if key != nil {
 		m.kernels[string(key)] = k
@@ -776,8 +775,9 @@ func (m *Machine) EscapeFollow(s State, class int) grammar.ByteSet {
 	return grammar.ByteSet{}
 }
 
-// setEscapeFollow records what EscapeFollow(s, class) returns.
-func (m *Machine) setEscapeFollow(s State, class int, set grammar.ByteSet) {
+// setEscapeFollow records what EscapeFollow(s, class) returns, and
+// returns the index of set in m.followSets.
+func (m *Machine) setEscapeFollow(s State, class int, set grammar.ByteSet) int32 {
 	i, ok := m.followIndex[set]
 	if !ok {
 		i = int32(len(m.followSets))
@@ -789,6 +789,7 @@ func (m *Machine) setEscapeFollow(s State, class int, set grammar.ByteSet) {
 		st.escFollow = make([]int32, m.numClasses)
 	}
 	st.escFollow[class] = i
+	return i
 }
 
 func (m *Machine) addItem(items []item, seen *itemSet, it item) []item {

@@ -14,6 +14,10 @@ const (
 	surrogateMax = 0xDFFF
 )
 
+// Complement returns the scalar values that are in none of rs, as sorted,
+// disjoint, non-adjacent ranges.
+func Complement(rs []RuneRange) []RuneRange { return normalizeRanges(rs, true) }
+
 // normalizeRanges returns the scalar values of a class as sorted, disjoint,
 // non-adjacent ranges: the union of rs (complemented if negate) minus the
 // surrogates.

@@ -3,6 +3,7 @@ package grammar
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -169,5 +170,13 @@ func TestClassSharesRule(t *testing.T) {
 	}
 	if n != 2 { // one for ".", one for "[^a]"
 		t.Errorf("%d generated rules, want 2:\n%s", n, g)
+	}
+}
+
+func TestComplement(t *testing.T) {
+	got := Complement([]RuneRange{{'x', 'z'}, {'a', 'c'}, {'b', 'd'}})
+	want := []RuneRange{{0, 'a' - 1}, {'e', 'x' - 1}, {'z' + 1, surrogateMin - 1}, {surrogateMax + 1, 0x10FFFF}}
+	if !slices.Equal(got, want) {
+		t.Errorf("Complement = %v, want %v", got, want)
 	}
 }

@@ -2,7 +2,6 @@ package jsonschema
 
 import (
 	"fmt"
-	"unicode"
 
 	"github.com/gasplab/gasp/pkg/grammar"
 )
@@ -168,7 +167,7 @@ func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 			ascii, ok := printableNotTaken(n.taken)
 			switch {
 			case !ok: // a key with an escaped or non-ASCII character here
-				xs = append(xs, seq(n.p, c.chars(complement(n.taken))))
+				xs = append(xs, seq(n.p, c.chars(grammar.Complement(n.taken))))
 				continue
 			case len(ascii) > 0:
 				xs = append(xs, seq(n.p, &grammar.Class{Ranges: ascii}))
@@ -269,22 +268,6 @@ func sortedRunes[T any](m map[rune]T) []rune {
 		}
 	}
 	return rs
-}
-
-// complement returns the scalar values not in sorted, disjoint rs.
-func complement(rs []grammar.RuneRange) []grammar.RuneRange {
-	var out []grammar.RuneRange
-	lo := rune(0)
-	for _, r := range rs {
-		if r.Lo > lo {
-			out = append(out, grammar.RuneRange{Lo: lo, Hi: r.Lo - 1})
-		}
-		lo = r.Hi + 1
-	}
-	if lo <= unicode.MaxRune {
-		out = append(out, grammar.RuneRange{Lo: lo, Hi: unicode.MaxRune})
-	}
-	return out
 }
 
 // array returns the arrays schema s allows: prefixItems, then items, with

@@ -359,28 +359,10 @@ func runeSet(re *syntax.Regexp) []grammar.RuneRange {
 // has one for each C in it.
 func (l *lowerer) firstOccurrence(c []grammar.RuneRange) grammar.Expr {
 	var seq []grammar.Expr
-	if rest := complementRunes(c); len(rest) > 0 {
+	if rest := grammar.Complement(c); len(rest) > 0 {
 		seq = append(seq, &grammar.Repeat{X: l.chars(rest), Min: 0, Max: -1, OpPos: l.pos(0)})
 	}
 	return l.seq(append(seq, l.chars(c), l.anyStar()))
-}
-
-// complementRunes returns the characters up to unicode.MaxRune not in rs.
-func complementRunes(rs []grammar.RuneRange) []grammar.RuneRange {
-	rs = slices.Clone(rs)
-	slices.SortFunc(rs, func(a, b grammar.RuneRange) int { return int(a.Lo - b.Lo) })
-	var out []grammar.RuneRange
-	next := rune(0)
-	for _, r := range rs {
-		if r.Lo > next {
-			out = append(out, grammar.RuneRange{Lo: next, Hi: r.Lo - 1})
-		}
-		next = max(next, r.Hi+1)
-	}
-	if next <= unicode.MaxRune {
-		out = append(out, grammar.RuneRange{Lo: next, Hi: unicode.MaxRune})
-	}
-	return out
 }
 
 // anyStar is (any character)*.

@@ -40,6 +40,7 @@ func searchWord(its []*syntax.Regexp, begin, end bool) (w []rune, atEnd, ok bool
 // looked for anywhere ends at q (q's path ends with it), last[q] that a
 // word looked for at the end does.
 type wordAutomaton struct {
+	alphabet   []rune // the characters of the words, sorted
 	next       []map[rune]int
 	done, last []bool
 }
@@ -71,7 +72,7 @@ func newWordAutomaton(words, atEnd [][]rune) *wordAutomaton {
 	}
 	// Breadth first: a node's failure link is nearer the root, so its
 	// steps are known when the node's are made.
-	alphabet := letters(words, atEnd)
+	a.alphabet = letters(words, atEnd)
 	fail := make([]int, len(child))
 	queue := []int{0}
 	for len(queue) > 0 {
@@ -79,7 +80,7 @@ func newWordAutomaton(words, atEnd [][]rune) *wordAutomaton {
 		queue = queue[1:]
 		a.done[q] = a.done[q] || a.done[fail[q]]
 		a.last[q] = a.last[q] || a.last[fail[q]]
-		for _, c := range alphabet {
+		for _, c := range a.alphabet {
 			if r, ok := child[q][c]; ok {
 				if q > 0 {
 					fail[r] = a.next[fail[q]][c]
@@ -115,9 +116,9 @@ func (l *lowerer) searchWordsExpr(words, atEnd [][]rune) grammar.Expr {
 		*l.opts.Rules = append(*l.opts.Rules, def)
 		return def, &grammar.Ref{NamePos: l.pos(0), Name: def.Name}
 	}
-	alphabet := letters(words, atEnd)
+	alphabet := a.alphabet
 	others, other := rule("other") // a character of no word
-	others.Body = l.chars(complementRunes(runeRanges(alphabet)))
+	others.Body = l.chars(grammar.Complement(runeRanges(alphabet)))
 	nodes := make([]*grammar.RuleDef, len(a.next))
 	refs := make([]grammar.Expr, len(a.next))
 	var ends []grammar.Expr // the language: a word found, or a text that ends with an end word
