@@ -13,6 +13,11 @@ Compare binaries by alternating their runs and passing each binary's runs as one
 import argparse
 import collections
 import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from summarize import pct  # noqa: E402  (nearest rank, as gasp bench masks)
 
 
 def byte_decoder():
@@ -74,11 +79,6 @@ def least(paths):
         if all(name in x and x[name]["ids"] == r["ids"] for x in runs):
             out[name] = (r["ids"], [min(t) for t in zip(*(x[name]["cpu_us"] for x in runs))])
     return out
-
-
-def pct(xs, p):
-    s = sorted(xs)
-    return s[max(0, min(int(p / 100 * len(s) + 0.5) - 1, len(s) - 1))]
 
 
 def main():
