@@ -72,8 +72,25 @@ def where(prefix):
     return ("name" if key else "string") + (" start" if len(prefix) == start else " inside")
 
 
+def read_run(path):
+    """The ok lines of one run; a line that is not a schema's record (a run cut short) is an error at its place."""
+    out = {}
+    try:
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                try:
+                    r = json.loads(line)
+                    if r["status"] == "ok":
+                        out[r["name"]] = r
+                except (ValueError, KeyError, TypeError) as e:
+                    sys.exit("steps.py: %s:%d: not a gasp bench schemas line (%s)" % (path, n, e))
+    except OSError as e:
+        sys.exit("steps.py: %s" % e)
+    return out
+
+
 def least(paths):
-    runs = [{r["name"]: r for r in map(json.loads, open(p)) if r["status"] == "ok"} for p in paths]
+    runs = [read_run(p) for p in paths]
     out = {}
     for name, r in runs[0].items():
         if all(name in x and x[name]["ids"] == r["ids"] for x in runs):
