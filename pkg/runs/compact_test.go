@@ -189,6 +189,39 @@ func TestCompactKilled(t *testing.T) {
 	}
 }
 
+// TestTornAfterCompact is a kill inside the first Append after a
+// compaction: the open segment holds nothing but a torn line. It is dropped
+// with a warning, the sealed records stay, and the next Append follows them.
+func TestTornAfterCompact(t *testing.T) {
+	dir, want := compactStore(t)
+	compact(t, dir)
+	key := Key{"SLIA/name-combine-4", "gcd"}
+	st := mustOpen(t, dir, Options{})
+	path := st.Path(key.Task, key.Method)
+	st.Close()
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("compaction left the open segment: %v", err)
+	}
+	next := rec(key.Task, key.Method, 1, 6)
+	line := must(next.MarshalJSON())
+	plantTorn(t, path, string(line[:len(line)/2]))
+
+	var warned []Warning
+	st = mustOpen(t, dir, Options{Warn: func(w Warning) { warned = append(warned, w) }})
+	got := must(st.Records(key.Task, key.Method))
+	if !reflect.DeepEqual(got, want[key]) || len(warned) != 1 {
+		t.Fatalf("after a torn first line: %d records (want %d), warnings %v", len(got), len(want[key]), warned)
+	}
+	if err := st.Append(next); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	want[key] = append(want[key], next)
+	if got := readAll(t, dir); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after appending again:\n%+v\nwant\n%+v", got, want)
+	}
+}
+
 // TestSealedCorrupt checks that a truncated, corrupted or non-gzip sealed
 // segment is a *CorruptError naming it and the line where reading stopped.
 func TestSealedCorrupt(t *testing.T) {

@@ -195,7 +195,7 @@ func crashTest(t *testing.T, name string, compactEvery int) {
 				t.Fatal(err)
 			}
 			// At least one byte: an empty "torn line" would be no torn line at all.
-			appendRaw(t, st.Path("SLIA/crash", "mcmc-uniform"), string(line[:1+rng.IntN(len(line)-1)]))
+			plantTorn(t, st.Path("SLIA/crash", "mcmc-uniform"), string(line[:1+rng.IntN(len(line)-1)]))
 			planted++
 		}
 	}
@@ -221,5 +221,20 @@ func crashTest(t *testing.T, name string, compactEvery int) {
 	}
 	if err != nil || len(b) > 0 && !strings.HasSuffix(string(b), "\n") {
 		t.Fatalf("file does not end in a newline: %v", err)
+	}
+}
+
+// plantTorn leaves the torn line that a kill inside Append would: at the end
+// of the open segment, or as the whole of one that a compaction had just
+// removed (Append creates it anew).
+func plantTorn(t *testing.T, path, torn string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(torn); err != nil {
+		t.Fatal(err)
 	}
 }
