@@ -45,7 +45,8 @@ import (
 //     maxLength bounds it), a run table (runs.go) holds the tokens
 //     that are runs of the class by length, so the runs that fit in the
 //     room left are taken whole, and only the nodes where a run leaves the
-//     class are walked, from the State after the run.
+//     class are walked, from the State after the run (those that leave it
+//     for multi-byte characters alone are taken a group at a time).
 //   - A wide State, inside a regular sub-language (a string body, XML text
 //     or a comment, an identifier, a run of digits), is served by its
 //     region (region.go): the small automaton of the State, the States
@@ -140,6 +141,7 @@ type MaskStats struct {
 	Chains       int // subtrees taken whole inside a bounded repetition (see chain)
 	Leavers      int // subtrees walked over the leavers of a loop (see leaverIndex)
 	Runs         int // masks inside a bounded repetition taken from a run table (see runTable)
+	PureKids     int // groups of a run table's pure kids taken whole at once (see runGroup)
 	RegionsBySig int // regions whose States but the first were kept by that State's signature (see regionSig)
 	Nodes        int // trie nodes visited
 }
@@ -284,9 +286,12 @@ func deepest(t *Trie, set, free *grammar.ByteSet) []uint8 {
 // subtreeWithin reports whether the trie labels of node i's subtree are
 // all in set (false where it cannot tell: a label from 127 on, with more
 // than 128 labels).
-func (k *Masker) subtreeWithin(i int32, set *grammar.ByteSet) bool {
-	a := &k.lt.subtree[i]
-	if k.lt.many && a[1]>>63 != 0 {
+func (k *Masker) subtreeWithin(i int32, set *grammar.ByteSet) bool { return k.lt.within(i, set) }
+
+// within is Masker.subtreeWithin.
+func (lt *labelled) within(i int32, set *grammar.ByteSet) bool {
+	a := &lt.subtree[i]
+	if lt.many && a[1]>>63 != 0 {
 		return false
 	}
 	return a[0]&^set[0] == 0 && a[1]&^set[1] == 0
@@ -917,6 +922,19 @@ func (k *Masker) chainBelow(s earley.State, i int32) bool {
 	}
 	k.Stats.Chains++
 	return true
+}
+
+// chainTakes is chainBelow's test for many subtrees at once: whether the
+// known chain of s takes every valid UTF-8 path of up to height bytes over
+// labels (which the chain's must hold) and multi-byte characters, whose
+// last multi-byte character starts within lead characters.
+func (k *Masker) chainTakes(s earley.State, labels *grammar.ByteSet, height, lead uint8) bool {
+	if !k.chains.has(s) || !k.chains.at(s).known { // finding it would build States
+		return false
+	}
+	c := k.chains.at(s)
+	return subsetOf(labels, &c.labels) && c.height >= height &&
+		(lead <= c.chars || lead <= c.chars+charsAhead && k.chainChars(s, lead) >= lead)
 }
 
 // chainOf returns the chain of s: the classes that lead s to the State

@@ -162,6 +162,34 @@ char ::= [^"\\\x00-\x1f] | "\\" ["\\n]`
 	}
 }
 
+// TestPureKidsTakenWhole: inside a bounded string, the tokens after a run
+// of ASCII characters that go on with multi-byte ones and nothing else (é
+// words) are taken a group at a time (runGroup), where the room left holds
+// them; near the bound, where it may not, kid by kid.
+func TestPureKidsTakenWhole(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	v := testVocab(rng)
+	eachWord([]string{"a", "b", "é", `"`}, 4, func(w string, n int) {
+		if _, ok := v.ID(w); !ok && n > 1 {
+			v.Add([]byte(w), false, w)
+		}
+	})
+	trie := NewTrie(v)
+	for _, max := range []int{5, 12, 40} {
+		src := strings.ReplaceAll(`root ::= "{" str ( "," str )? "}"
+str ::= "\"" char{1,MAX} "\""
+char ::= [^"\\\x00-\x1f] | "\\" ["\\n]`, "MAX", fmt.Sprint(max))
+		g := compile(t, src)
+		for _, labels := range []int{labelsShared, labelsOwn} {
+			k := newMasker(earley.New(g), v, trie, labels)
+			walkRandomly(t, k, g, rng, src, 30, 16)
+			if k.Stats.PureKids == 0 {
+				t.Errorf("maxLength %d, labels %d: no pure kids taken whole", max, labels)
+			}
+		}
+	}
+}
+
 // walkRandomly follows walks random paths of up to steps tokens through
 // k's grammar g, rolling back now and then, and compares each step's mask,
 // cached or not, with the definition.

@@ -2,6 +2,7 @@ package gcd
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/gasplab/gasp/pkg/earley"
 	"github.com/gasplab/gasp/pkg/grammar"
@@ -32,15 +33,31 @@ type runTable struct {
 	groups [][]runGroup
 	labels []grammar.ByteSet
 	kids   []int32
+	whole  []int32         // the tokens of the pure groups, a group's together
+	run    grammar.ByteSet // the labels of the runs
 }
 
 // A runGroup is the children kids[start:end] of the run nodes of one
 // depth that have one class.
-type runGroup struct{ start, end int32 }
+//
+// A kid is pure when its subtree is valid UTF-8 over the run's labels and
+// those of multi-byte characters (a string's characters after a run of its
+// ASCII ones). A group's pure kids come first; a State whose chain takes
+// height bytes and lead characters (see chainBelow) takes every one of
+// them whole, and their tokens, whole[wholeStart:wholeEnd], are added at
+// once rather than kid by kid: inside a long bounded string, they are
+// most of a step's kids.
+type runGroup struct {
+	start, end           int32
+	pureEnd              int32 // kids[start:pureEnd] are pure
+	height, lead         uint8 // the most of the pure kids' heights and lead depths (see labelled)
+	wholeStart, wholeEnd int32
+}
 
-// newRunTable indexes t by runs of labels (the labels of the byte classes a
-// bounded repetition repeats).
-func newRunTable(t *Trie, labels *grammar.ByteSet) *runTable {
+// newRunTable indexes the trie of lt by runs of labels (the labels of the
+// byte classes a bounded repetition repeats).
+func newRunTable(lt *labelled, labels *grammar.ByteSet) *runTable {
+	t := lt.trie
 	// Run nodes and their children, in preorder: a child out of the run is
 	// recorded and skipped with its subtree.
 	var runs, kids []int32
@@ -55,7 +72,7 @@ func newRunTable(t *Trie, labels *grammar.ByteSet) *runTable {
 		maxDepth = max(maxDepth, t.depth[i])
 		i++
 	}
-	r := &runTable{groups: make([][]runGroup, maxDepth+1), labels: make([]grammar.ByteSet, maxDepth+1)}
+	r := &runTable{groups: make([][]runGroup, maxDepth+1), labels: make([]grammar.ByteSet, maxDepth+1), run: *labels}
 	r.ids, r.upTo = runTokens(t, runs, maxDepth)
 	r.kids = make([]int32, len(kids))
 	// A counting sort of the children by their parent's depth and their
@@ -72,7 +89,7 @@ func newRunTable(t *Trie, labels *grammar.ByteSet) *runTable {
 	for j := 0; j+1 < len(count); j++ {
 		if count[j+1] > count[j] {
 			d, c := j/nClass, uint8(j%nClass)
-			r.groups[d] = append(r.groups[d], runGroup{count[j], count[j+1]})
+			r.groups[d] = append(r.groups[d], runGroup{start: count[j], end: count[j+1]})
 			r.labels[d].Add(c)
 		}
 	}
@@ -82,7 +99,46 @@ func newRunTable(t *Trie, labels *grammar.ByteSet) *runTable {
 		count[k]++
 	}
 	r.index(t.size)
+	r.markPure(lt, labels)
 	return r
+}
+
+// markPure puts the pure kids of each group first (see runGroup) and
+// lists their tokens.
+func (r *runTable) markPure(lt *labelled, labels *grammar.ByteSet) {
+	t := lt.trie
+	wide := *labels
+	orInto(&wide, &lt.high)
+	pure := func(i int32) bool { return t.utf8[i] && lt.within(i, &wide) }
+	for d := range r.groups {
+		for j := range r.groups[d] {
+			g := &r.groups[d][j]
+			kids := r.kids[g.start:g.end]
+			slices.SortStableFunc(kids, func(a, b int32) int { return cmpBool(pure(b), pure(a)) })
+			g.wholeStart = int32(len(r.whole))
+			g.pureEnd = g.start
+			for _, i := range kids {
+				if !pure(i) {
+					break
+				}
+				g.pureEnd++
+				g.height, g.lead = max(g.height, lt.height[i]), max(g.lead, lt.leadDepth[i])
+				r.whole = append(r.whole, t.ids[t.first[i]:t.first[t.end[i]]]...)
+			}
+			g.wholeEnd = int32(len(r.whole))
+		}
+	}
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // runTokens returns the tokens that end at the run nodes by increasing
@@ -179,7 +235,7 @@ func (lt *labelled) runTable(labels *grammar.ByteSet, build bool) *runTable {
 	defer lt.runsMu.Unlock()
 	r := lt.runs[*labels]
 	if r == nil && build {
-		r = newRunTable(lt.trie, labels)
+		r = newRunTable(lt, labels)
 		lt.runs[*labels] = r
 	}
 	return r
@@ -238,8 +294,14 @@ func (k *Masker) walkGroup(st earley.State, cl int, g runGroup, r *runTable, b *
 	if scan := k.m.ScanClasses(st); !scan.Has(uint8(cl)) {
 		return
 	}
+	kids := r.kids[g.start:g.end]
+	if g.pureEnd > g.start && k.chainTakes(st, &r.run, g.height, g.lead) {
+		k.Stats.PureKids++
+		b.add(r.whole[g.wholeStart:g.wholeEnd])
+		kids = r.kids[g.pureEnd:g.end]
+	}
 	t := k.lt.trie
-	for _, i := range r.kids[g.start:g.end] {
+	for _, i := range kids {
 		if t.end[i]-i == 1 || k.chainBelow(st, i) {
 			b.add(t.ids[t.first[i]:t.first[t.end[i]]])
 			continue
