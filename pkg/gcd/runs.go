@@ -2,7 +2,6 @@ package gcd
 
 import (
 	"math/bits"
-	"slices"
 
 	"github.com/gasplab/gasp/pkg/earley"
 	"github.com/gasplab/gasp/pkg/grammar"
@@ -33,7 +32,6 @@ type runTable struct {
 	groups [][]runGroup
 	labels []grammar.ByteSet
 	kids   []int32
-	whole  []int32         // the tokens of the pure groups, a group's together
 	run    grammar.ByteSet // the labels of the runs
 }
 
@@ -44,14 +42,12 @@ type runTable struct {
 // those of multi-byte characters (a string's characters after a run of its
 // ASCII ones). A group's pure kids come first; a State whose chain takes
 // height bytes and lead characters (see chainBelow) takes every one of
-// them whole, and their tokens, whole[wholeStart:wholeEnd], are added at
-// once rather than kid by kid: inside a long bounded string, they are
-// most of a step's kids.
+// them whole, found with one test rather than one a kid: inside a long
+// bounded string, they are most of a step's kids.
 type runGroup struct {
-	start, end           int32
-	pureEnd              int32 // kids[start:pureEnd] are pure
-	height, lead         uint8 // the most of the pure kids' heights and lead depths (see labelled)
-	wholeStart, wholeEnd int32
+	start, end   int32
+	pureEnd      int32 // kids[start:pureEnd] are pure
+	height, lead uint8 // the most of the pure kids' heights and lead depths (see labelled)
 }
 
 // newRunTable indexes the trie of lt by runs of labels (the labels of the
@@ -103,42 +99,29 @@ func newRunTable(lt *labelled, labels *grammar.ByteSet) *runTable {
 	return r
 }
 
-// markPure puts the pure kids of each group first (see runGroup) and
-// lists their tokens.
+// markPure puts the pure kids of each group first (see runGroup).
 func (r *runTable) markPure(lt *labelled, labels *grammar.ByteSet) {
 	t := lt.trie
 	wide := *labels
 	orInto(&wide, &lt.high)
-	pure := func(i int32) bool { return t.utf8[i] && lt.within(i, &wide) }
+	var impure []int32 // scratch
 	for d := range r.groups {
 		for j := range r.groups[d] {
 			g := &r.groups[d][j]
-			kids := r.kids[g.start:g.end]
-			slices.SortStableFunc(kids, func(a, b int32) int { return cmpBool(pure(b), pure(a)) })
-			g.wholeStart = int32(len(r.whole))
 			g.pureEnd = g.start
-			for _, i := range kids {
-				if !pure(i) {
-					break
+			impure = impure[:0]
+			for _, i := range r.kids[g.start:g.end] {
+				if !t.utf8[i] || !lt.within(i, &wide) {
+					impure = append(impure, i)
+					continue
 				}
+				r.kids[g.pureEnd] = i
 				g.pureEnd++
 				g.height, g.lead = max(g.height, lt.height[i]), max(g.lead, lt.leadDepth[i])
-				r.whole = append(r.whole, t.ids[t.first[i]:t.first[t.end[i]]]...)
 			}
-			g.wholeEnd = int32(len(r.whole))
+			copy(r.kids[g.pureEnd:g.end], impure)
 		}
 	}
-}
-
-// cmpBool orders false before true.
-func cmpBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
 }
 
 // runTokens returns the tokens that end at the run nodes by increasing
@@ -294,13 +277,15 @@ func (k *Masker) walkGroup(st earley.State, cl int, g runGroup, r *runTable, b *
 	if scan := k.m.ScanClasses(st); !scan.Has(uint8(cl)) {
 		return
 	}
+	t := k.lt.trie
 	kids := r.kids[g.start:g.end]
 	if g.pureEnd > g.start && k.chainTakes(st, &r.run, g.height, g.lead) {
 		k.Stats.PureKids++
-		b.add(r.whole[g.wholeStart:g.wholeEnd])
+		for _, i := range r.kids[g.start:g.pureEnd] {
+			b.add(t.ids[t.first[i]:t.first[t.end[i]]])
+		}
 		kids = r.kids[g.pureEnd:g.end]
 	}
-	t := k.lt.trie
 	for _, i := range kids {
 		if t.end[i]-i == 1 || k.chainBelow(st, i) {
 			b.add(t.ids[t.first[i]:t.first[t.end[i]]])
