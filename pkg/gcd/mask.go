@@ -929,7 +929,7 @@ func (k *Masker) chainBelow(s earley.State, i int32) bool {
 // labels (which the chain's must hold) and multi-byte characters, whose
 // last multi-byte character starts within lead characters.
 func (k *Masker) chainTakes(s earley.State, labels *grammar.ByteSet, height, lead uint8) bool {
-	if !k.chains.has(s) || !k.chains.at(s).known { // finding it would build States
+	if !k.m.InBoundedRepetition(s) || !k.chains.has(s) || !k.chains.at(s).known { // finding it would build States
 		return false
 	}
 	c := k.chains.at(s)

@@ -95,14 +95,14 @@ func newRunTable(lt *labelled, labels *grammar.ByteSet) *runTable {
 		count[k]++
 	}
 	r.index(t.size)
-	r.markPure(lt, labels)
+	r.markPure(lt)
 	return r
 }
 
 // markPure puts the pure kids of each group first (see runGroup).
-func (r *runTable) markPure(lt *labelled, labels *grammar.ByteSet) {
+func (r *runTable) markPure(lt *labelled) {
 	t := lt.trie
-	wide := *labels
+	wide := r.run
 	orInto(&wide, &lt.high)
 	var impure []int32 // scratch
 	for d := range r.groups {
