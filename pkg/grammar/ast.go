@@ -15,6 +15,10 @@ type RuleDef struct {
 	Name    string
 	NamePos Pos
 	Body    Expr
+	// Generated marks a rule that a front end made as a part of a larger
+	// construct, as Compile makes rules for groups and repetitions
+	// (Rule.Generated): a recognizer's views look through it.
+	Generated bool
 }
 
 // Expr is a right-hand-side expression: one of *Alt, *Seq, *Ref, *Lit,

@@ -162,7 +162,7 @@ func (c *compiler) declare() {
 		}
 		c.userRule[r.Name] = len(c.g.Rules)
 		c.names[r.Name] = true
-		c.g.Rules = append(c.g.Rules, Rule{Name: r.Name, Pos: r.NamePos})
+		c.g.Rules = append(c.g.Rules, Rule{Name: r.Name, Pos: r.NamePos, Generated: r.Generated})
 	}
 	if _, ok := c.userRule[c.opts.Start]; !ok {
 		pos := Pos{Filename: c.file.Filename, Line: 1, Col: 1}

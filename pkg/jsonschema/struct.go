@@ -65,48 +65,52 @@ func (c *compiler) object(s *Value, ptr string) grammar.Expr {
 	return seq(lit("{"), c.members(props, members, extra), lit("}"))
 }
 
-// members returns the member list: E(i, first) for i = 0, where
+// members returns the member list, written left-linear: L(i) is a
+// non-empty list of members among the first i properties, in order,
 //
-//	E(i, f) = sep(f) m_i E(i+1, false)  [| E(i+1, f) if m_i is optional]
-//	E(n, f) = (extra ("," extra)*)? if f, else ("," extra)*
+//	L(i+1) = L(i) [if property i is optional] | L(i) "," m_i | m_i [if every property before i is optional]
 //
-// as rules, so that the size is linear in the number of properties.
+// and the list is L(n) followed by ("," extra)*, or, where every property
+// is optional, (extra ("," extra)*)? alone. Each L(i) is a rule, so the size
+// is linear in the number of properties; and left-linear, every member's
+// items have the object's "{" as origin, so a recognizer's views of the
+// member names still to come are the same at every member (right-linear,
+// each member's were new: views were built again at every member name).
 func (c *compiler) members(props []property, ms []grammar.Expr, extra grammar.Expr) grammar.Expr {
-	n := len(props)
-	next := [2]grammar.Expr{} // E(i+1, false), E(i+1, true)
-	var more grammar.Expr
+	after0, after1 := seq(), seq() // after no member, after some
 	if extra != nil {
-		more = c.rule(fmt.Sprintf("more:%d", len(c.rules)), "", func() grammar.Expr {
+		more := c.rule(fmt.Sprintf("more:%d", len(c.rules)), "", func() grammar.Expr {
 			return rep(seq(lit(","), extra), 0, -1)
 		})
+		after0, after1 = opt(seq(extra, more)), more
 	}
-	next[0] = more
-	next[1] = opt(seq(extra, more))
-	if extra == nil {
-		next[0], next[1] = seq(), seq()
-	}
-	for i := n - 1; i >= 0; i-- {
-		var cur [2]grammar.Expr
-		for f := 0; f < 2; f++ {
-			sep := lit(",")
-			if f == 1 {
-				sep = seq()
+	empty := true // every property so far is optional
+	var list grammar.Expr
+	for i, p := range props {
+		var xs []grammar.Expr
+		if list != nil {
+			if !p.required {
+				xs = append(xs, list)
 			}
-			x := seq(sep, ms[i], next[0])
-			if !props[i].required {
-				x = alt(x, next[f])
-			}
-			cur[f] = x
+			xs = append(xs, seq(list, lit(","), ms[i]))
 		}
-		if i > 0 { // share the two continuations through rules
-			for f := 0; f < 2; f++ {
-				x := cur[f]
-				cur[f] = c.rule(fmt.Sprintf("members:%p:%d:%d", props, i, f), props[i].ptr, func() grammar.Expr { return x })
-			}
+		if empty {
+			xs = append(xs, ms[i])
 		}
-		next = cur
+		list = nil
+		if x := alt(xs...); x != nil {
+			list = c.rule(fmt.Sprintf("members:%p:%d", props, i), p.ptr, func() grammar.Expr { return x })
+		}
+		empty = empty && !p.required
 	}
-	return next[1]
+	var body []grammar.Expr
+	if list != nil {
+		body = append(body, seq(list, after1))
+	}
+	if empty {
+		body = append(body, after0)
+	}
+	return alt(body...)
 }
 
 // keyNotIn returns the canonical JSON strings whose value is not in keys:
@@ -153,15 +157,15 @@ func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 		for _, r := range sortedRunes(n.kids) {
 			n.taken = append(n.taken, grammar.RuneRange{Lo: r, Hi: r})
 			kid := n.kids[r]
-			kid.p = c.rule(fmt.Sprintf("%s:p%d", base, len(nodes)), "", func() grammar.Expr {
+			kid.p = c.innerRule(fmt.Sprintf("%s:p%d", base, len(nodes)), func() grammar.Expr {
 				return seq(n.p, c.chars([]grammar.RuneRange{{Lo: r, Hi: r}}))
 			})
 			number(kid)
 		}
 	}
-	root.p = c.rule(base+":p0", "", func() grammar.Expr { return seq() })
+	root.p = c.innerRule(base+":p0", func() grammar.Expr { return seq() })
 	number(root)
-	free := c.rule(base+":free", "", func() grammar.Expr {
+	free := c.innerRule(base+":free", func() grammar.Expr {
 		var xs, shared []grammar.Expr
 		for _, n := range nodes {
 			ascii, ok := printableNotTaken(n.taken)
@@ -177,10 +181,10 @@ func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 		// Free's characters that no node takes follow Start: a shared
 		// node or Free itself, so that a multi-byte character has the
 		// same States whether it leaves the trie or goes on in Free.
-		self := c.rule(base+":free", "", nil) // the rule being built
+		self := c.innerRule(base+":free", nil) // the rule being built
 		start := self
 		if len(shared) > 0 {
-			start = c.rule(base+":start", "", func() grammar.Expr { return alt(append(shared, self)...) })
+			start = c.innerRule(base+":start", func() grammar.Expr { return alt(append(shared, self)...) })
 		}
 		for _, x := range c.notPrintable() {
 			xs = append(xs, seq(start, x))
@@ -188,7 +192,7 @@ func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 		xs = append(xs, seq(self, &grammar.Class{Ranges: printable}))
 		return alt(xs...)
 	})
-	return seq(lit(`"`), c.rule(base, "", func() grammar.Expr {
+	return seq(lit(`"`), c.innerRule(base, func() grammar.Expr {
 		xs := []grammar.Expr{seq(free, lit(`"`))}
 		for _, n := range nodes {
 			if !n.end {
