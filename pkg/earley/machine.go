@@ -102,15 +102,18 @@ type Machine struct {
 	followIndex map[grammar.ByteSet]int32
 	escSet      grammar.ByteSet // scratch: what closure found for escFollow
 
-	states   stateTable
-	index    map[uint64]State // by setHash: the last State added with that hash
-	views    map[viewKey]State
-	origins  map[uint64]State // by State<<32|rule: origin's view of that State for that rule
-	seen     itemSet          // scratch for compute
-	items    []item           // scratch for compute
-	start    State
-	cmp      itemSet // scratch for sameSet
-	cmpItems []item  // scratch for sameSet
+	states             stateTable
+	index              map[uint64]State // by setHash: the last State added with that hash
+	views              map[viewKey]State
+	viewsByWaiters     map[string]State   // by the key of a State's waiters and the rule (see Views by waiters)
+	viewsByWaitersHits int                // views served by viewsByWaiters (for tests)
+	waiterKeys         map[viewKey]string // the key of waiters by State and depth (want unused)
+	origins            map[uint64]State   // by State<<32|rule: origin's view of that State for that rule
+	seen               itemSet            // scratch for compute
+	items              []item             // scratch for compute
+	start              State
+	cmp                itemSet // scratch for sameSet
+	cmpItems           []item  // scratch for sameSet
 
 	groups    []scanGroup // scratch for ScanViews
 	viewItems []item      // scratch for ScanViews
@@ -167,7 +170,7 @@ func (m *Machine) newNext() []State {
 // grammar (as grammar.Compile returns): otherwise a viable prefix is only
 // one that the grammar's productive part can continue.
 func New(g *grammar.Grammar) *Machine {
-	m := &Machine{g: g, index: make(map[uint64]State), views: make(map[viewKey]State),
+	m := &Machine{g: g, index: make(map[uint64]State), views: make(map[viewKey]State), viewsByWaiters: make(map[string]State), waiterKeys: make(map[viewKey]string),
 		origins: make(map[uint64]State), kernels: make(map[string]kernelStep)}
 	m.prodBase = make([]int32, len(g.Prods))
 	n := int32(0)
@@ -376,6 +379,10 @@ func (m *Machine) NumClasses() int { return m.numClasses }
 // ScanClasses returns the byte classes that some scan item of s accepts:
 // every other class leads from s to Dead.
 func (m *Machine) ScanClasses(s State) grammar.ByteSet { return m.states.at(s).scanClasses }
+
+// ScanItems returns the number of s's items whose next symbol is a
+// terminal.
+func (m *Machine) ScanItems(s State) int { return len(m.states.at(s).scan) }
 
 // ScanWidth returns the most byte classes that the terminal of one scan
 // item of s accepts: 1 where s expects a literal, more where it expects a
@@ -1316,12 +1323,60 @@ func (m *Machine) view(o State, want grammar.Symbol, depth int) State {
 	if v, ok := m.views[key]; ok {
 		return v
 	}
+	wkey := m.waiters(o, depth) + string(binaryWant(want))
+	if v, ok := m.viewsByWaiters[wkey]; ok {
+		m.views[key] = v
+		m.viewsByWaitersHits++
+		return v
+	}
 	items := m.viewOf(o, want, depth) // its own slice: originView comes back here
 	slices.SortFunc(items, compareItems)
 	items = slices.Compact(items)
 	v := m.add(items, false)
 	m.views[key] = v
+	m.viewsByWaiters[wkey] = v
 	return v
+}
+
+// Views by waiters.
+//
+// A view of State o reads only o's items that wait on a nonterminal
+// (waiting). Those of origin self were predicted in o, or advanced there
+// over a nullable rule predicted in o: they follow from the nonterminals
+// that o's other items wait on. So two States whose items of other origins
+// that wait on nonterminals are the same, with their origins viewed alike,
+// have the same views. At the start of a JSON object's member name
+// (pkg/jsonschema), the State differs from member to member by the literal
+// names still to come, which wait on bytes: its views of the trie of
+// names are built once per object rather than once per member.
+
+// waiters returns the key of o's items of other origins that wait on a
+// nonterminal, with their origins viewed at depth (see above); it keeps
+// the key by State and depth.
+func (m *Machine) waiters(o State, depth int) string {
+	id := viewKey{o, 0, depth}
+	if k, ok := m.waiterKeys[id]; ok {
+		return k
+	}
+	var words []uint64 // not a scratch buffer: originView may come back here
+	for _, it := range m.states.at(o).items {
+		if next := m.lrNext[it.lr]; it.origin != self && next != noSymbol && !next.IsTerminal() {
+			words = append(words, uint64(uint32(it.lr))<<32|uint64(uint32(m.originView(it.origin, it.lr, depth))))
+		}
+	}
+	slices.Sort(words)
+	b := binary.LittleEndian.AppendUint32(nil, uint32(depth))
+	for _, w := range words {
+		b = binary.LittleEndian.AppendUint64(b, w)
+	}
+	k := string(b)
+	m.waiterKeys[id] = k
+	return k
+}
+
+// binaryWant is the bytes of a rule, to end a key of waiters with.
+func binaryWant(want grammar.Symbol) []byte {
+	return binary.LittleEndian.AppendUint32(nil, uint32(want))
 }
 
 // maxClimb bounds the user rules a view climbs through in one State (see

@@ -36,3 +36,56 @@ v ::= "1"`))
 		t.Errorf("views of an other member's name differ by position: %v after the first member, %v after the second", first, later)
 	}
 }
+
+// TestViewsByWaiters: the States where a member name starts differ from
+// member to member by the declared names still to come, which wait on
+// bytes; their views of another name (key) are kept by the items that
+// wait on nonterminals (Machine.waiters), so the second member's are the
+// first's. And every view kept, by State or by waiters, is what computing
+// it afresh gives.
+func TestViewsByWaiters(t *testing.T) {
+	m := New(mustCompile(t, `root ::= "{" list "}"
+list ::= l3 | l3 more | key ":" v more
+l1 ::= "\"alpha\":" v
+l2 ::= l1 | l1 "," "\"beta\":" v | "\"beta\":" v
+l3 ::= l2 | l2 "," "\"gamma\":" v | "\"gamma\":" v
+more ::= ( "," key ":" v )*
+key ::= "\"" [a-z]* "\""
+v ::= "1" | "[" v "]" | "{" list "}"`))
+	viewsAfter := func(text string) []State {
+		s := m.Start()
+		for i := range len(text) {
+			if s = m.Step(s, text[i]); s == Dead {
+				t.Fatalf("%q is not a prefix", text[:i+1])
+			}
+		}
+		return m.ScanViews(s, 1, nil)
+	}
+	first := viewsAfter(`{"alpha":1,"`)
+	later := viewsAfter(`{"alpha":1,"beta":1,"`)
+	if !slices.ContainsFunc(later, func(v State) bool { return slices.Contains(first, v) }) {
+		t.Errorf("no view of the second member's name start is the first's: %v, %v", first, later)
+	}
+	for _, text := range []string{`{"alpha":[1],"x`, `{"beta":[[1]],"gamma":1,"ab`, `{"q":1,"r":[1],"`, `{"gamma":1}`,
+		`{"q":{"r":1,"`, `{"alpha":{"alpha":1,"`, `{"q":[{"r":1,"s":1,"`} {
+		viewsAfter(text)
+		for _, d := range []int{1, 2} {
+			s := m.Start()
+			for i := range len(text) {
+				s = m.Step(s, text[i])
+			}
+			m.ScanViews(s, d, nil)
+		}
+	}
+	for key, v := range m.views {
+		items := m.viewOf(key.o, key.want, key.depth)
+		slices.SortFunc(items, compareItems)
+		if fresh := m.add(slices.Compact(items), false); fresh != v {
+			t.Errorf("view of %d for %v at depth %d: kept %d, afresh %d", key.o, key.want, key.depth, v, fresh)
+		}
+	}
+	if m.viewsByWaitersHits == 0 {
+		t.Errorf("%d views, none served by another State's waiters", len(m.views))
+	}
+	t.Logf("%d views by State, %d served by waiters", len(m.views), m.viewsByWaitersHits)
+}
