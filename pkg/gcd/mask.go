@@ -26,8 +26,11 @@ import (
 //     (earley.Machine.ScanViews), which keeps only what the items can
 //     complete into, up to LocalDepth user rules. Views recur across
 //     contexts (the next character of any JSON string, of any SQL
-//     identifier, any tag of a tag set), so their walks are cached. Where a
-//     token reaches past a view (closing the string and going on), the
+//     identifier, any tag of a tag set), so their walks are cached; a wide
+//     view is walked over its own region. A State of many scan items whose
+//     views were seen before (a JSON object's member names after its first
+//     members) is masked from its views rather than its region
+//     (viewsSeen). Where a token reaches past a view (closing the string and going on), the
 //     view's walk leaves the subtree undecided and it is walked again from
 //     the true State, but only where the next byte could follow the rule
 //     that the view completed (earley.Machine.EscapeFollow): an identifier
@@ -100,6 +103,7 @@ type Masker struct {
 
 	cache      map[earley.State]Bitset     // by true State
 	items      map[earley.State]*itemWalk  // by view of a scan item
+	seenViews  map[earley.State]bool       // views of the scan items of States viewsSeen was asked about
 	subs       map[subKey]*itemWalk        // by view and trie node
 	shapes     map[string]map[int32]*shape // by region shape's key and trie node (see shapeOf)
 	cacheBytes int
@@ -142,6 +146,7 @@ type MaskStats struct {
 	Leavers      int // subtrees walked over the leavers of a loop (see leaverIndex)
 	Runs         int // masks inside a bounded repetition taken from a run table (see runTable)
 	PureKids     int // groups of a run table's pure kids taken whole at once (see runGroup)
+	ViewMasks    int // masks of States of many scan items served by their views rather than a region (see viewsSeen)
 	RegionsBySig int // regions whose States but the first were kept by that State's signature (see regionSig)
 	Nodes        int // trie nodes visited
 }
@@ -166,6 +171,7 @@ func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 		MaxCacheBytes: 256 << 20,
 		cache:         make(map[earley.State]Bitset),
 		items:         make(map[earley.State]*itemWalk),
+		seenViews:     make(map[earley.State]bool),
 		subs:          make(map[subKey]*itemWalk),
 		shapes:        make(map[string]map[int32]*shape),
 	}
@@ -328,22 +334,14 @@ func (k *Masker) Mask(s earley.State) Bitset {
 	}
 	b := NewBitset(k.lt.trie.size)
 	out := &sink{bits: b}
-	if states, key, ok := k.region(s, true); ok {
+	if k.viewsSeen(s) {
+		k.Stats.ViewMasks++
+		k.maskViews(s, out)
+	} else if states, key, ok := k.region(s, true); ok {
 		k.maskRegion(states, key, 0, out)
 	} else if k.LocalDepth > 0 && !k.m.InBoundedRepetition(s) {
 		k.views = k.m.ScanViews(s, k.LocalDepth, k.views[:0])
-		escapes := k.escapes[:0]
-		for _, v := range k.views {
-			iw := k.items[v]
-			if iw == nil {
-				iw = k.walkView(v, 0)
-				k.items[v] = iw
-			}
-			iw.addTo(out)
-			escapes = append(escapes, iw.escapes...)
-		}
-		k.escapes = escapes
-		k.walkEscapes(s, 0, k.outermost(escapes), out, false)
+		k.maskViews(s, out)
 	} else {
 		// A run table adds tokens (an inverted sink would have to drop
 		// those of dead exits instead), many at once.
@@ -367,6 +365,52 @@ func (k *Masker) Mask(s earley.State) Bitset {
 	k.cache[s] = b
 	return b
 }
+
+// maskViews adds to out the tokens viable from s as the union of what the
+// views in k.views, those of s's scan items, allow (each walk cached), and
+// the walks of their escapes from s.
+func (k *Masker) maskViews(s earley.State, out *sink) {
+	escapes := k.escapes[:0]
+	for _, v := range k.views {
+		iw := k.items[v]
+		if iw == nil {
+			iw = k.walkView(v, 0)
+			k.items[v] = iw
+		}
+		iw.addTo(out)
+		escapes = append(escapes, iw.escapes...)
+	}
+	k.escapes = escapes
+	k.walkEscapes(s, 0, k.outermost(escapes), out, false)
+}
+
+// viewsSeen reports whether a State of many scan items (viewsMin), which
+// a region would serve, is served by the views of its scan items instead
+// (left in k.views): where most of them were views of an earlier such
+// State. A JSON object's member names start so: each member's State is
+// new, with its own region, but its views (the trie of names, the names
+// still to come) are those of the member before (pkg/earley's views by
+// waiters), and their walks are kept. The first State of a kind takes
+// its region, whose walk costs less than walking the views afresh.
+func (k *Masker) viewsSeen(s earley.State) bool {
+	if k.LocalDepth == 0 || k.m.ScanItems(s) < viewsMin || k.m.InBoundedRepetition(s) {
+		return false
+	}
+	k.views = k.m.ScanViews(s, k.LocalDepth, k.views[:0])
+	seen := 0
+	for _, v := range k.views {
+		if k.seenViews[v] {
+			seen++
+		} else {
+			k.seenViews[v] = true
+			k.remember(16)
+		}
+	}
+	return 2*seen > len(k.views)
+}
+
+// viewsMin is the fewest scan items of a State that viewsSeen considers.
+const viewsMin = 32
 
 // sink collects the tokens a walk accepts: into a Bitset, or, when list
 // is set, appended to ids (cheap for the small sets most views allow). A
@@ -468,7 +512,14 @@ func (k *Masker) walkView(v earley.State, node int32) *itemWalk {
 	// A list while it is sparse, a Bitset once not. The list grows in a
 	// scratch buffer (walks nest: one a level) and is kept at its size.
 	out := &sink{list: true, limit: k.lt.trie.size / 32, size: k.lt.trie.size, ids: k.takeScratch()}
-	escapes := k.walk(v, node, true, out, true, grammar.ByteSet{})
+	var escapes []int32
+	if states, key, ok := k.viewRegion(v, node); ok {
+		// A wide view (the trie of a member's names): over its region's
+		// shape, as a true State's mask is, not node by node.
+		escapes = k.maskRegionView(states, key, out)
+	} else {
+		escapes = k.walk(v, node, true, out, true, grammar.ByteSet{})
+	}
 	iw := &itemWalk{escapes: escapes}
 	if out.list {
 		iw.ids = slices.Clone(out.ids)
@@ -480,6 +531,15 @@ func (k *Masker) walkView(v earley.State, node int32) *itemWalk {
 	}
 	k.remember(4 * len(iw.escapes))
 	return iw
+}
+
+// viewRegion returns the region of view v for a walk of the whole trie
+// (node 0); a view whose steps escape in it has none (findRegion).
+func (k *Masker) viewRegion(v earley.State, node int32) (states []earley.State, key []byte, ok bool) {
+	if node != 0 {
+		return nil, nil, false
+	}
+	return k.region(v, true)
 }
 
 // takeScratch returns an empty list with room, from those walks gave back.
@@ -512,6 +572,7 @@ func (k *Masker) remember(n int) {
 	if k.cacheBytes+n > k.MaxCacheBytes {
 		clear(k.cache)
 		clear(k.items)
+		clear(k.seenViews)
 		clear(k.subs)
 		clear(k.shapes)
 		clear(k.regions[0])
@@ -558,11 +619,19 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 	stack := append(stackBuf[:0], s)
 	esc := append(escBuf[:0], escaped)
 	nodes := 0
+	// Below the root, most of the first bytes are dead where s scans a few
+	// classes (a literal's view): skip them without a step.
+	skipDead := root == 0 && below && !b.inverted && escaped == (grammar.ByteSet{})
+	scan := k.m.ScanClasses(s)
 	for i, end := first, t.end[root]; i < end; {
 		nodes++
 		d := t.depth[i] - base
 		parent := stack[d-1]
 		c := int(k.class[t.label[i]])
+		if d == 1 && skipDead && !scan.Has(uint8(c)) {
+			i = t.end[i]
+			continue
+		}
 		next, e := k.m.StepLocal(parent, c)
 		switch {
 		case next == earley.Dead:

@@ -168,7 +168,11 @@ func (k *Masker) regionSig(s earley.State, funnels bool) (sig []byte) {
 	for c := 0; c < nc; c++ {
 		next := earley.Dead
 		if scan.Has(uint8(c)) {
-			next = k.m.StepClass(s, c)
+			var esc bool
+			if next, esc = k.m.StepLocal(s, c); esc {
+				k.regionRow = row
+				return nil // a view that escapes: no region (see findRegion)
+			}
 		}
 		row = append(row, next)
 	}
@@ -253,7 +257,13 @@ func (k *Masker) findRegion(s earley.State, funnels bool) (states []earley.State
 		for c := 0; c < nc; c++ {
 			next := earley.Dead
 			if scan.Has(uint8(c)) {
-				next = k.m.StepClass(q, c)
+				var esc bool
+				if next, esc = k.m.StepLocal(q, c); esc {
+					// A view's step that escapes: what follows is not the
+					// view's alone, so the view has no region.
+					k.regionStates, k.regionKey, k.regionRow = states, key, row
+					return nil, nil, false
+				}
 			}
 			row = append(row, next)
 		}
@@ -549,6 +559,19 @@ func (k *Masker) maskRegion(states []earley.State, key []byte, root int32, out *
 		out.add(t.ids[t.first[f.node]:t.first[f.node+1]])
 		k.walkBelow(e, f.node, out)
 	}
+}
+
+// maskRegionView is maskRegion for view v (a State that steps without
+// escaping anywhere in its region): the frontier is walked from the
+// region's views, and what they leave undecided is returned.
+func (k *Masker) maskRegionView(states []earley.State, key []byte, out *sink) (escapes []int32) {
+	sh := k.shapeOf(states, key, 0)
+	sh.slice.addTo(out)
+	states = slices.Clone(states) // walks reuse the scratch buffers
+	for _, f := range sh.frontier {
+		escapes = append(escapes, k.walk(states[f.from], f.node, false, out, true, grammar.ByteSet{})...)
+	}
+	return escapes
 }
 
 // shapeOf returns the walk of a region's shape below root: from the

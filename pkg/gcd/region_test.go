@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/earley"
@@ -168,4 +169,53 @@ func TestDetourRegions(t *testing.T) {
 		t.Errorf("the State after the first letter of a word is not in the loop's region (%d States)", len(states))
 	}
 	walkRandomly(t, k, g, rng, src, 40, 25)
+}
+
+// TestNameStartsFromViews: where an object declares many optional members
+// and allows others (a JSON schema's properties with additionalProperties),
+// each member name's start is a new State with a region of its own, but
+// its views, the trie of names and the names still to come, are those of
+// the member before (viewsSeen): later members are masked from them, with
+// the wide view's walk over its own region (maskRegionView). The mask
+// after every byte of an object of declared and other members, and of
+// random walks, must equal brute force.
+func TestNameStartsFromViews(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	v := testVocab(rng)
+	var props, names []string
+	eachWord([]string{"a", "b", "1"}, 3, func(w string, _ int) {
+		props = append(props, fmt.Sprintf("%q: {\"type\": \"integer\"}", w))
+		names = append(names, w)
+	})
+	schema := `{"type": "object", "additionalProperties": {"type": "integer"}, "properties": {` + strings.Join(props, ", ") + `}}`
+	g, err := jsonschema.Compile("many.json", []byte(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := NewMasker(earley.New(g), v, NewTrie(v))
+	// Every other declared member, with other members between.
+	text := "{"
+	for i := 0; i < len(names); i += 2 {
+		text += fmt.Sprintf("%q:1,", names[i])
+	}
+	text += `"ba1b":1,"":1}`
+	s := k.m.Start()
+	for i := 0; i < len(text); i++ {
+		got := k.Mask(s)
+		want, err := bruteMask(g, v, []byte(text[:i]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := diffMasks(v, got, want); d != "" {
+			t.Fatalf("after %q: %s", text[:i], d)
+		}
+		if s = k.m.Step(s, text[i]); s == earley.Dead {
+			t.Fatalf("%q is not a prefix", text[:i+1])
+		}
+	}
+	if k.Stats.ViewMasks == 0 {
+		t.Fatalf("no name start masked from its views (%d properties)", len(props))
+	}
+	walkRandomly(t, k, g, rng, "many", 30, 30)
+	t.Logf("%d masks from views, %d view walks", k.Stats.ViewMasks, k.Stats.ViewWalks)
 }
