@@ -21,15 +21,7 @@ e5 ::= ",\"eps\":" v e6 | e6
 e6 ::= ",\"zeta\":" v e7 | e7
 e7 ::= ( "," "\"x" [a-z]* "\"" ":" v )*
 v ::= "1"`))
-	viewsAfter := func(text string) []State {
-		s := m.Start()
-		for i := range len(text) {
-			if s = m.Step(s, text[i]); s == Dead {
-				t.Fatalf("%q is not a prefix", text[:i+1])
-			}
-		}
-		return m.ScanViews(s, 1, nil)
-	}
+	viewsAfter := func(text string) []State { return m.ScanViews(stateAfter(t, m, text), 1, nil) }
 	first := viewsAfter(`{"id":1,"x`)
 	later := viewsAfter(`{"id":1,"alpha":1,"x`)
 	if !slices.Equal(first, later) {
@@ -52,15 +44,7 @@ l3 ::= l2 | l2 "," "\"gamma\":" v | "\"gamma\":" v
 more ::= ( "," key ":" v )*
 key ::= "\"" [a-z]* "\""
 v ::= "1" | "[" v "]" | "{" list "}"`))
-	viewsAfter := func(text string) []State {
-		s := m.Start()
-		for i := range len(text) {
-			if s = m.Step(s, text[i]); s == Dead {
-				t.Fatalf("%q is not a prefix", text[:i+1])
-			}
-		}
-		return m.ScanViews(s, 1, nil)
-	}
+	viewsAfter := func(text string) []State { return m.ScanViews(stateAfter(t, m, text), 1, nil) }
 	first := viewsAfter(`{"alpha":1,"`)
 	later := viewsAfter(`{"alpha":1,"beta":1,"`)
 	if !slices.ContainsFunc(later, func(v State) bool { return slices.Contains(first, v) }) {
@@ -68,13 +52,8 @@ v ::= "1" | "[" v "]" | "{" list "}"`))
 	}
 	for _, text := range []string{`{"alpha":[1],"x`, `{"beta":[[1]],"gamma":1,"ab`, `{"q":1,"r":[1],"`, `{"gamma":1}`,
 		`{"q":{"r":1,"`, `{"alpha":{"alpha":1,"`, `{"q":[{"r":1,"s":1,"`} {
-		viewsAfter(text)
 		for _, d := range []int{1, 2} {
-			s := m.Start()
-			for i := range len(text) {
-				s = m.Step(s, text[i])
-			}
-			m.ScanViews(s, d, nil)
+			m.ScanViews(stateAfter(t, m, text), d, nil)
 		}
 	}
 	for key, v := range m.views {
@@ -88,4 +67,16 @@ v ::= "1" | "[" v "]" | "{" list "}"`))
 		t.Errorf("%d views, none served by another State's waiters", len(m.views))
 	}
 	t.Logf("%d views by State, %d served by waiters", len(m.views), m.viewsByWaitersHits)
+}
+
+// stateAfter returns m's State after text, which must be a viable prefix.
+func stateAfter(t *testing.T, m *Machine, text string) State {
+	t.Helper()
+	s := m.Start()
+	for i := range len(text) {
+		if s = m.Step(s, text[i]); s == Dead {
+			t.Fatalf("%q is not a prefix", text[:i+1])
+		}
+	}
+	return s
 }
