@@ -130,7 +130,10 @@ func (c *compiler) members(props []property, ms []grammar.Expr, extra grammar.Ex
 // States and an escape of its own: sixty new States for each token of a
 // member name. (The trie's rules are predicted after the quote, not
 // where a member may start: there every member list's rule would predict
-// them all.)
+// them all.) The trie's rules are generated (innerRule), so that a
+// recognizer's view of a name's next character climbs them to the key's
+// end, and the views of a key's start are the same at every member
+// (earley.Machine.ScanViews).
 func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 	type node struct {
 		end   bool
