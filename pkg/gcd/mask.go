@@ -30,12 +30,12 @@ import (
 //     view is walked over its own region. A State of many scan items whose
 //     views were seen before (a JSON object's member names after its first
 //     members) is masked from its views rather than its region
-//     (viewsSeen). Where a token reaches past a view (closing the string and going on), the
-//     view's walk leaves the subtree undecided and it is walked again from
-//     the true State, but only where the next byte could follow the rule
-//     that the view completed (earley.Machine.EscapeFollow): an identifier
-//     that runs into a byte no clause allows after it is dead in every
-//     context.
+//     (viewsSeen). Where a token reaches past a view (closing the string
+//     and going on), the view's walk leaves the subtree undecided and it
+//     is walked again from the true State, but only where the next byte
+//     could follow the rule that the view completed
+//     (earley.Machine.EscapeFollow): an identifier that runs into a byte
+//     no clause allows after it is dead in every context.
 //   - Below the first byte of a view's walk, large subtrees are split the
 //     same way and cached by view and trie node: after a space, the
 //     identifiers that may start an expression are walked once for every
@@ -338,7 +338,7 @@ func (k *Masker) Mask(s earley.State) Bitset {
 		k.Stats.ViewMasks++
 		k.maskViews(s, out)
 	} else if states, key, ok := k.region(s, true); ok {
-		k.maskRegion(states, key, 0, out)
+		k.maskRegion(states, key, 0, out, false)
 	} else if k.LocalDepth > 0 && !k.m.InBoundedRepetition(s) {
 		k.views = k.m.ScanViews(s, k.LocalDepth, k.views[:0])
 		k.maskViews(s, out)
@@ -516,7 +516,7 @@ func (k *Masker) walkView(v earley.State, node int32) *itemWalk {
 	if states, key, ok := k.viewRegion(v, node); ok {
 		// A wide view (the trie of a member's names): over its region's
 		// shape, as a true State's mask is, not node by node.
-		escapes = k.maskRegionView(states, key, out)
+		escapes = k.maskRegion(states, key, 0, out, true)
 	} else {
 		escapes = k.walk(v, node, true, out, true, grammar.ByteSet{})
 	}

@@ -541,35 +541,25 @@ func (k *Masker) compact(b Bitset) itemWalk {
 // maskRegion adds to out the tokens below trie node root (0: the whole
 // trie) that are viable from the region states, whose first State is the
 // State at root and whose shape has key: the shape's slice, and the walks
-// of its frontier from the true exit States.
-func (k *Masker) maskRegion(states []earley.State, key []byte, root int32, out *sink) {
+// of its frontier from the true exit States. Where the States are views
+// (local: a view's region, in which no step escapes), the frontier is
+// walked from them, and what they leave undecided is returned.
+func (k *Masker) maskRegion(states []earley.State, key []byte, root int32, out *sink, local bool) (escapes []int32) {
 	sh := k.shapeOf(states, key, root)
 	sh.slice.addTo(out)
 	if len(sh.frontier) == 0 {
-		return
+		return nil
 	}
-	states = slices.Clone(states) // walkBelow reuses the scratch buffers
+	states = slices.Clone(states) // walks reuse the scratch buffers
 	t := k.lt.trie
 	for _, f := range sh.frontier {
-		if t.end[f.node]-f.node < regionMin {
-			k.walk(states[f.from], f.node, false, out, false, grammar.ByteSet{})
+		if local || t.end[f.node]-f.node < regionMin {
+			escapes = append(escapes, k.walk(states[f.from], f.node, false, out, local, grammar.ByteSet{})...)
 			continue
 		}
 		e := k.m.StepClass(states[f.from], int(k.class[t.label[f.node]]))
 		out.add(t.ids[t.first[f.node]:t.first[f.node+1]])
 		k.walkBelow(e, f.node, out)
-	}
-}
-
-// maskRegionView is maskRegion for view v (a State that steps without
-// escaping anywhere in its region): the frontier is walked from the
-// region's views, and what they leave undecided is returned.
-func (k *Masker) maskRegionView(states []earley.State, key []byte, out *sink) (escapes []int32) {
-	sh := k.shapeOf(states, key, 0)
-	sh.slice.addTo(out)
-	states = slices.Clone(states) // walks reuse the scratch buffers
-	for _, f := range sh.frontier {
-		escapes = append(escapes, k.walk(states[f.from], f.node, false, out, true, grammar.ByteSet{})...)
 	}
 	return escapes
 }
@@ -625,7 +615,7 @@ func (k *Masker) walkBelow(s earley.State, root int32, out *sink) {
 		}
 	}
 	if states, key, ok := k.region(s, false); ok {
-		k.maskRegion(states, key, root, out)
+		k.maskRegion(states, key, root, out, false)
 		return
 	}
 	if big {

@@ -176,7 +176,7 @@ func TestDetourRegions(t *testing.T) {
 // each member name's start is a new State with a region of its own, but
 // its views, the trie of names and the names still to come, are those of
 // the member before (viewsSeen): later members are masked from them, with
-// the wide view's walk over its own region (maskRegionView). The mask
+// the wide view's walk over its own region (maskRegion of a view). The mask
 // after every byte of an object of declared and other members, and of
 // random walks, must equal brute force.
 func TestNameStartsFromViews(t *testing.T) {
