@@ -63,6 +63,7 @@ type compiler struct {
 	root  *Value
 	rules []*grammar.RuleDef
 	refs  map[string]string // $ref target pointer, and shared rules, → rule name
+	lists int               // objects' member lists written so far (see members)
 	errs  grammar.ErrorList
 	depth int
 }

@@ -86,6 +86,10 @@ func (c *compiler) members(props []property, ms []grammar.Expr, extra grammar.Ex
 	}
 	empty := true // every property so far is optional
 	var list grammar.Expr
+	// The lists' rules are keyed by a number of their own: not by the
+	// address of props, which the collector may give to a later object's
+	// (which then had this object's members).
+	c.lists++
 	for i, p := range props {
 		var xs []grammar.Expr
 		if list != nil {
@@ -99,7 +103,7 @@ func (c *compiler) members(props []property, ms []grammar.Expr, extra grammar.Ex
 		}
 		list = nil
 		if x := alt(xs...); x != nil {
-			list = c.rule(fmt.Sprintf("members:%p:%d", props, i), p.ptr, func() grammar.Expr { return x })
+			list = c.rule(fmt.Sprintf("members:%d:%d", c.lists, i), p.ptr, func() grammar.Expr { return x })
 		}
 		empty = empty && !p.required
 	}
