@@ -86,6 +86,7 @@ type Machine struct {
 	lrLHS    []int32          // rule of the item's production
 	nullable []bool           // by rule
 	repLink  []bool           // by rule: a link of a bounded repetition's chain (see InBoundedRepetition)
+	links    []chainLinkPos   // by rule: where a link sits in its chain (see RoomKey)
 	lrInRep  []bool           // by LR(0) item: its dot is before one of the m first copies of X{m,n} (see repetitionItems)
 	initial  [][]int32        // by rule: the LR(0) items with the dot at the start
 	predict  [][]int32        // by rule: the LR(0) items its prediction adds with origin self (see predictions)
@@ -137,6 +138,7 @@ type Machine struct {
 	kernels     map[string]kernelStep // by kernelKey: what closing the kernel gave
 	kernelWords []uint64              // scratch for kernelKey
 	kernelBuf   []byte                // scratch for kernelKey
+	roomWords   []uint64              // scratch for RoomKey
 
 	termSeen []uint32 // scratch for alikeGroups: by terminal, termGen if seen
 	termGen  uint32
@@ -192,6 +194,7 @@ func New(g *grammar.Grammar) *Machine {
 	}
 	m.nullable = g.Nullable()
 	m.repLink = repetitionLinks(g, m.nullable)
+	m.links = chainPositions(g, m.repLink)
 	m.lrInRep = m.repetitionItems()
 	m.predict = m.predictions()
 	m.computeByteClasses()
@@ -1041,6 +1044,91 @@ func (m *Machine) origin(o State, lhs int32) State {
 // position reaches; walks from the State itself reach the States of the
 // later positions, which every position shares.
 func (m *Machine) InBoundedRepetition(s State) bool { return m.states.at(s).bounded }
+
+// chainLinkPos is where a link of a bounded repetition's chain sits: the
+// chain's last link, and how many links there are from it to the last
+// (1 for the last). The zero value marks a rule that is no link.
+type chainLinkPos struct{ last, left int32 }
+
+// chainPositions returns, by rule, where the links of bounded-repetition
+// chains (repLink) sit in their chains.
+func chainPositions(g *grammar.Grammar, repLink []bool) []chainLinkPos {
+	pos := make([]chainLinkPos, len(g.Rules))
+	var below []int // the links below a rule, down to one whose position is known
+	for r, link := range repLink {
+		if !link || pos[r].left != 0 {
+			continue
+		}
+		below = append(below[:0], r)
+		for {
+			_, next, _ := chainLink(g, below[len(below)-1])
+			if next < 0 || !repLink[next] || pos[next].left != 0 {
+				break
+			}
+			below = append(below, next)
+		}
+		bottom := below[len(below)-1]
+		last, left := int32(bottom), int32(1)
+		if _, next, _ := chainLink(g, bottom); next >= 0 && repLink[next] {
+			last, left = pos[next].last, pos[next].left+1
+		}
+		for i := len(below) - 1; i >= 0; i-- {
+			pos[below[i]] = chainLinkPos{last, left + int32(len(below)-1-i)}
+		}
+	}
+	return pos
+}
+
+// RoomKey appends to dst a key of State s and returns it, or returns nil
+// if no item of s is in a link of a bounded repetition's chain (see
+// InBoundedRepetition) with more than room links left. In the key, such an
+// item is written by its chain, its place in its production and
+// min(left, room), without its origin: two States of one key allow the
+// same strings of up to room bytes (a character takes a link at least),
+// so a Masker with tokens of at most room bytes gives them one mask. The
+// positions of a JSON string that maxLength bounds, far from that bound,
+// are so one mask rather than one each.
+//
+// The origin may go. Completing a link climbs the chain through its
+// origins to the items that wait on the repetition (the string's quote
+// and what follows it); every link is nullable, so that climb was already
+// made when s was built, and its results are items of s, in the key with
+// their origins. A later completion through the origin climbs the same
+// chain to the same items. Other items keep their origins.
+func (m *Machine) RoomKey(s State, room int, dst []byte) []byte {
+	items := m.states.at(s).items
+	found := false
+	for _, it := range items {
+		if it.origin == opaque {
+			return nil
+		}
+		if pos := m.links[m.lrLHS[it.lr]]; pos.left > int32(room) {
+			found = true
+		}
+	}
+	if !found {
+		return nil
+	}
+	words := m.roomWords[:0]
+	for _, it := range items {
+		w := uint64(uint32(it.lr))<<32 | uint64(uint32(it.origin))
+		if pos := m.links[m.lrLHS[it.lr]]; pos.left > int32(room) {
+			// The last link's rule, and the item's production and dot by
+			// their shape: links' productions are ε, X and X L.
+			p := m.lrProd(it.lr)
+			shape := uint64(len(m.g.Prods[p].RHS))<<2 | uint64(it.lr-m.prodBase[p])
+			w = 1<<63 | uint64(uint32(pos.last))<<32 | shape
+		}
+		words = append(words, w)
+	}
+	slices.Sort(words)
+	words = slices.Compact(words)
+	m.roomWords = words
+	for _, w := range words {
+		dst = binary.LittleEndian.AppendUint64(dst, w)
+	}
+	return dst
+}
 
 // RepeatedCharacters returns the byte classes of the ASCII characters
 // that bounded repetitions repeat (see InBoundedRepetition), one set for

@@ -20,7 +20,12 @@ import (
 //     up States.
 //   - Masks are cached per State. earley States are canonical, so a mask
 //     computed once serves every later prefix that reaches an equal State
-//     (inside a JSON string, every position of that string).
+//     (inside a JSON string, every position of that string). Inside a
+//     bounded repetition each position is a State of its own, but those
+//     farther from the bound than the longest token allow the same tokens
+//     (earley.Machine.RoomKey): they share one mask too (inside a JSON
+//     string that maxLength bounds, its positions up to 128 characters
+//     from the bound).
 //   - A State's mask is the union of what its scan items allow, and the
 //     items of each rule and origin are walked from their view
 //     (earley.Machine.ScanViews), which keeps only what the items can
@@ -102,6 +107,9 @@ type Masker struct {
 	Stats MaskStats
 
 	cache      map[earley.State]Bitset     // by true State
+	byRoom     map[string]Bitset           // by earley.Machine.RoomKey, with room the longest token
+	roomKey    []byte                      // scratch
+	longest    int                         // the most bytes a token has
 	items      map[earley.State]*itemWalk  // by view of a scan item
 	seenViews  map[earley.State]bool       // views of the scan items of States viewsSeen was asked about
 	subs       map[subKey]*itemWalk        // by view and trie node
@@ -139,6 +147,7 @@ type Masker struct {
 type MaskStats struct {
 	Masks        int // calls of Mask
 	CacheHits    int // masks served from the cache
+	RoomHits     int // masks served by a State of the same room key (see earley.Machine.RoomKey)
 	ViewWalks    int // walks from a new view of a scan item
 	Escapes      int // subtrees walked again from a true State
 	ShapeWalks   int // walks of the trie over a new region shape
@@ -170,6 +179,7 @@ func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 		LocalDepth:    1,
 		MaxCacheBytes: 256 << 20,
 		cache:         make(map[earley.State]Bitset),
+		byRoom:        make(map[string]Bitset),
 		items:         make(map[earley.State]*itemWalk),
 		seenViews:     make(map[earley.State]bool),
 		subs:          make(map[subKey]*itemWalk),
@@ -185,6 +195,7 @@ func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 	_, k.contClasses = highLabels(&classes, m.NumClasses())
 	k.utf8Rows, k.utf8Sets = utf8Classes(m.ByteClass)
 	k.ordinary = NewBitset(t.size)
+	k.longest = int(slices.Max(t.depth))
 	for _, id := range k.lt.trie.ids {
 		k.ordinary.Set(int(id))
 	}
@@ -332,6 +343,19 @@ func (k *Masker) Mask(s earley.State) Bitset {
 		k.Stats.CacheHits++
 		return b
 	}
+	roomKey := ""
+	if k.m.InBoundedRepetition(s) {
+		if key := k.m.RoomKey(s, k.longest, k.roomKey[:0]); key != nil {
+			k.roomKey = key
+			if b, ok := k.byRoom[string(key)]; ok {
+				k.Stats.RoomHits++
+				k.cache[s] = b
+				k.remember(8)
+				return b
+			}
+			roomKey = string(key)
+		}
+	}
 	b := NewBitset(k.lt.trie.size)
 	out := &sink{bits: b}
 	if k.viewsSeen(s) {
@@ -363,6 +387,10 @@ func (k *Masker) Mask(s earley.State) Bitset {
 	}
 	k.remember(8 * len(b))
 	k.cache[s] = b
+	if roomKey != "" {
+		k.remember(len(roomKey))
+		k.byRoom[roomKey] = b
+	}
 	return b
 }
 
@@ -571,6 +599,7 @@ func (k *Masker) outermost(nodes []int32) []int32 {
 func (k *Masker) remember(n int) {
 	if k.cacheBytes+n > k.MaxCacheBytes {
 		clear(k.cache)
+		clear(k.byRoom)
 		clear(k.items)
 		clear(k.seenViews)
 		clear(k.subs)

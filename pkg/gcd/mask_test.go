@@ -91,8 +91,9 @@ ws ::= " "*`,
 }
 
 // TestChainsMatchBruteForce follows random paths through a bounded
-// repetition long enough for chains to take subtrees whole (see chain),
-// checks that they did, and compares every mask with the definition.
+// repetition long enough for chains to take subtrees whole (see chain)
+// and for positions far from its bound to share masks (RoomKey), checks
+// that they did, and compares every mask with the definition.
 func TestChainsMatchBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	v := testVocab(rng)
@@ -110,7 +111,7 @@ func TestChainsMatchBruteForce(t *testing.T) {
 	addAll([]string{"a", "b"}, 6)
 	addAll([]string{"a", "é", "€"}, 4)
 	trie := NewTrie(v)
-	chains := 0
+	chains, rooms := 0, 0
 	for _, src := range []string{
 		`root ::= "{" [ab]{0,30} ( "}" | "a1" )`,
 		`root ::= ( [ab] | "é" ){2,25} ( "," [^,]{1,9} | "ba" )?`,
@@ -127,10 +128,14 @@ func TestChainsMatchBruteForce(t *testing.T) {
 			k := newMasker(earley.New(g), v, trie, labels)
 			walkRandomly(t, k, g, rng, src, 20, 30)
 			chains += k.Stats.Chains
+			rooms += k.Stats.RoomHits
 		}
 	}
 	if chains == 0 {
 		t.Error("no subtree taken by a chain")
+	}
+	if rooms == 0 {
+		t.Error("no mask served by another position's (earley.Machine.RoomKey)")
 	}
 }
 
