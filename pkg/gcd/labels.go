@@ -47,13 +47,14 @@ type labelled struct {
 	ascii grammar.ByteSet // the labels of bytes 00-7F only
 
 	shapes *shapeCache
+	kids   *shapeCache // the walks below the root's children that funnels are made of (see walkFunnel)
 	runsMu sync.Mutex
 	runs   map[grammar.ByteSet]*runTable // by the labels they run over (see runsOf)
 }
 
 // newLabelled relabels t by label, whose values are 0 to n-1.
 func newLabelled(t *Trie, label *[256]uint8, n int) *labelled {
-	lt := &labelled{trie: t.relabel(label), labels: n, many: n > 128, shapes: newShapeCache(maxShapeBytes)}
+	lt := &labelled{trie: t.relabel(label), labels: n, many: n > 128, shapes: newShapeCache(maxShapeBytes), kids: newShapeCache(maxShapeBytes)}
 	lt.high, lt.cont = highLabels(label, n)
 	lt.utf8Labels, _ = utf8Classes(func(b byte) int { return int(label[b]) })
 	lt.runs = make(map[grammar.ByteSet]*runTable)

@@ -151,6 +151,8 @@ type MaskStats struct {
 	ViewWalks    int // walks from a new view of a scan item
 	Escapes      int // subtrees walked again from a true State
 	ShapeWalks   int // walks of the trie over a new region shape
+	Funnels      int // shapes walked by the root's children (see walkFunnel)
+	FunnelsKept  int // those made of the walks below the children kept from other shapes
 	Chains       int // subtrees taken whole inside a bounded repetition (see chain)
 	Leavers      int // subtrees walked over the leavers of a loop (see leaverIndex)
 	Runs         int // masks inside a bounded repetition taken from a run table (see runTable)
@@ -454,10 +456,14 @@ type sink struct {
 	limit    int
 	size     int
 	inverted bool
+	dropped  *[]int32 // where set, an inverted sink's drops are appended to it too (see walkKids)
 }
 
 // drop removes ids from an inverted sink.
 func (k *sink) drop(ids []int32) {
+	if k.dropped != nil {
+		*k.dropped = append(*k.dropped, ids...)
+	}
 	bits := k.bits
 	for _, id := range ids {
 		bits[uint32(id)>>6] &^= 1 << (uint32(id) & 63)

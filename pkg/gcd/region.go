@@ -1,6 +1,7 @@
 package gcd
 
 import (
+	"cmp"
 	"math/bits"
 	"slices"
 	"sync"
@@ -50,7 +51,12 @@ import (
 // so the walks are kept by the labelled trie (shapeCache), for every
 // Masker that walks it: the string bodies of every JSON schema's grammar
 // share one shape, walked once per vocabulary rather than once per
-// grammar.
+// grammar. A funnel's shape differs from object to object (by the first
+// letters of its declared names, which leave the region) and from prefix
+// to prefix of a declared name, but below each child of the trie's root it
+// is the shape of the State the child leads to, mostly the loop of names:
+// those walks are kept by that shape and child (walkFunnel), and a new
+// funnel is made of them.
 
 // Region limits: a State is wide when it loops back to itself on at least
 // minLoopClasses byte classes, and a region holds at most maxRegion States
@@ -401,7 +407,17 @@ func (k *Masker) insideChar(s earley.State) bool {
 // region's first State at root; see labelTable) and returns its slice and
 // frontier. What it finds depends on nothing else (see shapeCache).
 func (k *Masker) walkShape(labels []byte, nq int, root int32) *shape {
-	t := k.lt.trie
+	if root == 0 {
+		if sh := k.walkFunnel(labels, nq); sh != nil {
+			return sh
+		}
+	}
+	return k.newShapeWalk(labels, nq).walk(root)
+}
+
+// newShapeWalk returns a walk of a shape's table (by trie label, nq
+// States), ready to walk below any root.
+func (k *Masker) newShapeWalk(labels []byte, nq int) *shapeWalk {
 	nl := len(labels) / nq
 	loops := make([]grammar.ByteSet, nq) // the labels leading each State to itself
 	// With every multi-byte character too, where q takes each back to q:
@@ -418,29 +434,34 @@ func (k *Masker) walkShape(labels []byte, nq int, root int32) *shape {
 			orInto(&chars[q], &k.lt.high)
 		}
 	}
-	sh := &shape{}
+	return &shapeWalk{k: k, table: labels, nl: nl, loops: loops, chars: chars}
+}
+
+// walk walks the trie below root over the shape, root at its first State.
+func (w *shapeWalk) walk(root int32) *shape {
+	k, t := w.k, w.k.lt.trie
+	w.sh, w.nodes = &shape{}, 0
 	// A Bitset for a walk of many tokens, a list for a small subtree.
 	many := root == 0 || t.first[t.end[root]]-t.first[root] > int32(t.size/32)
-	out := &sink{list: !many}
+	w.out = &sink{list: !many}
 	if many {
-		out.bits = NewBitset(t.size)
-		if root == 0 && k.mostlyAllowed(func(l uint8) bool { return labels[l] < codeExit }) {
-			copy(out.bits, k.ordinary)
-			out.inverted = true
+		w.out.bits = NewBitset(t.size)
+		if root == 0 && k.mostlyAllowed(func(l uint8) bool { return w.table[l] < codeExit }) {
+			copy(w.out.bits, k.ordinary)
+			w.out.inverted = true
 		}
 	}
-	w := shapeWalk{k: k, table: labels, nl: nl, loops: loops, chars: chars, sh: sh, out: out}
 	if !w.leaversBelow(root, 0) {
 		w.span(root+1, t.end[root], 0)
 	}
 	k.Stats.Nodes += w.nodes
 	k.Stats.ShapeWalks++
 	if many {
-		sh.slice = k.compact(out.bits)
+		w.sh.slice = k.compact(w.out.bits)
 	} else {
-		sh.slice = itemWalk{ids: slices.Clip(out.ids)}
+		w.sh.slice = itemWalk{ids: slices.Clip(w.out.ids)}
 	}
-	return sh
+	return w.sh
 }
 
 // labelTable returns a shape's transition table (nq States, NumClasses
@@ -476,6 +497,9 @@ type shapeWalk struct {
 // whose parent is at region State q: it adds (or, inverted, drops) their
 // tokens and adds their frontier nodes.
 func (w *shapeWalk) span(from, to int32, q byte) {
+	if from >= to { // below a leaf (a child of a funnel's root)
+		return
+	}
 	t, out := w.k.lt.trie, w.out
 	base := t.depth[from] - 1
 	var atBuf [32]byte
@@ -661,9 +685,32 @@ func (c *shapeCache) get(table []byte, root int32) *shape {
 	return c.walks[string(table)][root]
 }
 
+// getAll sets out[i] to the walk of the shape of table below roots[i],
+// or nil, hashing table once.
+func (c *shapeCache) getAll(table []byte, roots []int32, out []*shape) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	byRoot := c.walks[string(table)]
+	for i, r := range roots {
+		out[i] = byRoot[r]
+	}
+}
+
 // put keeps sh as the walk of the shape of table below root.
 func (c *shapeCache) put(table []byte, root int32, sh *shape) {
-	n := len(table) + 8*len(sh.slice.bits) + 4*len(sh.slice.ids) + 8*len(sh.frontier)
+	c.putAll(table, []int32{root}, []*shape{sh})
+}
+
+// putAll keeps shapes[i] as the walk of the shape of table below
+// roots[i], hashing table once.
+func (c *shapeCache) putAll(table []byte, roots []int32, shapes []*shape) {
+	if len(roots) == 0 {
+		return
+	}
+	n := len(table)
+	for _, sh := range shapes {
+		n += 16 + 8*len(sh.slice.bits) + 4*len(sh.slice.ids) + 8*len(sh.frontier)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.bytes+n > c.max {
@@ -672,9 +719,171 @@ func (c *shapeCache) put(table []byte, root int32, sh *shape) {
 	}
 	byRoot := c.walks[string(table)]
 	if byRoot == nil {
-		byRoot = make(map[int32]*shape)
+		byRoot = make(map[int32]*shape, len(roots))
 		c.walks[string(table)] = byRoot
 	}
-	byRoot[root] = sh
+	for i, r := range roots {
+		byRoot[r] = shapes[i]
+	}
 	c.bytes += n
+}
+
+// walkFunnel walks a shape below the trie's root by its root's children
+// where its first State is a funnel, that no label leads back to itself
+// (a member name's start, or a prefix of a declared name, whose other
+// letters lead into the loop of any name). Below each child, the walk is
+// that of the shape of the State the child's label leads to, its region
+// States renumbered from it (subShape), rooted at the child: what it drops
+// and its frontier are kept with the trie by the sub-shape's table
+// (labelled.kids), so that every funnel into one loop (the names of every
+// object of every schema) shares them, and a funnel whose children's walks
+// are all kept costs a look-up for each child rather than a walk of the
+// whole trie. Otherwise it walks the trie, keeping the children's walks
+// on the way. It returns nil where the first State is no funnel.
+func (k *Masker) walkFunnel(labels []byte, nq int) *shape {
+	nl := len(labels) / nq
+	if nq < 2 || nq >= maxRegion || slices.Contains(labels[:nl], 0) {
+		// A region of maxRegion States was cut short (the words an
+		// unanchored pattern looks for): its sub-shapes are its own.
+		return nil
+	}
+	t := k.lt.trie
+	var subs []*subShape // in the order of their first child
+	byCode := make(map[byte]*subShape)
+	for c := int32(1); c < t.end[0]; c = t.end[c] {
+		code := labels[t.label[c]]
+		if code >= codeExit {
+			continue
+		}
+		sub := byCode[code]
+		if sub == nil {
+			if sub = newSubShape(labels, nl, code); slices.Contains(sub.states, 0) {
+				return nil // the funnel's own row in every sub-shape: none is shared
+			}
+			byCode[code] = sub
+			subs = append(subs, sub)
+		}
+		sub.kids = append(sub.kids, c)
+	}
+	kept := true
+	for _, sub := range subs {
+		sub.walks = make([]*shape, len(sub.kids))
+		k.lt.kids.getAll(sub.table, sub.kids, sub.walks)
+		kept = kept && !slices.Contains(sub.walks, nil)
+	}
+	out := &sink{bits: slices.Clone(k.ordinary), inverted: true}
+	sh := &shape{}
+	if kept {
+		k.Stats.FunnelsKept++
+		for c := int32(1); c < t.end[0]; c = t.end[c] {
+			if code := labels[t.label[c]]; code >= codeExit {
+				out.drop(t.ids[t.first[c]:t.first[t.end[c]]])
+				if code == codeExit {
+					sh.frontier = append(sh.frontier, frontier{c, 0})
+				}
+			}
+		}
+		for _, sub := range subs {
+			for _, w := range sub.walks {
+				out.drop(w.slice.ids)
+				for _, f := range w.frontier {
+					sh.frontier = append(sh.frontier, frontier{f.node, sub.states[f.from]})
+				}
+			}
+		}
+		// In preorder, as a walk of the whole trie lists them.
+		slices.SortFunc(sh.frontier, func(a, b frontier) int { return cmp.Compare(a.node, b.node) })
+	} else {
+		k.walkKids(labels, nq, byCode, out, sh)
+	}
+	sh.slice = k.compact(out.bits)
+	k.Stats.ShapeWalks++
+	k.Stats.Funnels++
+	return sh
+}
+
+// walkKids walks the trie over a funnel's shape as span would, child by
+// child of the root, into out and sh, and keeps the walk below each child
+// that leads to a sub-shape in byCode (what it drops, and its frontier
+// renumbered) with the trie where it was not kept yet.
+func (k *Masker) walkKids(labels []byte, nq int, byCode map[byte]*subShape, out *sink, sh *shape) {
+	t := k.lt.trie
+	w := k.newShapeWalk(labels, nq)
+	w.sh, w.out = sh, out
+	var drops []int32
+	next := make(map[byte]int) // by sub-shape, its next child
+	for c := int32(1); c < t.end[0]; c = t.end[c] {
+		code := labels[t.label[c]]
+		if code >= codeExit {
+			out.drop(t.ids[t.first[c]:t.first[t.end[c]]])
+			if code == codeExit {
+				sh.frontier = append(sh.frontier, frontier{c, 0})
+			}
+			continue
+		}
+		sub := byCode[code]
+		i := next[code]
+		next[code]++
+		drops, out.dropped = drops[:0], &drops
+		f0 := len(sh.frontier)
+		if !w.leaversBelow(c, code) {
+			w.span(c+1, t.end[c], code)
+		}
+		out.dropped = nil
+		if sub.walks[i] == nil {
+			kid := &shape{slice: itemWalk{ids: slices.Clone(drops)}}
+			for _, f := range sh.frontier[f0:] {
+				kid.frontier = append(kid.frontier, frontier{f.node, byte(sub.index[f.from])})
+			}
+			sub.walks[i] = kid
+			sub.fresh = append(sub.fresh, i)
+		}
+	}
+	k.Stats.Nodes += w.nodes
+	for _, sub := range byCode {
+		roots, walks := make([]int32, len(sub.fresh)), make([]*shape, len(sub.fresh))
+		for j, i := range sub.fresh {
+			roots[j], walks[j] = sub.kids[i], sub.walks[i]
+		}
+		k.lt.kids.putAll(sub.table, roots, walks)
+	}
+}
+
+// subShape is the shape of the region States that one State of a shape
+// leads to, numbered from it in the order a region is found (by State, by
+// label): its table, and by its States their indices in the shape.
+type subShape struct {
+	table  []byte
+	states []byte     // by State of the sub-shape, its index in the shape
+	index  [256]int16 // by State of the shape, its index in the sub-shape, or -1
+	kids   []int32    // the trie root's children whose label leads to its first State
+	walks  []*shape   // by kid, the walk below it (see walkFunnel)
+	fresh  []int      // the kids whose walks walkKids made
+}
+
+func newSubShape(labels []byte, nl int, first byte) *subShape {
+	sub := &subShape{states: []byte{first}}
+	index := &sub.index
+	for i := range index {
+		index[i] = -1
+	}
+	index[first] = 0
+	for i := 0; i < len(sub.states); i++ {
+		for _, code := range labels[int(sub.states[i])*nl : (int(sub.states[i])+1)*nl] {
+			if code < codeExit && index[code] < 0 {
+				index[code] = int16(len(sub.states))
+				sub.states = append(sub.states, code)
+			}
+		}
+	}
+	sub.table = make([]byte, 0, len(sub.states)*nl)
+	for _, q := range sub.states {
+		for _, code := range labels[int(q)*nl : (int(q)+1)*nl] {
+			if code < codeExit {
+				code = byte(index[code])
+			}
+			sub.table = append(sub.table, code)
+		}
+	}
+	return sub
 }

@@ -219,3 +219,50 @@ func TestNameStartsFromViews(t *testing.T) {
 	walkRandomly(t, k, g, rng, "many", 30, 30)
 	t.Logf("%d masks from views, %d view walks", k.Stats.ViewMasks, k.Stats.ViewWalks)
 }
+
+// TestFunnelsShareTheLoop: the start of a member name in an object that
+// allows other members is a funnel (each letter leads into the loop of
+// names, or into a declared name), and so is each prefix of a declared
+// name. Their shapes are walked by the trie root's children (walkFunnel),
+// the walks below each child kept by the loop's own shape: a second
+// schema, with other names, takes them from the first. Masks after every
+// byte of objects of both, and of random walks, must equal brute force.
+func TestFunnelsShareTheLoop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	v := testVocab(rng)
+	trie := NewTrie(v)
+	for i, names := range [][]string{{"ab", "aab", "a1"}, {"b", "bba", "b1a"}} {
+		var props []string
+		for _, n := range names {
+			props = append(props, fmt.Sprintf("%q: {\"type\": \"integer\"}", n))
+		}
+		schema := `{"type": "object", "additionalProperties": {"type": "integer"}, "properties": {` + strings.Join(props, ", ") + `}}`
+		g, err := jsonschema.Compile("names.json", []byte(schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := NewMasker(earley.New(g), v, trie)
+		text := fmt.Sprintf(`{%q:1,%q:1,%q:1,"ba":1,"aéb":1}`, names[0], names[1], names[2])
+		s := k.m.Start()
+		for j := 0; j < len(text); j++ {
+			want, err := bruteMask(g, v, []byte(text[:j]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := diffMasks(v, k.Mask(s), want); d != "" {
+				t.Fatalf("schema %d, after %q: %s", i, text[:j], d)
+			}
+			if s = k.m.Step(s, text[j]); s == earley.Dead {
+				t.Fatalf("%q is not a prefix", text[:j+1])
+			}
+		}
+		walkRandomly(t, k, g, rng, "names", 20, 20)
+		if k.Stats.Funnels == 0 {
+			t.Errorf("schema %d: no shape walked by its children", i)
+		}
+		if i == 1 && k.Stats.FunnelsKept == 0 {
+			t.Error("the second schema's funnels walked the trie again")
+		}
+		t.Logf("schema %d: %d funnels, %d from kept walks, %d shape walks", i, k.Stats.Funnels, k.Stats.FunnelsKept, k.Stats.ShapeWalks)
+	}
+}
