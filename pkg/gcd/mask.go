@@ -109,7 +109,6 @@ type Masker struct {
 	cache      map[earley.State]Bitset     // by true State
 	byRoom     map[string]Bitset           // by earley.Machine.RoomKey, with room the longest token
 	roomKey    []byte                      // scratch
-	longest    int                         // the most bytes a token has
 	items      map[earley.State]*itemWalk  // by view of a scan item
 	seenViews  map[earley.State]bool       // views of the scan items of States viewsSeen was asked about
 	subs       map[subKey]*itemWalk        // by view and trie node
@@ -197,7 +196,6 @@ func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 	_, k.contClasses = highLabels(&classes, m.NumClasses())
 	k.utf8Rows, k.utf8Sets = utf8Classes(m.ByteClass)
 	k.ordinary = NewBitset(t.size)
-	k.longest = int(slices.Max(t.depth))
 	for _, id := range k.lt.trie.ids {
 		k.ordinary.Set(int(id))
 	}
@@ -347,7 +345,7 @@ func (k *Masker) Mask(s earley.State) Bitset {
 	}
 	roomKey := ""
 	if k.m.InBoundedRepetition(s) {
-		if key := k.m.RoomKey(s, k.longest, k.roomKey[:0]); key != nil {
+		if key := k.m.RoomKey(s, k.lt.trie.longest, k.roomKey[:0]); key != nil {
 			k.roomKey = key
 			if b, ok := k.byRoom[string(key)]; ok {
 				k.Stats.RoomHits++

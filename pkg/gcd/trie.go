@@ -30,6 +30,8 @@ type Trie struct {
 	ids    []int32
 	utf8   []bool
 	size   int // vocabulary size
+	// longest is the most bytes a token has (see earley.Machine.RoomKey).
+	longest int
 
 	shared *labelled // relabelled by the shared labels (labels.go); nil in a relabelled Trie
 }
@@ -70,6 +72,7 @@ func NewTrie(v *Vocab) *Trie {
 			path = append(path, n)
 		}
 		t.ids = append(t.ids, id)
+		t.longest = max(t.longest, len(tok))
 		prev = tok
 	}
 	t.first = append(t.first, int32(len(t.ids)))
@@ -145,13 +148,14 @@ func (t *Trie) VocabSize() int { return t.size }
 func (t *Trie) relabel(class *[256]uint8) *Trie {
 	n := len(t.label)
 	r := &Trie{
-		label:  make([]byte, 0, n/2),
-		depth:  make([]int32, 0, n/2),
-		parent: make([]int32, 0, n/2),
-		first:  make([]int32, 0, n/2),
-		ids:    make([]int32, 0, len(t.ids)),
-		utf8:   make([]bool, 0, n/2),
-		size:   t.size,
+		label:   make([]byte, 0, n/2),
+		depth:   make([]int32, 0, n/2),
+		parent:  make([]int32, 0, n/2),
+		first:   make([]int32, 0, n/2),
+		ids:     make([]int32, 0, len(t.ids)),
+		utf8:    make([]bool, 0, n/2),
+		size:    t.size,
+		longest: t.longest,
 	}
 	end := make([]int32, 0, n/2)
 	// A pending node: its label, depth, parent, and its old nodes, which
