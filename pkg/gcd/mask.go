@@ -61,10 +61,12 @@ import (
 //     inside a UTF-8 character, and the wide States many classes lead to.
 //     The trie is walked once per region shape over its transition table
 //     alone, which every JSON string body or XML comment shares, in every
-//     grammar of the vocabulary (the walks are kept with the trie); it yields
-//     the slice of tokens that stay inside the region, all allowed, and the
-//     frontier nodes where a token leaves it, which alone are walked from
-//     the true State. This is gasp's form of llguidance's token slices and
+//     grammar of the vocabulary (the walks are kept with the trie; a
+//     member name's start, whose shape differs by object, is made of the
+//     walks below the root's children, kept by the shape each leads to:
+//     walkFunnel); it yields the slice of tokens that stay inside the
+//     region, all allowed, and the frontier nodes where a token leaves it,
+//     which alone are walked from the true State. This is gasp's form of llguidance's token slices and
 //     XGrammar's context-independent tokens, found from the Earley States
 //     rather than from a lexer.
 //   - Below a node whose State loops on most classes (a comment's body,
