@@ -153,7 +153,7 @@ type MaskStats struct {
 	Escapes      int // subtrees walked again from a true State
 	ShapeWalks   int // walks of the trie over a new region shape
 	Funnels      int // shapes walked by the root's children (see walkFunnel)
-	FunnelsKept  int // those made of the walks below the children kept from other shapes
+	FunnelsKept  int // those made of the walks below the children kept from other shapes alone
 	Chains       int // subtrees taken whole inside a bounded repetition (see chain)
 	Leavers      int // subtrees walked over the leavers of a loop (see leaverIndex)
 	Runs         int // masks inside a bounded repetition taken from a run table (see runTable)
@@ -456,7 +456,7 @@ type sink struct {
 	limit    int
 	size     int
 	inverted bool
-	dropped  *[]int32 // where set, an inverted sink's drops are appended to it too (see walkKids)
+	dropped  *[]int32 // where set, an inverted sink's drops are appended to it too (see walkKid)
 }
 
 // drop removes ids from an inverted sink.

@@ -737,9 +737,9 @@ func (c *shapeCache) putAll(table []byte, roots []int32, shapes []*shape) {
 // and its frontier are kept with the trie by the sub-shape's table
 // (labelled.kids), so that every funnel into one loop (the names of every
 // object of every schema) shares them, and a funnel whose children's walks
-// are all kept costs a look-up for each child rather than a walk of the
-// whole trie. Otherwise it walks the trie, keeping the children's walks
-// on the way. It returns nil where the first State is no funnel.
+// are kept costs a look-up for each child rather than a walk of the whole
+// trie. The other children are walked (walkKid), and their walks kept. It
+// returns nil where the first State is no funnel.
 func (k *Masker) walkFunnel(labels []byte, nq int) *shape {
 	nl := len(labels) / nq
 	if nq < 2 || nq >= maxRegion || slices.Contains(labels[:nl], 0) {
@@ -748,11 +748,17 @@ func (k *Masker) walkFunnel(labels []byte, nq int) *shape {
 		return nil
 	}
 	t := k.lt.trie
+	out := &sink{bits: slices.Clone(k.ordinary), inverted: true}
+	sh := &shape{}
 	var subs []*subShape // in the order of their first child
 	byCode := make(map[byte]*subShape)
 	for c := int32(1); c < t.end[0]; c = t.end[c] {
 		code := labels[t.label[c]]
 		if code >= codeExit {
+			out.drop(t.ids[t.first[c]:t.first[t.end[c]]])
+			if code == codeExit {
+				sh.frontier = append(sh.frontier, frontier{c, 0})
+			}
 			continue
 		}
 		sub := byCode[code]
@@ -765,88 +771,58 @@ func (k *Masker) walkFunnel(labels []byte, nq int) *shape {
 		}
 		sub.kids = append(sub.kids, c)
 	}
-	kept := true
+	var w *shapeWalk // over this shape, for the children whose walks are not kept
 	for _, sub := range subs {
-		sub.walks = make([]*shape, len(sub.kids))
-		k.lt.kids.getAll(sub.table, sub.kids, sub.walks)
-		kept = kept && !slices.Contains(sub.walks, nil)
+		walks := make([]*shape, len(sub.kids))
+		k.lt.kids.getAll(sub.table, sub.kids, walks)
+		var newKids []int32
+		var newWalks []*shape
+		for i, c := range sub.kids {
+			if walks[i] == nil {
+				if w == nil {
+					w = k.newShapeWalk(labels, nq)
+					w.sh, w.out = sh, out
+				}
+				newKids, newWalks = append(newKids, c), append(newWalks, k.walkKid(w, sub, c))
+				continue
+			}
+			out.drop(walks[i].slice.ids)
+			for _, f := range walks[i].frontier {
+				sh.frontier = append(sh.frontier, frontier{f.node, sub.states[f.from]})
+			}
+		}
+		k.lt.kids.putAll(sub.table, newKids, newWalks)
 	}
-	out := &sink{bits: slices.Clone(k.ordinary), inverted: true}
-	sh := &shape{}
-	if kept {
+	if w == nil {
 		k.Stats.FunnelsKept++
-		for c := int32(1); c < t.end[0]; c = t.end[c] {
-			if code := labels[t.label[c]]; code >= codeExit {
-				out.drop(t.ids[t.first[c]:t.first[t.end[c]]])
-				if code == codeExit {
-					sh.frontier = append(sh.frontier, frontier{c, 0})
-				}
-			}
-		}
-		for _, sub := range subs {
-			for _, w := range sub.walks {
-				out.drop(w.slice.ids)
-				for _, f := range w.frontier {
-					sh.frontier = append(sh.frontier, frontier{f.node, sub.states[f.from]})
-				}
-			}
-		}
-		// In preorder, as a walk of the whole trie lists them.
-		slices.SortFunc(sh.frontier, func(a, b frontier) int { return cmp.Compare(a.node, b.node) })
 	} else {
-		k.walkKids(labels, nq, byCode, out, sh)
+		k.Stats.Nodes += w.nodes
 	}
+	// In preorder, as a walk of the whole trie lists them.
+	slices.SortFunc(sh.frontier, func(a, b frontier) int { return cmp.Compare(a.node, b.node) })
 	sh.slice = k.compact(out.bits)
 	k.Stats.ShapeWalks++
 	k.Stats.Funnels++
 	return sh
 }
 
-// walkKids walks the trie over a funnel's shape as span would, child by
-// child of the root, into out and sh, and keeps the walk below each child
-// that leads to a sub-shape in byCode (what it drops, and its frontier
-// renumbered) with the trie where it was not kept yet.
-func (k *Masker) walkKids(labels []byte, nq int, byCode map[byte]*subShape, out *sink, sh *shape) {
-	t := k.lt.trie
-	w := k.newShapeWalk(labels, nq)
-	w.sh, w.out = sh, out
+// walkKid walks the trie below the root's child c, at sub's first State,
+// over a funnel's shape (w, into its sink and shape, as span would), and
+// returns that walk as kept for sub: what it dropped, and its frontier
+// renumbered.
+func (k *Masker) walkKid(w *shapeWalk, sub *subShape, c int32) *shape {
 	var drops []int32
-	next := make(map[byte]int) // by sub-shape, its next child
-	for c := int32(1); c < t.end[0]; c = t.end[c] {
-		code := labels[t.label[c]]
-		if code >= codeExit {
-			out.drop(t.ids[t.first[c]:t.first[t.end[c]]])
-			if code == codeExit {
-				sh.frontier = append(sh.frontier, frontier{c, 0})
-			}
-			continue
-		}
-		sub := byCode[code]
-		i := next[code]
-		next[code]++
-		drops, out.dropped = drops[:0], &drops
-		f0 := len(sh.frontier)
-		if !w.leaversBelow(c, code) {
-			w.span(c+1, t.end[c], code)
-		}
-		out.dropped = nil
-		if sub.walks[i] == nil {
-			kid := &shape{slice: itemWalk{ids: slices.Clone(drops)}}
-			for _, f := range sh.frontier[f0:] {
-				kid.frontier = append(kid.frontier, frontier{f.node, byte(sub.index[f.from])})
-			}
-			sub.walks[i] = kid
-			sub.fresh = append(sub.fresh, i)
-		}
+	w.out.dropped = &drops
+	f0, first := len(w.sh.frontier), sub.states[0]
+	if !w.leaversBelow(c, first) {
+		w.span(c+1, k.lt.trie.end[c], first)
 	}
-	k.Stats.Nodes += w.nodes
-	for _, sub := range byCode {
-		roots, walks := make([]int32, len(sub.fresh)), make([]*shape, len(sub.fresh))
-		for j, i := range sub.fresh {
-			roots[j], walks[j] = sub.kids[i], sub.walks[i]
-		}
-		k.lt.kids.putAll(sub.table, roots, walks)
+	w.out.dropped = nil
+	kid := &shape{slice: itemWalk{ids: drops}}
+	for _, f := range w.sh.frontier[f0:] {
+		kid.frontier = append(kid.frontier, frontier{f.node, byte(sub.index[f.from])})
 	}
+	return kid
 }
 
 // subShape is the shape of the region States that one State of a shape
@@ -857,8 +833,6 @@ type subShape struct {
 	states []byte     // by State of the sub-shape, its index in the shape
 	index  [256]int16 // by State of the shape, its index in the sub-shape, or -1
 	kids   []int32    // the trie root's children whose label leads to its first State
-	walks  []*shape   // by kid, the walk below it (see walkFunnel)
-	fresh  []int      // the kids whose walks walkKids made
 }
 
 func newSubShape(labels []byte, nl int, first byte) *subShape {
