@@ -41,7 +41,7 @@ func Compile(filename string, src []byte) (*grammar.Grammar, error) {
 
 // CompileValue compiles a parsed schema document.
 func CompileValue(filename string, root *Value) (*grammar.Grammar, error) {
-	c := &compiler{file: filename, root: root, refs: map[string]string{}}
+	c := &compiler{file: filename, root: root, refs: map[string]string{}, refAlone: legacyDraft(root)}
 	rootDef := &grammar.RuleDef{Name: "root", NamePos: c.pos("")}
 	c.rules = append(c.rules, rootDef)
 	body := c.schema(root, "")
@@ -64,8 +64,11 @@ type compiler struct {
 	rules []*grammar.RuleDef
 	refs  map[string]string // $ref target pointer, and shared rules, → rule name
 	lists int               // objects' member lists written so far (see members)
-	errs  grammar.ErrorList
-	depth int
+	// refAlone: the root's $schema names a draft from 3 to 7, in which
+	// "all other properties in a $ref object MUST be ignored".
+	refAlone bool
+	errs     grammar.ErrorList
+	depth    int
 }
 
 func (c *compiler) pos(ptr string) grammar.Pos {
@@ -254,6 +257,9 @@ func (c *compiler) schema(s *Value, ptr string) grammar.Expr {
 		c.errorf(ptr, "a schema must be an object or a boolean")
 		return nil
 	}
+	if ref := s.Get("$ref"); ref != nil && c.refAlone {
+		return c.ref(ref, ptr+"/$ref") // its siblings ignored, unchecked
+	}
 	if !c.check(s, ptr) {
 		return nil
 	}
@@ -276,6 +282,21 @@ func (c *compiler) schema(s *Value, ptr string) grammar.Expr {
 		return c.union(s, ptr)
 	}
 	return c.plain(s, ptr)
+}
+
+// legacyDraft reports whether the $schema of root names a draft from 3 to
+// 7 (http://json-schema.org/draft-07/schema#), where a $ref's sibling
+// keywords are ignored; from 2019-09 on, and without $schema, they apply.
+func legacyDraft(root *Value) bool {
+	if root.Kind != Object {
+		return false
+	}
+	v := root.Get("$schema")
+	if v == nil || v.Kind != String {
+		return false
+	}
+	_, rest, ok := strings.Cut(v.Str, "json-schema.org/draft-0")
+	return ok && len(rest) > 0 && '3' <= rest[0] && rest[0] <= '7' && strings.HasPrefix(rest[1:], "/schema")
 }
 
 // hasRef reports whether a $ref member occurs anywhere in v.

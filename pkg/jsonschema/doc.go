@@ -66,7 +66,9 @@
 //     another forbids.
 //   - allOf, and $ref beside other keywords, by merging the schemas (an
 //     intersection; two different values of a keyword that cannot be
-//     merged, such as two patterns, are an error).
+//     merged, such as two patterns, are an error). Where the root's
+//     $schema names a draft from 3 to 7, the keywords beside a $ref are
+//     ignored, as those drafts say.
 //   - $ref to a JSON pointer in the same document ("#", "#/$defs/a"),
 //     recursion included; $defs and definitions; $id below the root where
 //     no $ref lies under it.

@@ -71,28 +71,21 @@ func (w *writer) elements(es []*Value, i int, k func() bool) bool {
 	return w.value(es[i], func() bool { return w.elements(es, i+1, k) })
 }
 
-// members tries each unused member next, after n written ones.
+// members tries each unused member next, after n written ones: first
+// those that leave the most other members possible after them (see
+// ranked), then the rest.
 func (w *writer) members(ms []Member, used []bool, n int, k func() bool) bool {
 	if n == len(ms) {
 		return w.feed("}") && k()
 	}
-	for i, m := range ms {
-		if used[i] {
-			continue
-		}
+	for _, i := range w.ranked(ms, used, n) {
 		if w.steps++; w.steps > maxWriteSteps {
 			return false
 		}
 		cp := w.p.Checkpoint()
-		var b strings.Builder
-		if n > 0 {
-			b.WriteByte(',')
-		}
-		writeString(&b, m.Key)
-		b.WriteByte(':')
-		if w.feed(b.String()) {
+		if w.feed(memberHead(ms[i].Key, n)) {
 			used[i] = true
-			if w.value(m.Val, func() bool { return w.members(ms, used, n+1, k) }) {
+			if w.value(ms[i].Val, func() bool { return w.members(ms, used, n+1, k) }) {
 				return true
 			}
 			used[i] = false
@@ -100,4 +93,70 @@ func (w *writer) members(ms []Member, used []bool, n int, k func() bool) bool {
 		w.p.Rollback(cp)
 	}
 	return false
+}
+
+// ranked returns the unused members that may come next, in the value's
+// order but for the first that keeps every other of them possible after
+// it, which comes first. A schema's grammar fixes the order of its
+// declared members, and each optional one may be left out, so any later
+// member may come next: trying the value's own order alone, an instance
+// whose members are out of the schema's order (a benchmark's) would leave
+// out a member it must write, and the search would try every order of the
+// rest before giving up. The member declared first keeps every other.
+func (w *writer) ranked(ms []Member, used []bool, n int) []int {
+	var next []int
+	for i := range ms {
+		if !used[i] && w.fits(ms[i].Key, n) {
+			next = append(next, i)
+		}
+	}
+	for x, i := range next {
+		if w.keepsOthers(ms, next, i, n) {
+			copy(next[1:x+1], next[:x])
+			next[0] = i
+			break
+		}
+	}
+	return next
+}
+
+// keepsOthers reports whether, once member i is written (its value's
+// first writing), every other member of next may come after it.
+func (w *writer) keepsOthers(ms []Member, next []int, i, n int) bool {
+	cp := w.p.Checkpoint()
+	defer w.p.Rollback(cp)
+	keeps := false
+	w.feed(memberHead(ms[i].Key, n))
+	w.value(ms[i].Val, func() bool {
+		keeps = true
+		for _, j := range next {
+			if j != i && !w.fits(ms[j].Key, n+1) {
+				keeps = false
+				break
+			}
+		}
+		return true
+	})
+	return keeps
+}
+
+// fits reports whether a member named key may come next, after n written
+// ones.
+func (w *writer) fits(key string, n int) bool {
+	w.steps++
+	cp := w.p.Checkpoint()
+	defer w.p.Rollback(cp)
+	return w.feed(memberHead(key, n))
+}
+
+// memberHead is the text before a member's value: a comma unless it is
+// the first, its name and the colon.
+func memberHead(key string, n int) string {
+	var b strings.Builder
+	if n > 0 {
+		b.WriteByte(',')
+	}
+	writeString(&b, key)
+	b.WriteByte(':')
+	return b.String()
 }
