@@ -22,7 +22,9 @@
 // a loop such as a JSON string every position is the same State. Package
 // gcd builds on this to cache token masks per State, and on
 // Machine.ScanViews, views of a State's scan items that forget distant
-// context, to share work between States that differ only there.
+// context, to share work between States that differ only there; and on
+// Machine.RoomKey and Machine.ContextKey, keys under which States allow
+// the same strings (of up to a length; without a leaving byte).
 //
 // Parse returns a parse tree of a complete sentence; it uses a separate,
 // classical chart parser with absolute positions. Node.Format prints a tree

@@ -94,6 +94,7 @@ type Machine struct {
 	classOf    [256]uint8        // byte → byte class
 	numClasses int               // classes are numbered 0..numClasses-1
 	termClass  []grammar.ByteSet // by terminal: the classes it matches (a class set, not bytes)
+	first      []grammar.ByteSet // by rule: the classes that can start it
 	follow     []grammar.ByteSet // by rule: the classes that can come right after it in a sentence
 
 	// followSets holds the distinct sets that escaping steps leave
@@ -145,6 +146,9 @@ type Machine struct {
 	groupIDs []uint32 // scratch for alikeGroups
 	groupMap []uint32 // scratch for alikeGroups
 	touched  []uint32 // scratch for alikeGroups
+
+	after        map[int32]grammar.ByteSet // by LR(0) item: the classes after its next symbol there (see afterNext)
+	contextWords []uint64                  // scratch for ContextKey
 }
 
 // carve returns a slice of n elements cut from *block, which it refills
@@ -198,7 +202,8 @@ func New(g *grammar.Grammar) *Machine {
 	m.lrInRep = m.repetitionItems()
 	m.predict = m.predictions()
 	m.computeByteClasses()
-	m.follow = followClasses(g, m.nullable, m.termClass)
+	m.first = firstClasses(g, m.nullable, m.termClass)
+	m.follow = followClasses(g, m.nullable, m.termClass, m.first)
 	m.followSets = []grammar.ByteSet{{}} // index 0, for a class whose step did not escape
 	m.followIndex = map[grammar.ByteSet]int32{{}: 0}
 
@@ -220,8 +225,7 @@ func New(g *grammar.Grammar) *Machine {
 // changes costs a pass per link of the longest chain of rules (a JSON
 // schema's member lists chain hundreds), and each pass rescans every
 // production's suffixes.
-func followClasses(g *grammar.Grammar, nullable []bool, termClass []grammar.ByteSet) []grammar.ByteSet {
-	first := firstClasses(g, nullable, termClass)
+func followClasses(g *grammar.Grammar, nullable []bool, termClass, first []grammar.ByteSet) []grammar.ByteSet {
 	follow := make([]grammar.ByteSet, len(g.Rules))
 	// follow[B] includes FIRST of what follows B in a production, a
 	// constant found by one scan of the production from the right, and

@@ -50,6 +50,10 @@ type labelled struct {
 	kids   *shapeCache // the walks below the root's children that funnels are made of (see walkFunnel)
 	runsMu sync.Mutex
 	runs   map[grammar.ByteSet]*runTable // by the labels they run over (see runsOf)
+
+	byLabel leaverIndex // every node by its label (see newLeaving)
+	leaveMu sync.Mutex
+	leave   map[grammar.ByteSet]*leaving // by leaving labels, nil where too many (see leavingOf)
 }
 
 // newLabelled relabels t by label, whose values are 0 to n-1.
@@ -70,6 +74,7 @@ func newLabelled(t *Trie, label *[256]uint8, n int) *labelled {
 	t = lt.trie
 	lt.subtree = subtreeClasses(t)
 	lt.leavers = newLeaverIndex(t, n, &lt.high)
+	lt.byLabel = newLeaverIndex(t, n, &grammar.ByteSet{})
 	every := grammar.ByteSet{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
 	lt.height = deepest(t, &every, &grammar.ByteSet{})
 	var leads grammar.ByteSet

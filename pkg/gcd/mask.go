@@ -26,6 +26,11 @@ import (
 //     (earley.Machine.RoomKey): they share one mask too (inside a JSON
 //     string that maxLength bounds, its positions up to 128 characters
 //     from the bound).
+//   - A mask's tokens that never reach a byte after which the State's
+//     context decides (a string's closing quote) are kept by the State's
+//     context key (earley.Machine.ContextKey): another State of the key,
+//     a string of the same kind in another member, walks only the tokens
+//     with such a byte (context.go).
 //   - A State's mask is the union of what its scan items allow, and the
 //     items of each rule and origin are walked from their view
 //     (earley.Machine.ScanViews), which keeps only what the items can
@@ -142,6 +147,13 @@ type Masker struct {
 	chainCount  map[earley.State]int          // scratch for chainOf
 	chainStates []earley.State                // scratch: the States of the chain chainHeight followed
 	charsLeads  byState[charsLeadResult]      // on first use (see charsLeadKnown)
+
+	contexts   map[string]Bitset // by context key: a mask's tokens without a leaving byte (see context.go)
+	contextMin int               // the least work of a mask whose own part is kept (tests lower it)
+	ctxKey     []byte            // scratch
+	ctxNodes   []int32           // scratch for maskContext
+	ctxStates  []earley.State    // scratch for maskContext
+	ctxUp      []int32           // scratch for maskContext
 }
 
 // MaskStats counts a Masker's work.
@@ -149,6 +161,7 @@ type MaskStats struct {
 	Masks        int // calls of Mask
 	CacheHits    int // masks served from the cache
 	RoomHits     int // masks served by a State of the same room key (see earley.Machine.RoomKey)
+	ContextHits  int // masks made of a State's own part kept by its context key (see context.go)
 	ViewWalks    int // walks from a new view of a scan item
 	Escapes      int // subtrees walked again from a true State
 	ShapeWalks   int // walks of the trie over a new region shape
@@ -187,6 +200,7 @@ func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 		seenViews:     make(map[earley.State]bool),
 		subs:          make(map[subKey]*itemWalk),
 		shapes:        make(map[string]map[int32]*shape),
+		contexts:      make(map[string]Bitset),
 	}
 	var classes [256]uint8
 	for b := range classes {
@@ -195,6 +209,7 @@ func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 	k.chooseLabels(t, &classes, labels)
 	k.leavers = leaverMarks{x: &k.lt.leavers, marks: make([]uint64, (k.lt.trie.Nodes()+63)/64)}
 	k.leaversMin, k.leaversFew = 1024, 8
+	k.contextMin = contextMinWork
 	_, k.contClasses = highLabels(&classes, m.NumClasses())
 	k.utf8Rows, k.utf8Sets = utf8Classes(m.ByteClass)
 	k.ordinary = NewBitset(t.size)
@@ -358,30 +373,62 @@ func (k *Masker) Mask(s earley.State) Bitset {
 			roomKey = string(key)
 		}
 	}
-	b := NewBitset(k.lt.trie.size)
-	out := &sink{bits: b}
 	if k.viewsSeen(s) {
 		k.Stats.ViewMasks++
-		k.maskViews(s, out)
-	} else if states, key, ok := k.region(s, true); ok {
+		b := NewBitset(k.lt.trie.size)
+		k.maskViews(s, &sink{bits: b})
+		return k.keep(s, b, roomKey)
+	}
+	// After the views, which serve States of many items (a member name's
+	// start in a large object) for less than their context key costs.
+	ctxKey, lv := k.contextKey(s)
+	if own, ok := k.contexts[ctxKey]; ok && ctxKey != "" {
+		k.Stats.ContextHits++
+		b := slices.Clone(own)
+		k.maskContext(s, lv, &sink{bits: b})
+		return k.keep(s, b, roomKey)
+	}
+	work := k.m.NumStates() + k.Stats.Nodes/64
+	b := k.walkState(s)
+	if ctxKey != "" && k.m.NumStates()+k.Stats.Nodes/64-work >= k.contextMin {
+		own := slices.Clone(b)
+		for i := range own {
+			own[i] &= lv.stay[i]
+		}
+		k.remember(8*len(own) + len(ctxKey))
+		k.contexts[ctxKey] = own
+	}
+	return k.keep(s, b, roomKey)
+}
+
+// walkState returns the ordinary tokens viable from s, found over its
+// region, the views of its scan items, a run table or the trie.
+func (k *Masker) walkState(s earley.State) Bitset {
+	b := NewBitset(k.lt.trie.size)
+	out := &sink{bits: b}
+	if states, key, ok := k.region(s, true); ok {
 		k.maskRegion(states, key, 0, out, false)
 	} else if k.LocalDepth > 0 && !k.m.InBoundedRepetition(s) {
 		k.views = k.m.ScanViews(s, k.LocalDepth, k.views[:0])
 		k.maskViews(s, out)
-	} else {
+	} else if c, r := k.runsOf(s); r != nil {
 		// A run table adds tokens (an inverted sink would have to drop
 		// those of dead exits instead), many at once.
-		if c, r := k.runsOf(s); r != nil {
-			k.Stats.Runs++
-			k.walkRuns(s, c, r, out)
-		} else {
-			if k.mostlyAllowed(func(l uint8) bool { n, _ := k.m.StepLocal(s, int(k.class[l])); return n != earley.Dead }) {
-				copy(b, k.ordinary)
-				out.inverted = true
-			}
-			k.walk(s, 0, true, out, false, grammar.ByteSet{})
+		k.Stats.Runs++
+		k.walkRuns(s, c, r, out)
+	} else {
+		if k.mostlyAllowed(func(l uint8) bool { n, _ := k.m.StepLocal(s, int(k.class[l])); return n != earley.Dead }) {
+			copy(b, k.ordinary)
+			out.inverted = true
 		}
+		k.walk(s, 0, true, out, false, grammar.ByteSet{})
 	}
+	return b
+}
+
+// keep adds the EOS tokens to b if s accepts, and keeps b as the mask of
+// s and of its room key.
+func (k *Masker) keep(s earley.State, b Bitset, roomKey string) Bitset {
 	if k.m.Accepting(s) {
 		for _, id := range k.vocab.EOS {
 			b.Set(id)
@@ -606,6 +653,7 @@ func (k *Masker) remember(n int) {
 	if k.cacheBytes+n > k.MaxCacheBytes {
 		clear(k.cache)
 		clear(k.byRoom)
+		clear(k.contexts)
 		clear(k.items)
 		clear(k.seenViews)
 		clear(k.subs)

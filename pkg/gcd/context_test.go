@@ -1,0 +1,104 @@
+package gcd
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gasplab/gasp/pkg/earley"
+	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/jsonschema"
+)
+
+// contextSchemas hold States of one context key in several contexts:
+// strings of one maxLength (a chain) and plain strings after members that
+// differ in what may follow them, an object kind under several names (its
+// member names' starts), and the same strings inside and outside an
+// array, where a quote is followed by a comma, a bracket or a brace.
+var contextSchemas = []string{
+	`{"type": "object", "properties": {
+		"a": {"type": "string", "maxLength": 4},
+		"b": {"type": "string", "maxLength": 4},
+		"ab": {"type": "integer"},
+		"c": {"type": "array", "items": {"type": "string", "maxLength": 4}},
+		"d": {"type": "string", "minLength": 2, "maxLength": 4}},
+	  "required": ["a", "b"], "additionalProperties": {"type": "string", "maxLength": 4}}`,
+	`{"$defs": {"o": {"type": "object", "properties": {"a": {"type": "integer"}, "ab": {"type": "string"}},
+		"additionalProperties": {"type": "integer"}}},
+	  "type": "object", "properties": {"a": {"$ref": "#/$defs/o"}, "b": {"$ref": "#/$defs/o"},
+		"ba": {"type": "array", "items": {"$ref": "#/$defs/o"}}, "é": {"type": "string"}}}`,
+}
+
+// TestContextMasksMatchBruteForce: masks served by a context key (the
+// own part kept from another State of the key, the tokens with a leaving
+// byte walked) must equal brute force, after every byte of instances that
+// reach States of one key in several contexts and along random walks; and
+// some must be served so.
+func TestContextMasksMatchBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	v := testVocab(rng)
+	texts := [][]string{
+		{`{"a":"ab","b":"b","ab":1,"c":["a","ab"],"d":"aa","x":"b"}`, `{"a":"","b":"ab","d":"abab","ba":"ba","é":"a"}`},
+		{`{"a":{"a":1,"ab":"b","b":1},"b":{"a":2,"ab":""},"ba":[{"a":1},{"ab":"a"}],"é":"a"}`},
+	}
+	for i, schema := range contextSchemas {
+		g, err := jsonschema.Compile("ctx.json", []byte(schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := NewMasker(earley.New(g), v, NewTrie(v))
+		k.contextMin = 0
+		for _, text := range texts[i] {
+			checkEveryByte(t, k, g, text)
+		}
+		walkRandomly(t, k, g, rng, "ctx", 40, 30)
+		if k.Stats.ContextHits == 0 {
+			t.Errorf("schema %d: no mask served by a context key", i)
+		}
+		t.Logf("schema %d: %d masks, %d by context keys", i, k.Stats.Masks, k.Stats.ContextHits)
+	}
+}
+
+// checkEveryByte compares k's mask with brute force after every byte of
+// text, a sentence of g.
+func checkEveryByte(t *testing.T, k *Masker, g *grammar.Grammar, text string) {
+	t.Helper()
+	s := k.m.Start()
+	for j := 0; j <= len(text); j++ {
+		want, err := bruteMask(g, k.vocab, []byte(text[:j]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := diffMasks(k.vocab, k.Mask(s), want); d != "" {
+			t.Fatalf("after %q: %s", text[:j], d)
+		}
+		if j < len(text) {
+			if s = k.m.Step(s, text[j]); s == earley.Dead {
+				t.Fatalf("%q is not a prefix", text[:j+1])
+			}
+		}
+	}
+}
+
+// TestContextMasksOnGrammars runs the mask grammars' random walks with
+// every mask's own part kept.
+func TestContextMasksOnGrammars(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	v := testVocab(rng)
+	hits := 0
+	trie := NewTrie(v)
+	for i, src := range maskGrammars {
+		g := compile(t, strings.ReplaceAll(src, " ; ", "\n"))
+		for _, labels := range []int{labelsShared, labelsOwn} {
+			k := newMasker(earley.New(g), v, trie, labels)
+			k.contextMin = 0
+			walkRandomly(t, k, g, rng, fmt.Sprintf("grammar %d, labels %d", i, labels), 40, 30)
+			hits += k.Stats.ContextHits
+			t.Logf("grammar %d, labels %d: %d masks, %d by context keys", i, labels, k.Stats.Masks, k.Stats.ContextHits)
+		}
+	}
+	if hits == 0 {
+		t.Error("no mask served by a context key")
+	}
+}
