@@ -12,9 +12,8 @@ import (
 )
 
 // contextSchemas hold States of one context key in several contexts:
-// strings of one maxLength (a chain) and plain strings after members that
-// differ in what may follow them, an object kind under several names (its
-// member names' starts), and the same strings inside and outside an
+// strings of one maxLength after members that differ in what may follow
+// them, in an object kind under several names, and inside and outside an
 // array, where a quote is followed by a comma, a bracket or a brace.
 var contextSchemas = []string{
 	`{"type": "object", "properties": {
@@ -24,10 +23,10 @@ var contextSchemas = []string{
 		"c": {"type": "array", "items": {"type": "string", "maxLength": 4}},
 		"d": {"type": "string", "minLength": 2, "maxLength": 4}},
 	  "required": ["a", "b"], "additionalProperties": {"type": "string", "maxLength": 4}}`,
-	`{"$defs": {"o": {"type": "object", "properties": {"a": {"type": "integer"}, "ab": {"type": "string"}},
+	`{"$defs": {"o": {"type": "object", "properties": {"a": {"type": "integer"}, "ab": {"type": "string", "maxLength": 3}},
 		"additionalProperties": {"type": "integer"}}},
 	  "type": "object", "properties": {"a": {"$ref": "#/$defs/o"}, "b": {"$ref": "#/$defs/o"},
-		"ba": {"type": "array", "items": {"$ref": "#/$defs/o"}}, "é": {"type": "string"}}}`,
+		"ba": {"type": "array", "items": {"$ref": "#/$defs/o"}}, "é": {"type": "string", "maxLength": 3}}}`,
 }
 
 // TestContextMasksMatchBruteForce: masks served by a context key (the
@@ -81,14 +80,25 @@ func checkEveryByte(t *testing.T, k *Masker, g *grammar.Grammar, text string) {
 	}
 }
 
-// TestContextMasksOnGrammars runs the mask grammars' random walks with
-// every mask's own part kept.
+// contextGrammars hold bounded repetitions in several contexts: one
+// followed by a rule whose own follower differs by context (the leaving
+// classes must hold what may come after q, not only what context items
+// scan), and one rule of a repetition followed in each context by a rule
+// of its own (the key must hold the items predicted in the State: x's or
+// y's).
+var contextGrammars = []string{
+	`root ::= "{" s "}" | "," s ":" | "{" s "," s "}" ; s ::= [ab]{0,4} q ; q ::= "1" | "é"`,
+	`root ::= "{" o x "}" | "," o y "}" | ":" o x o y ; o ::= [ab]{0,4} ; x ::= "1" | "1" x ; y ::= "é"`,
+}
+
+// TestContextMasksOnGrammars runs random walks of the mask grammars and
+// the context grammars with every mask's own part kept.
 func TestContextMasksOnGrammars(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 26))
 	v := testVocab(rng)
 	hits := 0
 	trie := NewTrie(v)
-	for i, src := range maskGrammars {
+	for i, src := range append(contextGrammars, maskGrammars...) {
 		g := compile(t, strings.ReplaceAll(src, " ; ", "\n"))
 		for _, labels := range []int{labelsShared, labelsOwn} {
 			k := newMasker(earley.New(g), v, trie, labels)

@@ -26,11 +26,11 @@ import (
 //     (earley.Machine.RoomKey): they share one mask too (inside a JSON
 //     string that maxLength bounds, its positions up to 128 characters
 //     from the bound).
-//   - A mask's tokens that never reach a byte after which the State's
-//     context decides (a string's closing quote) are kept by the State's
-//     context key (earley.Machine.ContextKey): another State of the key,
-//     a string of the same kind in another member, walks only the tokens
-//     with such a byte (context.go).
+//   - Inside a bounded repetition, a mask's tokens that never reach a byte
+//     after which the State's context decides (a string's closing quote)
+//     are kept by the State's context key (earley.Machine.ContextKey):
+//     another State of the key, a string of the same maxLength in another
+//     member, walks only the tokens with such a byte (context.go).
 //   - A State's mask is the union of what its scan items allow, and the
 //     items of each rule and origin are walked from their view
 //     (earley.Machine.ScanViews), which keeps only what the items can
@@ -379,9 +379,11 @@ func (k *Masker) Mask(s earley.State) Bitset {
 		k.maskViews(s, &sink{bits: b})
 		return k.keep(s, b, roomKey)
 	}
-	// After the views, which serve States of many items (a member name's
-	// start in a large object) for less than their context key costs.
-	ctxKey, lv := k.contextKey(s)
+	// Inside a bounded repetition alone (see context.go).
+	ctxKey, lv := "", (*leaving)(nil)
+	if k.m.InBoundedRepetition(s) {
+		ctxKey, lv = k.contextKey(s)
+	}
 	if own, ok := k.contexts[ctxKey]; ok && ctxKey != "" {
 		k.Stats.ContextHits++
 		b := slices.Clone(own)
