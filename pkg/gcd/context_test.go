@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/earley"
@@ -108,6 +109,36 @@ func TestContextMasksOnGrammars(t *testing.T) {
 			t.Logf("grammar %d, labels %d: %d masks, %d by context keys", i, labels, k.Stats.Masks, k.Stats.ContextHits)
 		}
 	}
+	if hits == 0 {
+		t.Error("no mask served by a context key")
+	}
+}
+
+// TestContextMasksConcurrently: Maskers of one trie, in parallel
+// subtests, share its leavings (leavingOf, under its lock); each one's
+// masks must still equal brute force (run with -race).
+func TestContextMasksConcurrently(t *testing.T) {
+	v := testVocab(rand.New(rand.NewPCG(27, 28)))
+	trie := NewTrie(v)
+	g, err := jsonschema.Compile("ctx.json", []byte(contextSchemas[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	hits := 0
+	t.Run("maskers", func(t *testing.T) {
+		for w := range 4 {
+			t.Run(fmt.Sprint(w), func(t *testing.T) {
+				t.Parallel()
+				k := NewMasker(earley.New(g), v, trie)
+				k.contextMin = 0
+				walkRandomly(t, k, g, rand.New(rand.NewPCG(29, uint64(w))), "concurrent", 10, 25)
+				mu.Lock()
+				hits += k.Stats.ContextHits
+				mu.Unlock()
+			})
+		}
+	})
 	if hits == 0 {
 		t.Error("no mask served by a context key")
 	}
