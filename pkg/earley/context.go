@@ -25,8 +25,9 @@ import (
 // can come after X there: FIRST(γ), and FOLLOW(A) if γ is nullable. Those
 // are the leaving classes. Along a string with no leaving byte, a State's
 // context items so scan nothing, and its own items give the same sets
-// wherever it is: the string is viable from two States of one key (own
-// items and leaving classes) alike. At the string's end, a context item
+// wherever it is but for the origins of links, whose climbs reach only
+// what the build's did: the string is viable from two States of one key
+// (own items and leaving classes) alike. At the string's end, a context item
 // may have moved on and keep the set alive where own items would not:
 // but X completed in both States, and some item of each waits on X (X
 // was predicted), a context item in both where no own item does.
