@@ -2,7 +2,6 @@ package earley
 
 import (
 	"maps"
-	"strings"
 	"testing"
 )
 
@@ -18,56 +17,27 @@ func TestContextKey(t *testing.T) {
 s ::= "\"" [a-c]{0,6} "\""`))
 	const room, depth = 8, 5
 	alphabet := []byte(`ab"123,[`)
-	viable := func(s State, leave string) map[string]bool {
-		out := make(map[string]bool)
-		var grow func(s State, w string)
-		grow = func(s State, w string) {
-			if len(w) == depth {
-				return
-			}
-			for _, b := range alphabet {
-				if strings.IndexByte(leave, b) >= 0 {
-					continue
-				}
-				if n := m.Step(s, b); n != Dead {
-					out[w+string(b)] = true
-					grow(n, w+string(b))
-				}
-			}
-		}
-		grow(s, "")
-		return out
-	}
 	byKey := make(map[string][]string) // prefixes by key
 	for _, pre := range []string{`"`, `"a`, `"ab`, `"abc`, `["`, `["a`, `["ab`, `["abc`, `["a","`, `["a","b`, `["a","bc`, `["abcabc`, `"abcabc`} {
-		s := m.Start()
-		for i := 0; i < len(pre) && s != Dead; i++ {
-			s = m.Step(s, pre[i])
-		}
-		if s == Dead {
-			t.Fatalf("%q is not a prefix", pre)
-		}
+		s := stateAfter(t, m, pre)
 		leave, ok := m.Leaving(s)
 		if !ok {
 			t.Fatalf("%q: no leaving classes", pre)
 		}
-		var leaving string
-		for b := range 256 {
-			if leave.Has(uint8(m.ByteClass(byte(b)))) {
-				leaving += string(rune(b))
+		var staying []byte // the alphabet without leaving bytes
+		for _, b := range alphabet {
+			if !leave.Has(uint8(m.ByteClass(b))) {
+				staying = append(staying, b)
 			}
 		}
-		if !strings.Contains(leaving, `"`) {
-			t.Errorf("%q: the quote is not a leaving byte (%q)", pre, leaving)
+		if !leave.Has(uint8(m.ByteClass('"'))) {
+			t.Errorf("%q: the quote is not a leaving byte", pre)
 		}
 		key := string(m.ContextKey(s, room, leave, nil))
 		for _, other := range byKey[key] {
-			o := m.Start()
-			for i := 0; i < len(other); i++ {
-				o = m.Step(o, other[i])
-			}
-			if a, b := viable(s, leaving), viable(o, leaving); !maps.Equal(a, b) {
-				t.Errorf("%q and %q share a key but allow different strings without %q", pre, other, leaving)
+			o := stateAfter(t, m, other)
+			if a, b := viableStrings(m, s, staying, depth), viableStrings(m, o, staying, depth); !maps.Equal(a, b) {
+				t.Errorf("%q and %q share a key but allow different strings of %q", pre, other, staying)
 			}
 		}
 		byKey[key] = append(byKey[key], pre)

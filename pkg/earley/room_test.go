@@ -20,23 +20,7 @@ func TestRoomKey(t *testing.T) {
 s ::= "\"" [a-c]{0,12} "\""`))
 	const room = 3
 	alphabet := []byte(`ab"123,[`)
-	viable := func(s State) map[string]bool { // the strings of up to room bytes viable from s
-		out := make(map[string]bool)
-		var grow func(s State, w string)
-		grow = func(s State, w string) {
-			if len(w) == room {
-				return
-			}
-			for _, b := range alphabet {
-				if n := m.Step(s, b); n != Dead {
-					out[w+string(b)] = true
-					grow(n, w+string(b))
-				}
-			}
-		}
-		grow(s, "")
-		return out
-	}
+	viable := func(s State) map[string]bool { return viableStrings(m, s, alphabet, room) }
 	byKey := make(map[string][]string) // prefixes by key
 	for _, open := range []string{`"`, `["`, `["a","`} {
 		var inside string // the key of the positions far from the bound
@@ -67,4 +51,24 @@ s ::= "\"" [a-c]{0,12} "\""`))
 			}
 		}
 	}
+}
+
+// viableStrings returns the strings of 1 to n bytes of alphabet viable
+// from s.
+func viableStrings(m *Machine, s State, alphabet []byte, n int) map[string]bool {
+	out := make(map[string]bool)
+	var grow func(s State, w string)
+	grow = func(s State, w string) {
+		if len(w) == n {
+			return
+		}
+		for _, b := range alphabet {
+			if next := m.Step(s, b); next != Dead {
+				out[w+string(b)] = true
+				grow(next, w+string(b))
+			}
+		}
+	}
+	grow(s, "")
+	return out
 }

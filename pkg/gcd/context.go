@@ -44,6 +44,7 @@ type leaving struct {
 const (
 	maxLeavingNodes = 1024
 	contextMinWork  = 16
+	maxLeavings     = 1024 // the most leavings a labelled trie keeps
 )
 
 // leavingOf returns the leaving of the labels of the byte classes in set,
@@ -66,9 +67,6 @@ func (k *Masker) leavingOf(set grammar.ByteSet) *leaving {
 	}
 	return lv
 }
-
-// maxLeavings bounds the leavings a labelled trie keeps.
-const maxLeavings = 1024
 
 // newLeaving finds the leaving of labels from the index of every node by
 // label, or returns nil if more than maxLeavingNodes nodes have them.
@@ -102,19 +100,20 @@ func newLeaving(lt *labelled, labels *grammar.ByteSet, ordinary Bitset) *leaving
 }
 
 // contextKey returns the context key of s (see
-// earley.Machine.ContextKey) and its leaving, or "" where s has none or
-// its leaving nodes are too many; it sorts the items for a key only then.
-func (k *Masker) contextKey(s earley.State) (string, *leaving) {
+// earley.Machine.ContextKey), in the Masker's scratch, and its leaving,
+// or nil where s has none or its leaving nodes are too many; it sorts the
+// items for a key only then.
+func (k *Masker) contextKey(s earley.State) ([]byte, *leaving) {
 	leave, ok := k.m.Leaving(s)
 	if !ok {
-		return "", nil
+		return nil, nil
 	}
 	lv := k.leavingOf(leave)
 	if lv == nil {
-		return "", nil
+		return nil, nil
 	}
 	k.ctxKey = k.m.ContextKey(s, k.lt.trie.longest, leave, k.ctxKey[:0])
-	return string(k.ctxKey), lv
+	return k.ctxKey, lv
 }
 
 // maskContext adds to out the tokens viable from s that have a leaving

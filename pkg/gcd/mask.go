@@ -380,11 +380,12 @@ func (k *Masker) Mask(s earley.State) Bitset {
 		return k.keep(s, b, roomKey)
 	}
 	// Inside a bounded repetition alone (see context.go).
-	ctxKey, lv := "", (*leaving)(nil)
+	var ctxKey []byte
+	var lv *leaving
 	if k.m.InBoundedRepetition(s) {
 		ctxKey, lv = k.contextKey(s)
 	}
-	if own, ok := k.contexts[ctxKey]; ok && ctxKey != "" {
+	if own, ok := k.contexts[string(ctxKey)]; ok && ctxKey != nil {
 		k.Stats.ContextHits++
 		b := slices.Clone(own)
 		k.maskContext(s, lv, &sink{bits: b})
@@ -392,13 +393,13 @@ func (k *Masker) Mask(s earley.State) Bitset {
 	}
 	work := k.m.NumStates() + k.Stats.Nodes/64
 	b := k.walkState(s)
-	if ctxKey != "" && k.m.NumStates()+k.Stats.Nodes/64-work >= k.contextMin {
+	if ctxKey != nil && k.m.NumStates()+k.Stats.Nodes/64-work >= k.contextMin {
 		own := slices.Clone(b)
 		for i := range own {
 			own[i] &= lv.stay[i]
 		}
 		k.remember(8*len(own) + len(ctxKey))
-		k.contexts[ctxKey] = own
+		k.contexts[string(ctxKey)] = own
 	}
 	return k.keep(s, b, roomKey)
 }
