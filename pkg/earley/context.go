@@ -111,3 +111,120 @@ func (m *Machine) afterNext(lr int32) grammar.ByteSet {
 	m.after[lr] = set
 	return set
 }
+
+// Parts of a State: its context's literals apart.
+//
+// A State's future is the union of its items' futures: a step scans
+// each item alone, and the closure of a union of kernels is the union of
+// their closures (a prediction depends on its rule alone, and a completion
+// in the set being built on an item of it, which predicted the rule
+// itself). So the tokens viable from a State are those viable from one
+// part of its items or another, whichever way the items are parted.
+//
+// At a JSON member name's start, the names the object declares are
+// literals of its context (items of the object's origin that scan
+// bytes), and the rest of the State (the name of any other member)
+// leaves its context only at the name's end: apart, the rest is a State
+// whose own part a context key serves at every member, and the literals
+// a State shared by every member before the next declared one.
+
+// isLiteral reports whether item it of a State is a literal of its
+// context: of another State's origin, not a link of a chain, before a
+// terminal of one byte (a string's: a context item before a class, such
+// as an identifier's loop, may allow most of the State's tokens itself).
+func (m *Machine) isLiteral(it item) bool {
+	next := m.lrNext[it.lr]
+	return it.origin != self && m.links[m.lrLHS[it.lr]].left == 0 && next.IsTerminal() && m.g.Terminals[next.Terminal()].Len() == 1
+}
+
+// PartsLeaving reports whether State s parts into its context's
+// literals and a rest that has a context of its own (see Parts), and
+// returns where that rest's context takes part: right after a byte of a
+// class in last, the next byte's class in after. Its context items wait
+// on rules, and a context item A ::= α • X γ moves on only when X
+// completes, at a byte that can end X (LAST(X)); what it then scans, and
+// all it leads to, scans a class that can come after X there (see
+// Leaving).
+func (m *Machine) PartsLeaving(s State) (last, after grammar.ByteSet, ok bool) {
+	st := m.states.at(s)
+	if st.accepting {
+		return last, after, false
+	}
+	literals, context := 0, 0
+	for _, it := range st.items {
+		switch {
+		case it.origin == opaque:
+			return last, after, false
+		case m.isLiteral(it):
+			literals++
+		case it.origin == self || m.links[m.lrLHS[it.lr]].left > 0:
+		case m.lrNext[it.lr].IsTerminal():
+			return last, after, false
+		default:
+			context++
+			a := m.afterNext(it.lr)
+			orSet(&after, &a)
+			orSet(&last, &m.lastClasses()[m.lrNext[it.lr].Rule()])
+		}
+	}
+	return last, after, literals > 0 && context > 0
+}
+
+// lastClasses returns, by rule, the byte classes that can end a string
+// the rule derives; found on first use, by a worklist over the rules
+// whose ends end others.
+func (m *Machine) lastClasses() []grammar.ByteSet {
+	if m.last != nil {
+		return m.last
+	}
+	g := m.g
+	last := make([]grammar.ByteSet, len(g.Rules))
+	into := make([][]int32, len(g.Rules)) // into[B]: the rules a string of B can end
+	for _, p := range g.Prods {
+		for i := len(p.RHS) - 1; i >= 0; i-- {
+			sym := p.RHS[i]
+			if sym.IsTerminal() {
+				orSet(&last[p.LHS], &m.termClass[sym.Terminal()])
+				break
+			}
+			into[sym.Rule()] = append(into[sym.Rule()], int32(p.LHS))
+			if !m.nullable[sym.Rule()] {
+				break
+			}
+		}
+	}
+	var work []int32
+	for r := range last {
+		if last[r] != (grammar.ByteSet{}) {
+			work = append(work, int32(r))
+		}
+	}
+	for len(work) > 0 {
+		b := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, a := range into[b] {
+			if orSet(&last[a], &last[b]) {
+				work = append(work, a)
+			}
+		}
+	}
+	m.last = last
+	return last
+}
+
+// Parts returns the States of the parts of s that PartsLeaving checked:
+// its context's literals, and the rest. Stepped, the rest's items of
+// origin self take it for their origin, and it holds every item of s that
+// waits on a rule (a literal waits on a byte), so their completions read
+// what they would in s.
+func (m *Machine) Parts(s State) (literals, rest State) {
+	var lit, other []item
+	for _, it := range m.states.at(s).items {
+		if m.isLiteral(it) {
+			lit = append(lit, it)
+		} else {
+			other = append(other, it)
+		}
+	}
+	return m.add(lit, false), m.add(other, false)
+}

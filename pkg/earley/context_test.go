@@ -3,6 +3,8 @@ package earley
 import (
 	"maps"
 	"testing"
+
+	"github.com/gasplab/gasp/pkg/grammar"
 )
 
 // TestContextKey: a string's positions in four contexts (followed by 1,
@@ -52,4 +54,63 @@ s ::= "\"" [a-c]{0,6} "\""`))
 		t.Error("no key shared across contexts")
 	}
 	t.Logf("%d keys; shared: %q", len(byKey), shared)
+}
+
+// TestParts: at a name's start, where names declared ("ab", "b") are
+// literals of the object's context and others (w) a rule its members'
+// items wait on, a State parts into the literals and the rest; the
+// strings of up to 5 bytes viable from it are those viable from one part
+// or the other; rests of one key (ContextKey with last, then after)
+// allow the same strings where no byte of last is followed by one of
+// after; and a State with no literals does not split.
+func TestParts(t *testing.T) {
+	m := New(mustCompile(t, `root ::= "{" ms "}" | "[" ms "]" | "{" ms "," ms "}"
+ms ::= m | m "," ms
+m ::= "\"ab\":1" | "\"b\":1" | "\"" w "\":" v
+w ::= [a-c]*
+v ::= "1" | "{" ms "}"`))
+	const depth = 5
+	alphabet := []byte(`abc":1,}]`)
+	byKey := make(map[string][]string)
+	for _, pre := range []string{`{"`, `["`, `{"ab":1,"`, `{"b":1,"`, `{"c":{"`, `["a":1,"`, `{"c":{"b":1},"`, `{"ab":{"c":1,"`} {
+		s := stateAfter(t, m, pre)
+		last, after, ok := m.PartsLeaving(s)
+		if !ok {
+			t.Fatalf("%q does not split", pre)
+		}
+		lit, rest := m.Parts(s)
+		whole := viableStrings(m, s, alphabet, depth)
+		union := viableStrings(m, lit, alphabet, depth)
+		maps.Copy(union, viableStrings(m, rest, alphabet, depth))
+		if !maps.Equal(whole, union) {
+			t.Errorf("%q: its parts allow other strings than it", pre)
+		}
+		key := string(append(m.ContextKey(rest, 8, last, nil), m.ContextKey(rest, 8, after, nil)...))
+		for _, other := range byKey[key] {
+			_, o := m.Parts(stateAfter(t, m, other))
+			a, b := viableStrings(m, rest, alphabet, depth), viableStrings(m, o, alphabet, depth)
+			for w := range a {
+				if !b[w] && !hasPair(m, w, last, after) {
+					t.Errorf("%q and %q share a key but only the first allows %q", pre, other, w)
+				}
+			}
+		}
+		byKey[key] = append(byKey[key], pre)
+	}
+	if len(byKey) != 1 {
+		t.Errorf("rests of %d keys, want 1", len(byKey))
+	}
+	if _, _, ok := m.PartsLeaving(stateAfter(t, m, `{"a`)); ok {
+		t.Error(`{"a splits`)
+	}
+}
+
+// hasPair reports whether a byte of w in last is followed by one in after.
+func hasPair(m *Machine, w string, last, after grammar.ByteSet) bool {
+	for i := 1; i < len(w); i++ {
+		if last.Has(uint8(m.ByteClass(w[i-1]))) && after.Has(uint8(m.ByteClass(w[i]))) {
+			return true
+		}
+	}
+	return false
 }

@@ -149,6 +149,7 @@ type Machine struct {
 
 	after        map[int32]grammar.ByteSet // by LR(0) item: the classes after its next symbol there (see afterNext)
 	contextWords []uint64                  // scratch for ContextKey
+	last         []grammar.ByteSet         // by rule: the classes that can end a string it derives; on first use (see lastClasses)
 }
 
 // carve returns a slice of n elements cut from *block, which it refills

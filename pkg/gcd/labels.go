@@ -53,7 +53,8 @@ type labelled struct {
 
 	byLabel leaverIndex // every node by its label (see newLeaving)
 	leaveMu sync.Mutex
-	leave   map[grammar.ByteSet]*leaving // by leaving labels, nil where too many (see leavingOf)
+	leave   map[grammar.ByteSet]*leaving    // by leaving labels, nil where too many (see leavingOf)
+	pairs   map[[2]grammar.ByteSet]*leaving // by the labels of leaving pairs, nil where too many (see pairLeavingOf)
 }
 
 // newLabelled relabels t by label, whose values are 0 to n-1.

@@ -31,6 +31,12 @@ import (
 //     are kept by the State's context key (earley.Machine.ContextKey):
 //     another State of the key, a string of the same maxLength in another
 //     member, walks only the tokens with such a byte (context.go).
+//   - Elsewhere, a State whose context's items include literals (a JSON
+//     object's declared names at a member name's start) is masked as the
+//     union of two parts (earley.Machine.Parts): the literals, and the
+//     rest, whose context takes part only after its rule ends (a name's
+//     closing quote and colon): the rest's own part is kept by its context
+//     key, and serves every member name of the object's kind (parts.go).
 //   - A State's mask is the union of what its scan items allow, and the
 //     items of each rule and origin are walked from their view
 //     (earley.Machine.ScanViews), which keeps only what the items can
@@ -162,6 +168,7 @@ type MaskStats struct {
 	CacheHits    int // masks served from the cache
 	RoomHits     int // masks served by a State of the same room key (see earley.Machine.RoomKey)
 	ContextHits  int // masks made of a State's own part kept by its context key (see context.go)
+	Parts        int // masks made of those of a State's parts (see parts.go)
 	ViewWalks    int // walks from a new view of a scan item
 	Escapes      int // subtrees walked again from a true State
 	ShapeWalks   int // walks of the trie over a new region shape
@@ -379,29 +386,19 @@ func (k *Masker) Mask(s earley.State) Bitset {
 		k.maskViews(s, &sink{bits: b})
 		return k.keep(s, b, roomKey)
 	}
-	// Inside a bounded repetition alone (see context.go).
-	var ctxKey []byte
-	var lv *leaving
+	// Inside a bounded repetition a State's own context (see context.go);
+	// elsewhere, the rest of a State apart from its context's literals.
 	if k.m.InBoundedRepetition(s) {
-		ctxKey, lv = k.contextKey(s)
-	}
-	if own, ok := k.contexts[string(ctxKey)]; ok && ctxKey != nil {
-		k.Stats.ContextHits++
-		b := slices.Clone(own)
-		k.maskContext(s, lv, &sink{bits: b})
-		return k.keep(s, b, roomKey)
-	}
-	work := k.m.NumStates() + k.Stats.Nodes/64
-	b := k.walkState(s)
-	if ctxKey != nil && k.m.NumStates()+k.Stats.Nodes/64-work >= k.contextMin {
-		own := slices.Clone(b)
-		for i := range own {
-			own[i] &= lv.stay[i]
+		if key, lv := k.contextKey(s); key != nil {
+			b, _ := k.maskByContext(s, key, lv, k.contextMin)
+			return k.keep(s, b, roomKey)
 		}
-		k.remember(8*len(own) + len(ctxKey))
-		k.contexts[string(ctxKey)] = own
+	} else if last, after, ok := k.m.PartsLeaving(s); ok {
+		if lv := k.pairLeavingOf(last, after); lv != nil {
+			return k.keep(s, k.maskParts(s, last, after, lv), roomKey)
+		}
 	}
-	return k.keep(s, b, roomKey)
+	return k.keep(s, k.walkState(s), roomKey)
 }
 
 // walkState returns the ordinary tokens viable from s, found over its

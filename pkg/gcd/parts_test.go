@@ -1,0 +1,111 @@
+package gcd
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/gasplab/gasp/pkg/earley"
+	"github.com/gasplab/gasp/pkg/jsonschema"
+)
+
+// partsSchemas hold objects whose member names start States that split
+// (earley.Machine.Parts): names declared and others, in objects of one
+// kind nested in each other and in an array (so that rests share a
+// context key); the second declares 40 names (many literals: its first
+// name start is walked whole, see maskParts).
+func partsSchemas(t *testing.T) []string {
+	var many []string // the strings over a and b of 2 to 5 bytes, the first 40
+	for n := 2; len(many) < 40; n++ {
+		for i := 0; i < 1<<n && len(many) < 40; i++ {
+			b := make([]byte, n)
+			for j := range b {
+				b[j] = "ab"[i>>(n-1-j)&1]
+			}
+			many = append(many, string(b))
+		}
+	}
+	props := map[string]any{}
+	for _, name := range many {
+		props[name] = map[string]any{"type": "integer"}
+	}
+	big, err := json.Marshal(map[string]any{"type": "object", "properties": props,
+		"additionalProperties": map[string]any{"type": "array", "items": map[string]any{"$ref": "#"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{
+		`{"$defs": {"o": {"type": "object", "properties": {"a": {"$ref": "#/$defs/o"}, "ab": {"type": "integer"},
+			"ba": {"type": "array", "items": {"$ref": "#/$defs/o"}}}, "additionalProperties": {"type": "integer"}}},
+		  "$ref": "#/$defs/o"}`,
+		string(big),
+	}
+}
+
+// TestPartsMatchBruteForce: masks made of a State's parts (its
+// context's literals, and the rest by its context key) must equal brute
+// force, after every byte of instances and along random walks; some
+// must be made so, and some rests served by another member's own part.
+func TestPartsMatchBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	v := testVocab(rng)
+	// Tokens that end a name and go on past its member, where members
+	// of one kind differ: in an array or an object, last or not.
+	for _, end := range []string{`"`, `":1`, `":1}`, `":[]`, `":[]}`} {
+		for _, next := range []string{"}", "}}", "},", ",", `,"`} {
+			v.Add([]byte(end+next), false, end+next)
+		}
+	}
+	texts := [][]string{
+		{`{"a":{"ab":1,"b":1,"bb":1},"ab":1,"ba":[{"a":{"b":1},"ab":1},{"b":1,"bab":1}],"b":1,"bb":1}`},
+		{`{"aa":1,"ab":1,"abab":1,"bbbbb":[{"aa":1,"b":[]},{"é":[]}],"é":[]}`},
+	}
+	for i, schema := range partsSchemas(t) {
+		g, err := jsonschema.Compile("split.json", []byte(schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := NewMasker(earley.New(g), v, NewTrie(v))
+		k.contextMin = 0
+		for _, text := range texts[i] {
+			checkEveryByte(t, k, g, text)
+		}
+		walkRandomly(t, k, g, rng, "split", 40, 30)
+		if k.Stats.Parts == 0 || k.Stats.ContextHits == 0 {
+			t.Errorf("schema %d: %d masks made of parts, %d by context keys", i, k.Stats.Parts, k.Stats.ContextHits)
+		}
+		t.Logf("schema %d: %d masks, %d of parts, %d by context keys", i, k.Stats.Masks, k.Stats.Parts, k.Stats.ContextHits)
+	}
+}
+
+// TestPartsConcurrently: Maskers of one trie, in parallel subtests, share
+// its pair leavings (pairLeavingOf, under its lock); each one's masks
+// must still equal brute force (run with -race).
+func TestPartsConcurrently(t *testing.T) {
+	v := testVocab(rand.New(rand.NewPCG(33, 34)))
+	trie := NewTrie(v)
+	g, err := jsonschema.Compile("parts.json", []byte(partsSchemas(t)[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	parts := 0
+	t.Run("maskers", func(t *testing.T) {
+		for w := range 4 {
+			t.Run(fmt.Sprint(w), func(t *testing.T) {
+				t.Parallel()
+				k := NewMasker(earley.New(g), v, trie)
+				k.contextMin = 0
+				walkRandomly(t, k, g, rand.New(rand.NewPCG(35, uint64(w))), "concurrent", 10, 25)
+				mu.Lock()
+				parts += k.Stats.Parts
+				mu.Unlock()
+			})
+		}
+	})
+	if parts == 0 {
+		t.Error("no mask made of parts")
+	}
+}
