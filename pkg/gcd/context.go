@@ -155,26 +155,25 @@ func (k *Masker) maskContext(s earley.State, lv *leaving, out *sink) {
 	k.ctxNodes, k.ctxStates = nodes, states
 }
 
-// maskByContext returns the mask of s from the own part kept by its
-// context key, or walks s and keeps its own part if the walk's work was
-// min or more (and reports whether it did).
-func (k *Masker) maskByContext(s earley.State, key []byte, lv *leaving, min int) (Bitset, bool) {
+// maskByContext returns the mask of s, a Bitset of its own, from the
+// own part kept by its context key; or walks s, and keeps its own part if
+// the walk cost enough.
+func (k *Masker) maskByContext(s earley.State, key []byte, lv *leaving) Bitset {
 	if own, ok := k.contexts[string(key)]; ok {
 		k.Stats.ContextHits++
 		b := slices.Clone(own)
 		k.maskContext(s, lv, &sink{bits: b})
-		return b, true
+		return b
 	}
 	work := k.work()
 	b := k.walkState(s)
-	if k.work()-work < min {
-		return b, false
+	if k.work()-work >= k.contextMin {
+		own := slices.Clone(b)
+		for i := range own {
+			own[i] &= lv.stay[i]
+		}
+		k.remember(8*len(own) + len(key))
+		k.contexts[string(key)] = own
 	}
-	own := slices.Clone(b)
-	for i := range own {
-		own[i] &= lv.stay[i]
-	}
-	k.remember(8*len(own) + len(key))
-	k.contexts[string(key)] = own
-	return b, true
+	return b
 }

@@ -390,8 +390,7 @@ func (k *Masker) Mask(s earley.State) Bitset {
 	// elsewhere, the rest of a State apart from its context's literals.
 	if k.m.InBoundedRepetition(s) {
 		if key, lv := k.contextKey(s); key != nil {
-			b, _ := k.maskByContext(s, key, lv, k.contextMin)
-			return k.keep(s, b, roomKey)
+			return k.keep(s, k.maskByContext(s, key, lv), roomKey)
 		}
 	} else if last, after, ok := k.m.PartsLeaving(s); ok {
 		if lv := k.pairLeavingOf(last, after); lv != nil {

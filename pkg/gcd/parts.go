@@ -40,26 +40,21 @@ const partsMaxWork = 400
 // nodes of lv.
 func (k *Masker) maskParts(s earley.State, last, after grammar.ByteSet, lv *leaving) Bitset {
 	literals, rest := k.m.Parts(s)
-	b, ok := k.cache[rest]
-	if !ok {
-		key := k.m.ContextKey(rest, k.lt.trie.longest, last, k.ctxKey[:0])
-		for _, w := range after {
-			key = binary.LittleEndian.AppendUint64(key, w)
+	key := k.m.ContextKey(rest, k.lt.trie.longest, last, k.ctxKey[:0])
+	for _, w := range after {
+		key = binary.LittleEndian.AppendUint64(key, w)
+	}
+	k.ctxKey = key
+	if _, kept := k.contexts[string(key)]; !kept && k.m.ScanItems(literals) >= viewsMin {
+		work := k.work()
+		b := k.walkState(s)
+		if k.work()-work < partsMaxWork {
+			k.maskByContext(rest, key, lv)
 		}
-		k.ctxKey = key
-		if _, kept := k.contexts[string(key)]; !kept && k.m.ScanItems(literals) >= viewsMin {
-			work := k.work()
-			b := k.walkState(s)
-			if k.work()-work < partsMaxWork {
-				k.maskByContext(rest, key, lv, k.contextMin)
-			}
-			return b
-		}
-		b, _ = k.maskByContext(rest, key, lv, k.contextMin)
-		b = k.keep(rest, b, "")
+		return b
 	}
 	k.Stats.Parts++
-	b = slices.Clone(b)
+	b := k.maskByContext(rest, key, lv)
 	lb := k.Mask(literals)
 	for i := range b {
 		b[i] |= lb[i]
