@@ -14,8 +14,11 @@ import (
 
 // contextSchemas hold States of one context key in several contexts:
 // strings of one maxLength after members that differ in what may follow
-// them, in an object kind under several names, and inside and outside an
-// array, where a quote is followed by a comma, a bracket or a brace.
+// them, strings of several maxLengths longer than any token (their
+// positions far from the bound share links, and keys: see
+// grammar.Compile's repetitions), in an object kind under several names,
+// and inside and outside an array, where a quote is followed by a comma,
+// a bracket or a brace.
 var contextSchemas = []string{
 	`{"type": "object", "properties": {
 		"a": {"type": "string", "maxLength": 4},
@@ -24,6 +27,11 @@ var contextSchemas = []string{
 		"c": {"type": "array", "items": {"type": "string", "maxLength": 4}},
 		"d": {"type": "string", "minLength": 2, "maxLength": 4}},
 	  "required": ["a", "b"], "additionalProperties": {"type": "string", "maxLength": 4}}`,
+	`{"type": "object", "properties": {
+		"a": {"type": "string", "maxLength": 24},
+		"b": {"type": "array", "items": {"type": "string", "maxLength": 31}},
+		"ab": {"type": "string", "maxLength": 20}},
+	  "additionalProperties": {"type": "string", "maxLength": 27}}`,
 	`{"$defs": {"o": {"type": "object", "properties": {"a": {"type": "integer"}, "ab": {"type": "string", "maxLength": 3}},
 		"additionalProperties": {"type": "integer"}}},
 	  "type": "object", "properties": {"a": {"$ref": "#/$defs/o"}, "b": {"$ref": "#/$defs/o"},
@@ -40,6 +48,7 @@ func TestContextMasksMatchBruteForce(t *testing.T) {
 	v := testVocab(rng)
 	texts := [][]string{
 		{`{"a":"ab","b":"b","ab":1,"c":["a","ab"],"d":"aa","x":"b"}`, `{"a":"","b":"ab","d":"abab","ba":"ba","é":"a"}`},
+		{`{"a":"abababababab\\\"€é","b":["ab","abab€€€€€€€","a"],"ab":"b","x":"ababababababab"}`},
 		{`{"a":{"a":1,"ab":"b","b":1},"b":{"a":2,"ab":""},"ba":[{"a":1},{"ab":"a"}],"é":"a"}`},
 	}
 	for i, schema := range contextSchemas {

@@ -56,6 +56,7 @@ type compiler struct {
 	undef    map[string]bool // lenient placeholders
 	terms    map[ByteSet]int
 	classes  map[string]Symbol // multi-alternative class rules, by their ranges
+	links    map[[2]int]Symbol // the links O_j of bounded repetitions, by item and j (see repeat)
 	counter  map[int]int       // per parent rule, for generated names
 	size     int               // RHS symbols plus productions so far
 }
@@ -80,6 +81,7 @@ func compileFile(f *File, opts Options) (*Grammar, ErrorList, error) {
 		undef:    map[string]bool{},
 		terms:    map[ByteSet]int{},
 		classes:  map[string]Symbol{},
+		links:    map[[2]int]Symbol{},
 		counter:  map[int]int{},
 	}
 	c.declare()
@@ -395,13 +397,21 @@ func (c *compiler) repeat(x *Repeat, parent int, out []Symbol) []Symbol {
 	}
 	// Up to k = max-min more: O_1 ::= item | ε, O_j ::= item O_(j-1) | ε.
 	// Right-nested, so that an Earley parser predicts O_(j-1) only after
-	// an item has been read (presize made room for the rules).
+	// an item has been read (presize made room for the rules). O_j is one
+	// rule for every repetition of the item: a JSON string of maxLength
+	// 200 and one of 300 share their links, and far from their bounds
+	// their positions are alike (earley.Machine.RoomKey).
 	kind := "rep"
 	if x.Min == 0 && x.Max == 1 {
 		kind = "opt"
 	}
 	var prev Symbol
 	for j := 1; j <= x.Max-x.Min; j++ {
+		key := [2]int{int(item), j}
+		if o, ok := c.links[key]; ok {
+			prev = o
+			continue
+		}
 		o := c.newRule(parent, kind, pos)
 		if j == 1 {
 			c.addProd(o, alt{pos, []Symbol{item}})
@@ -410,6 +420,7 @@ func (c *compiler) repeat(x *Repeat, parent int, out []Symbol) []Symbol {
 		}
 		c.addProd(o, alt{pos, nil})
 		prev = NT(o)
+		c.links[key] = prev
 	}
 	if x.Max > x.Min {
 		out = append(out, prev)

@@ -211,7 +211,7 @@ func TestErrors(t *testing.T) {
 		{"too many errors", strings.Repeat("x ::= )\n", 30), false, []string{"1:7", "2:7", "3:7", "4:7", "5:7", "6:7", "7:7", "8:7", "9:7", "10:7", "11:7: too many errors"}},
 		{"too many semantic errors", "root ::= " + strings.Repeat("u ", 30) + "\n" + strings.Repeat("x ::= \"\"\n", 12), false,
 			[]string{"1:10: undefined rule u", "3:1: duplicate", "4:1", "5:1", "6:1", "7:1", "8:1", "9:1", "10:1", "11:1", "12:1: too many errors"}},
-		{"too large", "root ::= \"x\"\nz ::= " + strings.Repeat(`"a"{0,1000}`, 900), false, []string{"2:1: grammar too large"}},
+		{"too large", "root ::= \"x\"\nz ::= " + strings.Repeat(`("a" "b"){0,1000}`, 900), false, []string{"2:1: grammar too large"}},
 		{"too large in one production", "root ::= \"x\"\nz ::= " + strings.Repeat(`"a"{1000} `, 5000), false, []string{"2:1: grammar too large"}},
 	}
 	for _, tt := range tests {
@@ -401,6 +401,35 @@ func TestRepeatSize(t *testing.T) {
 		}
 		if size > 10000 {
 			t.Errorf("%s: %d symbols", src, size)
+		}
+	}
+}
+
+// TestRepeatLinks: bounded repetitions of one item share their links
+// (O_j, by item and j): x{0,3} and x{0,5} beside each other lower to five
+// links, not eight, and their language is unchanged.
+func TestRepeatLinks(t *testing.T) {
+	g, _ := mustCompile(t, `root ::= "a" x{0,3} | "b" x{0,5} | "c" x{1,2}
+x ::= "x" | "y"`, Options{})
+	links := 0
+	for _, r := range g.Rules {
+		if strings.Contains(r.Name, "_rep_") {
+			links++
+		}
+	}
+	if links != 5 {
+		t.Errorf("%d links, want 5:\n%s", links, g)
+	}
+	got := enumerate(g, 6)
+	for _, w := range []string{"a", "axyx", "b", "byyyyy", "cx", "cxy"} {
+		if !slices.Contains(got, w) {
+			t.Errorf("%q missing", w)
+		}
+	}
+	for _, w := range got {
+		n := len(w) - 1
+		if ok := w[0] == 'a' && n <= 3 || w[0] == 'b' && n <= 5 || w[0] == 'c' && n >= 1 && n <= 2; !ok {
+			t.Errorf("%q is not in the language", w)
 		}
 	}
 }

@@ -191,11 +191,15 @@ func (c *compiler) str(s *Value, ptr string) grammar.Expr {
 	return seq(lit(`"`), body, lit(`"`))
 }
 
-// chars0 is the shared rule of lo to hi (-1: any number of) characters of
-// a JSON string: every string of one length range is one rule, so that a
-// schema's many plain strings, or many strings of one maxLength (each a
-// rule per position), are lowered once.
+// chars0 is lo to hi (-1: any number of) characters of a JSON string. A
+// bounded one is the repetition itself, whose links (a rule per position)
+// every bounded string shares (grammar.Compile), so that strings of two
+// maxLengths are alike far from their bounds; an unbounded one is the
+// shared rule of its minLength.
 func (c *compiler) chars0(lo, hi int) grammar.Expr {
+	if hi >= 0 {
+		return rep(c.char(), lo, hi)
+	}
 	return c.rule(fmt.Sprintf("chars{%d,%d}", lo, hi), "", func() grammar.Expr {
 		return rep(c.char(), lo, hi)
 	})
