@@ -2,9 +2,7 @@ package gcd
 
 import (
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
-	"sync"
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/earley"
@@ -81,31 +79,10 @@ func TestPartsMatchBruteForce(t *testing.T) {
 }
 
 // TestPartsConcurrently: Maskers of one trie, in parallel subtests, share
-// its pair leavings (pairLeavingOf, under its lock); each one's masks
-// must still equal brute force (run with -race).
+// its pair leavings (pairLeavingOf, under its lock); each one's masks must
+// still equal brute force (run with -race).
 func TestPartsConcurrently(t *testing.T) {
-	v := testVocab(rand.New(rand.NewPCG(33, 34)))
-	trie := NewTrie(v)
-	g, err := jsonschema.Compile("parts.json", []byte(partsSchemas(t)[0]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	parts := 0
-	t.Run("maskers", func(t *testing.T) {
-		for w := range 4 {
-			t.Run(fmt.Sprint(w), func(t *testing.T) {
-				t.Parallel()
-				k := NewMasker(earley.New(g), v, trie)
-				k.contextMin = 0
-				walkRandomly(t, k, g, rand.New(rand.NewPCG(35, uint64(w))), "concurrent", 10, 25)
-				mu.Lock()
-				parts += k.Stats.Parts
-				mu.Unlock()
-			})
-		}
-	})
-	if parts == 0 {
+	if walkConcurrently(t, partsSchemas(t)[0], 33).Parts == 0 {
 		t.Error("no mask made of parts")
 	}
 }
