@@ -4,12 +4,9 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/gasplab/gasp/pkg/earley"
-	"github.com/gasplab/gasp/pkg/jsonschema"
 )
 
-// partsSchemas hold objects whose member names start States that split
+// partsSchemas hold objects whose member names start States that part
 // (earley.Machine.Parts): names declared and others, in objects of one
 // kind nested in each other and in an array (so that rests share a
 // context key); the second declares 40 names (many literals: its first
@@ -60,21 +57,10 @@ func TestPartsMatchBruteForce(t *testing.T) {
 		{`{"a":{"ab":1,"b":1,"bb":1},"ab":1,"ba":[{"a":{"b":1},"ab":1},{"b":1,"bab":1}],"b":1,"bb":1}`},
 		{`{"aa":1,"ab":1,"abab":1,"bbbbb":[{"aa":1,"b":[]},{"é":[]}],"é":[]}`},
 	}
-	for i, schema := range partsSchemas(t) {
-		g, err := jsonschema.Compile("split.json", []byte(schema))
-		if err != nil {
-			t.Fatal(err)
+	for i, st := range checkSchemas(t, v, rng, partsSchemas(t), texts) {
+		if st.Parts == 0 || st.ContextHits == 0 {
+			t.Errorf("schema %d: %d masks made of parts, %d by context keys", i, st.Parts, st.ContextHits)
 		}
-		k := NewMasker(earley.New(g), v, NewTrie(v))
-		k.contextMin = 0
-		for _, text := range texts[i] {
-			checkEveryByte(t, k, g, text)
-		}
-		walkRandomly(t, k, g, rng, "split", 40, 30)
-		if k.Stats.Parts == 0 || k.Stats.ContextHits == 0 {
-			t.Errorf("schema %d: %d masks made of parts, %d by context keys", i, k.Stats.Parts, k.Stats.ContextHits)
-		}
-		t.Logf("schema %d: %d masks, %d of parts, %d by context keys", i, k.Stats.Masks, k.Stats.Parts, k.Stats.ContextHits)
 	}
 }
 
