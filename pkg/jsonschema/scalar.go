@@ -191,13 +191,14 @@ func (c *compiler) str(s *Value, ptr string) grammar.Expr {
 	return seq(lit(`"`), body, lit(`"`))
 }
 
-// chars0 is lo to hi (-1: any number of) characters of a JSON string. A
-// bounded one is the repetition itself, whose links (a rule per position)
-// every bounded string shares (grammar.Compile), so that strings of two
-// maxLengths are alike far from their bounds; an unbounded one is the
-// shared rule of its minLength.
+// chars0 is lo to hi (-1: any number of) characters of a JSON string.
+// Up to a maxLength, it is the repetition itself, whose links (a rule per
+// position) every such string shares (grammar.Compile), so that strings
+// of two maxLengths are alike far from their bounds; otherwise it is the
+// shared rule of its length range, so that strings of one range are (a
+// minLength's first characters are that rule's own).
 func (c *compiler) chars0(lo, hi int) grammar.Expr {
-	if hi >= 0 {
+	if lo == 0 && hi >= 0 {
 		return rep(c.char(), lo, hi)
 	}
 	return c.rule(fmt.Sprintf("chars{%d,%d}", lo, hi), "", func() grammar.Expr {
