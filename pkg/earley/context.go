@@ -119,7 +119,10 @@ func (m *Machine) afterNext(lr int32) grammar.ByteSet {
 // their closures (a prediction depends on its rule alone, and a completion
 // in the set being built on an item of it, which predicted the rule
 // itself). So the tokens viable from a State are those viable from one
-// part of its items or another, whichever way the items are parted.
+// part of its items or another, so long as the parts' own completions read
+// what the State's would: a part that holds an item of origin self (whose
+// completion reads the part, now its origin) holds every item that waits
+// on a rule.
 //
 // At a JSON member name's start, the names the object declares are
 // literals of its context (items of the object's origin that scan

@@ -22,8 +22,9 @@ import (
 // colon: a pair of bytes, see earley.Machine.PartsLeaving), so that its
 // context key (context.go) serves every member of the object's kind from
 // the first one's walk. The mask is the union of the parts'. A JSON
-// string's start parts too (the empty string's closing quote is a
-// literal): its rest serves every string of its kind.
+// string's start parts too, outside a bounded repetition (the empty
+// string's closing quote is a literal): its rest serves every string of
+// its kind.
 //
 // Where the kind is new, a rest's walk and the literals' each build a
 // State per prefix of a declared name (the rest still tells declared
@@ -31,8 +32,8 @@ import (
 // the kind is walked whole, as without parts, and its rest too where that
 // walk cost little.
 
-// partsMaxWork bounds the work (new States, and trie nodes over 64) of
-// a State's whole walk after which its rest is walked too (see above).
+// partsMaxWork is the work (new States, and trie nodes over 64) of a
+// State's whole walk from which on its rest is not walked too (see above).
 const partsMaxWork = 400
 
 // maskParts returns the mask of s from its parts (see above): the rest's
