@@ -55,6 +55,9 @@ type labelled struct {
 	leaveMu sync.Mutex
 	leave   map[grammar.ByteSet]*leaving    // by leaving labels, nil where too many (see leavingOf)
 	pairs   map[[2]grammar.ByteSet]*leaving // by the labels of leaving pairs, nil where too many (see pairLeavingOf)
+
+	nodeOfOnce sync.Once
+	nodeOf     []int32 // by token id, its node (see nodesOf)
 }
 
 // newLabelled relabels t by label, whose values are 0 to n-1.

@@ -37,6 +37,12 @@ import (
 //     rest, whose context takes part only after its rule ends (a name's
 //     closing quote and colon): the rest's own part is kept by its context
 //     key, and serves every member name of the object's kind (parts.go).
+//   - A State that holds a loop of another origin (a search pattern's
+//     leading .* inside a JSON string, where every position is a new
+//     State) allows all its loop's core allows, a State the same at every
+//     position: its mask is the core's and the tokens the core lacks (a
+//     few thousand, with a quote or a control character) walked along
+//     their paths alone (core.go).
 //   - A State's mask is the union of what its scan items allow, and the
 //     items of each rule and origin are walked from their view
 //     (earley.Machine.ScanViews), which keeps only what the items can
@@ -154,12 +160,13 @@ type Masker struct {
 	chainStates []earley.State                // scratch: the States of the chain chainHeight followed
 	charsLeads  byState[charsLeadResult]      // on first use (see charsLeadKnown)
 
-	contexts   map[string]Bitset // by context key: a mask's tokens without a leaving byte (see context.go)
-	contextMin int               // the least work of a mask whose own part is kept (tests lower it)
-	ctxKey     []byte            // scratch
-	ctxNodes   []int32           // scratch for maskContext
-	ctxStates  []earley.State    // scratch for maskContext
-	ctxUp      []int32           // scratch for maskContext
+	contexts   map[string]Bitset        // by context key: a mask's tokens without a leaving byte (see context.go)
+	contextMin int                      // the least work of a mask whose own part is kept (tests lower it)
+	ctxKey     []byte                   // scratch
+	ctxNodes   []int32                  // scratch for maskContext
+	ctxStates  []earley.State           // scratch for maskContext
+	ctxUp      []int32                  // scratch for maskContext
+	coreNodes  map[earley.State][]int32 // by loop core: the trie nodes of the tokens its mask lacks (see core.go)
 }
 
 // MaskStats counts a Masker's work.
@@ -169,6 +176,7 @@ type MaskStats struct {
 	RoomHits     int // masks served by a State of the same room key (see earley.Machine.RoomKey)
 	ContextHits  int // masks made of a State's own part kept by its context key (see context.go)
 	Parts        int // masks made of those of a State's parts (see parts.go)
+	Cores        int // masks made over a loop's core (see core.go)
 	ViewWalks    int // walks from a new view of a scan item
 	Escapes      int // subtrees walked again from a true State
 	ShapeWalks   int // walks of the trie over a new region shape
@@ -208,6 +216,7 @@ func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 		subs:          make(map[subKey]*itemWalk),
 		shapes:        make(map[string]map[int32]*shape),
 		contexts:      make(map[string]Bitset),
+		coreNodes:     make(map[earley.State][]int32),
 	}
 	var classes [256]uint8
 	for b := range classes {
@@ -415,11 +424,14 @@ func (k *Masker) walkState(s earley.State) Bitset {
 		// those of dead exits instead), many at once.
 		k.Stats.Runs++
 		k.walkRuns(s, c, r, out)
-	} else {
-		if k.mostlyAllowed(func(l uint8) bool { n, _ := k.m.StepLocal(s, int(k.class[l])); return n != earley.Dead }) {
-			copy(b, k.ordinary)
-			out.inverted = true
+	} else if k.mostlyAllowed(func(l uint8) bool { n, _ := k.m.StepLocal(s, int(k.class[l])); return n != earley.Dead }) {
+		if k.maskOverLoop(s, b) {
+			return b
 		}
+		copy(b, k.ordinary)
+		out.inverted = true
+		k.walk(s, 0, true, out, false, grammar.ByteSet{})
+	} else {
 		k.walk(s, 0, true, out, false, grammar.ByteSet{})
 	}
 	return b
@@ -653,6 +665,7 @@ func (k *Masker) remember(n int) {
 		clear(k.cache)
 		clear(k.byRoom)
 		clear(k.contexts)
+		clear(k.coreNodes)
 		clear(k.items)
 		clear(k.seenViews)
 		clear(k.subs)
