@@ -49,9 +49,11 @@
 //
 // Everything else is computed on first use and cached until MaxCacheBytes is
 // reached, when the caches are emptied: Earley States and transitions, one
-// mask per State (and per room key inside a bounded repetition), walks
-// from views of scan items, the regions of States
-// (region.go) and UTF-8 shortcuts (utf8.go). Steps whose States are cached cost a map
+// mask per State (and per room key inside a bounded repetition), the own
+// parts of masks by context key (context.go, parts.go), the tokens a
+// loop's core lacks (core.go), walks from views of scan items, the regions
+// of States (region.go) and UTF-8 shortcuts (utf8.go). Steps whose States
+// are cached cost a map
 // look-up and allocate nothing. What each of these costs, in memory and
 // time, on the mask workloads is in BENCHMARKS.md ("Masks: what is
 // precomputed and what it costs"), with the commands that measure it.
