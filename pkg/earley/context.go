@@ -40,7 +40,7 @@ func (m *Machine) Leaving(s State) (grammar.ByteSet, bool) {
 		switch {
 		case it.origin == opaque:
 			return grammar.ByteSet{}, false
-		case it.origin == self || m.links[m.lrLHS[it.lr]].left > 0:
+		case m.isOwn(it):
 		case m.lrNext[it.lr].IsTerminal():
 			orSet(&leave, &m.termClass[m.lrNext[it.lr].Terminal()])
 		default:
@@ -137,7 +137,13 @@ func (m *Machine) afterNext(lr int32) grammar.ByteSet {
 // as an identifier's loop, may allow most of the State's tokens itself).
 func (m *Machine) isLiteral(it item) bool {
 	next := m.lrNext[it.lr]
-	return it.origin != self && m.links[m.lrLHS[it.lr]].left == 0 && next.IsTerminal() && m.g.Terminals[next.Terminal()].Len() == 1
+	return !m.isOwn(it) && next.IsTerminal() && m.g.Terminals[next.Terminal()].Len() == 1
+}
+
+// isOwn reports whether item it of a State is its own (see Contexts):
+// predicted there, or a link of a chain.
+func (m *Machine) isOwn(it item) bool {
+	return it.origin == self || m.links[m.lrLHS[it.lr]].left > 0
 }
 
 // PartsLeaving reports whether State s parts into its context's
@@ -160,7 +166,7 @@ func (m *Machine) PartsLeaving(s State) (last, after grammar.ByteSet, ok bool) {
 			return last, after, false
 		case m.isLiteral(it):
 			literals++
-		case it.origin == self || m.links[m.lrLHS[it.lr]].left > 0:
+		case m.isOwn(it):
 		case m.lrNext[it.lr].IsTerminal():
 			return last, after, false
 		default:

@@ -52,18 +52,25 @@ const (
 // kept with the labelled trie, for every Masker that walks it.
 func (k *Masker) leavingOf(set grammar.ByteSet) *leaving {
 	labels := k.labelSet(set)
-	lt := k.lt
+	return keptLeaving(k.lt, &k.lt.leave, labels, func() *leaving {
+		return newLeaving(k.lt, &labels, k.ordinary)
+	})
+}
+
+// keptLeaving returns the leaving kept in *kept by key, or builds it and
+// keeps it (up to maxLeavings), under the labelled trie's lock.
+func keptLeaving[K comparable](lt *labelled, kept *map[K]*leaving, key K, build func() *leaving) *leaving {
 	lt.leaveMu.Lock()
 	defer lt.leaveMu.Unlock()
-	if lv, ok := lt.leave[labels]; ok {
+	if lv, ok := (*kept)[key]; ok {
 		return lv
 	}
-	lv := newLeaving(lt, &labels, k.ordinary)
-	if lt.leave == nil {
-		lt.leave = make(map[grammar.ByteSet]*leaving)
+	lv := build()
+	if *kept == nil {
+		*kept = make(map[K]*leaving)
 	}
-	if len(lt.leave) < maxLeavings {
-		lt.leave[labels] = lv
+	if len(*kept) < maxLeavings {
+		(*kept)[key] = lv
 	}
 	return lv
 }
@@ -71,7 +78,7 @@ func (k *Masker) leavingOf(set grammar.ByteSet) *leaving {
 // newLeaving finds the leaving of labels from the index of every node by
 // label, or returns nil if more than maxLeavingNodes nodes have them.
 func newLeaving(lt *labelled, labels *grammar.ByteSet, ordinary Bitset) *leaving {
-	x, t := &lt.byLabel, lt.trie
+	x := &lt.byLabel
 	var nodes []int32
 	for l := 0; l+1 < len(x.start); l++ {
 		if labels.Has(uint8(l)) {
@@ -81,15 +88,26 @@ func newLeaving(lt *labelled, labels *grammar.ByteSet, ordinary Bitset) *leaving
 			nodes = append(nodes, x.nodes[x.start[l]:x.start[l+1]]...)
 		}
 	}
+	return firstLeaving(lt.trie, nodes, func(i int32) bool { return labels.Has(lt.trie.label[i]) }, ordinary)
+}
+
+// firstLeaving returns the leaving of the nodes that leave among the
+// candidates (every node that leaves is one): those with no node that
+// leaves above them, and the tokens below none of them; or nil if more
+// than maxLeavingNodes.
+func firstLeaving(t *Trie, nodes []int32, leaves func(int32) bool, ordinary Bitset) *leaving {
 	slices.Sort(nodes)
 	lv := &leaving{stay: slices.Clone(ordinary)}
 	for _, i := range nodes {
 		first := true
 		for a := t.parent[i]; a != 0 && first; a = t.parent[a] {
-			first = !labels.Has(t.label[a])
+			first = !leaves(a)
 		}
 		if !first {
 			continue
+		}
+		if len(lv.firsts) == maxLeavingNodes {
+			return nil
 		}
 		lv.firsts = append(lv.firsts, i)
 		for _, id := range t.ids[t.first[i]:t.first[t.end[i]]] {

@@ -2,7 +2,6 @@ package gcd
 
 import (
 	"encoding/binary"
-	"slices"
 
 	"github.com/gasplab/gasp/pkg/earley"
 	"github.com/gasplab/gasp/pkg/grammar"
@@ -73,20 +72,9 @@ func (k *Masker) work() int { return k.m.NumStates() + k.Stats.Nodes/64 }
 // maxLeavingNodes. Kept with the labelled trie, as leavingOf's.
 func (k *Masker) pairLeavingOf(last, after grammar.ByteSet) *leaving {
 	key := [2]grammar.ByteSet{k.labelSet(last), k.labelSet(after)}
-	lt := k.lt
-	lt.leaveMu.Lock()
-	defer lt.leaveMu.Unlock()
-	if lv, ok := lt.pairs[key]; ok {
-		return lv
-	}
-	lv := newPairLeaving(lt, &key[0], &key[1], k.ordinary)
-	if lt.pairs == nil {
-		lt.pairs = make(map[[2]grammar.ByteSet]*leaving)
-	}
-	if len(lt.pairs) < maxLeavings {
-		lt.pairs[key] = lv
-	}
-	return lv
+	return keptLeaving(k.lt, &k.lt.pairs, key, func() *leaving {
+		return newPairLeaving(k.lt, &key[0], &key[1], k.ordinary)
+	})
 }
 
 // maxPairCandidates bounds the nodes with a label of after that
@@ -117,23 +105,5 @@ func newPairLeaving(lt *labelled, last, after *grammar.ByteSet, ordinary Bitset)
 	if len(nodes) > 2*maxLeavingNodes {
 		return nil
 	}
-	slices.Sort(nodes)
-	lv := &leaving{stay: slices.Clone(ordinary)}
-	for _, i := range nodes {
-		first := true
-		for a := t.parent[i]; a != 0 && first; a = t.parent[a] {
-			first = !pair(a)
-		}
-		if !first {
-			continue
-		}
-		if len(lv.firsts) == maxLeavingNodes {
-			return nil
-		}
-		lv.firsts = append(lv.firsts, i)
-		for _, id := range t.ids[t.first[i]:t.first[t.end[i]]] {
-			lv.stay[id>>6] &^= 1 << (id & 63)
-		}
-	}
-	return lv
+	return firstLeaving(t, nodes, pair, ordinary)
 }
