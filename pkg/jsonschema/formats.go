@@ -78,24 +78,32 @@ func (c *compiler) format(name, ptr string) grammar.Expr {
 
 // leapOffsets is a leap second with a numeric offset: the local time that
 // is 23:59 UTC under the offset, ":60", an optional fraction, the offset.
+// Every local time has one such offset of each sign. The alternatives are
+// nested by hour, then minute, so that a State holds at most 60 of them
+// rather than all 2,880 pairs: a flat alternation made every mask inside
+// a time string walk thousands of items.
 func (c *compiler) leapOffsets(ptr string) grammar.Expr {
 	return c.rule("leap", ptr, func() grammar.Expr {
 		frac := c.rule("leapfrac", ptr, func() grammar.Expr { return c.regex(`(?:\.[0-9]+)?`, ptr) })
-		var xs []grammar.Expr
-		for _, sign := range []int{1, -1} {
-			for h := 0; h < 24; h++ {
-				for m := 0; m < 60; m++ {
-					local := ((23*60+59+sign*(h*60+m))%1440 + 1440) % 1440
-					off := fmt.Sprintf("+%02d:%02d", h, m)
-					if sign < 0 {
-						off = "-" + off[1:]
-					}
-					xs = append(xs, seq(lit(fmt.Sprintf("%02d:%02d:60", local/60, local%60)), frac, lit(off)))
-				}
+		const leapUTC = 23*60 + 59
+		hours := make([]grammar.Expr, 24)
+		for h := range hours {
+			minutes := make([]grammar.Expr, 60)
+			for m := range minutes {
+				local := h*60 + m
+				plus := offset('+', (local-leapUTC+1440)%1440)
+				minus := offset('-', (leapUTC-local+1440)%1440)
+				minutes[m] = seq(lit(fmt.Sprintf("%02d:60", m)), frac, alt(lit(plus), lit(minus)))
 			}
+			hours[h] = seq(lit(fmt.Sprintf("%02d:", h)), alt(minutes...))
 		}
-		return alt(xs...)
+		return alt(hours...)
 	})
+}
+
+// offset writes a time-offset of minutes (0 to 1439) with its sign.
+func offset(sign byte, minutes int) string {
+	return fmt.Sprintf("%c%02d:%02d", sign, minutes/60, minutes%60)
 }
 
 func ipv6RE() string {
