@@ -125,14 +125,17 @@ type Masker struct {
 	// Stats counts the work done so far.
 	Stats MaskStats
 
-	cache      map[earley.State]Bitset     // by true State
-	byRoom     map[string]Bitset           // by earley.Machine.RoomKey, with room the longest token
-	roomKey    []byte                      // scratch
-	items      map[earley.State]*itemWalk  // by view of a scan item
-	seenViews  map[earley.State]bool       // views of the scan items of States viewsSeen was asked about
-	subs       map[subKey]*itemWalk        // by view and trie node
-	shapes     map[string]map[int32]*shape // by region shape's key and trie node (see shapeOf)
-	cacheBytes int
+	cache       map[earley.State]Bitset // by true State
+	byRoom      map[string]Bitset       // by earley.Machine.RoomKey, with room the longest token
+	roomKey     []byte                  // scratch
+	repByRoom   map[string]earley.State // the first State of each room key (see roomRep)
+	roomReps    byState[earley.State]   // roomRep of each State, plus one (0: not known)
+	roomScratch []byte
+	items       map[earley.State]*itemWalk  // by view of a scan item
+	seenViews   map[earley.State]bool       // views of the scan items of States viewsSeen was asked about
+	subs        map[subKey]*itemWalk        // by view and trie node
+	shapes      map[string]map[int32]*shape // by region shape's key and trie node (see shapeOf)
+	cacheBytes  int
 
 	contClasses  grammar.ByteSet              // the byte classes of UTF-8 continuation bytes only
 	utf8Rows     [][][]uint8                  // by form of utf8Seqs, by byte: its classes
@@ -174,6 +177,7 @@ type MaskStats struct {
 	Masks        int // calls of Mask
 	CacheHits    int // masks served from the cache
 	RoomHits     int // masks served by a State of the same room key (see earley.Machine.RoomKey)
+	RoomReps     int // walks gone on from another position's State of the same room key (see roomRep)
 	ContextHits  int // masks made of a State's own part kept by its context key (see context.go)
 	Parts        int // masks made of those of a State's parts (see parts.go)
 	Cores        int // masks made over a loop's core (see core.go)
@@ -211,6 +215,7 @@ func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 		MaxCacheBytes: 256 << 20,
 		cache:         make(map[earley.State]Bitset),
 		byRoom:        make(map[string]Bitset),
+		repByRoom:     make(map[string]earley.State),
 		items:         make(map[earley.State]*itemWalk),
 		seenViews:     make(map[earley.State]bool),
 		subs:          make(map[subKey]*itemWalk),
@@ -763,7 +768,7 @@ func (k *Masker) walk(s earley.State, root int32, below bool, b *sink, local boo
 			i = t.end[i]
 			continue
 		}
-		stack = append(stack[:d], next)
+		stack = append(stack[:d], k.goOnFrom(next))
 		if local {
 			esc = append(esc[:d], pend)
 		}
@@ -1191,12 +1196,55 @@ func (k *Masker) chainHeight(s, next earley.State, classes *grammar.ByteSet) uin
 		if to == earley.Dead {
 			return h
 		}
-		if to == q {
+		if to == q || k.sameRoom(q, to) {
 			return maxChain
 		}
 		q = to
 	}
 	return h
+}
+
+// sameRoom reports whether States a and b allow the same strings of up to
+// the longest token's bytes: two positions of a bounded repetition far
+// from its bound, of one earley.Machine.RoomKey (see roomRep).
+func (k *Masker) sameRoom(a, b earley.State) bool { return k.roomRep(a) == k.roomRep(b) }
+
+// roomRep returns the first State the Masker met of s's room key, or s
+// where it has none (near a bounded repetition's bound, or outside one).
+// The two allow the same strings of up to the longest token's bytes, so a
+// walk may go on from either: one that takes the bytes of a JSON string
+// of maxLength 256 steps from its first positions' States rather than
+// build a State for each position a token reaches (and the States inside
+// each position's multi-byte characters).
+func (k *Masker) roomRep(s earley.State) earley.State {
+	if !k.m.InBoundedRepetition(s) {
+		return s
+	}
+	slot := k.roomReps.at(s)
+	if *slot != 0 {
+		return *slot - 1
+	}
+	rep := s
+	if key := k.m.RoomKey(s, k.lt.trie.longest, k.roomScratch[:0]); key != nil {
+		k.roomScratch = key
+		if q, ok := k.repByRoom[string(key)]; ok {
+			rep = q
+		} else {
+			k.repByRoom[string(key)] = s // kept with the States: never emptied
+		}
+	}
+	*slot = rep + 1
+	return rep
+}
+
+// goOnFrom returns the State a walk goes on from after next: its room
+// key's first (see roomRep).
+func (k *Masker) goOnFrom(next earley.State) earley.State {
+	rep := k.roomRep(next)
+	if rep != next {
+		k.Stats.RoomReps++
+	}
+	return rep
 }
 
 // chainChars returns the chain of s's height in characters (see chain),
@@ -1226,7 +1274,7 @@ func (k *Masker) chainChars(s earley.State, need uint8) uint8 {
 			break
 		}
 		c.chars++
-		if to == q { // a loop: every position is this one
+		if to == q || k.sameRoom(q, to) { // a loop: every position allows what this one does
 			c.chars, c.charsDone = c.height, true
 			break
 		}

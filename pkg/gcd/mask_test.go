@@ -139,6 +139,46 @@ func TestChainsMatchBruteForce(t *testing.T) {
 	}
 }
 
+// TestRoomRepsMatchBruteForce: far from a bounded repetition's bound,
+// walks go on from the first State of each position's room key rather
+// than build one for every position (roomRep). The repetitions below are
+// longer than any token, in contexts that differ in what may follow them,
+// and tokens run up to 30 bytes of their characters before a quote, a
+// brace or a comma: every mask is compared with the definition.
+func TestRoomRepsMatchBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	v := testVocab(rng)
+	for range 300 {
+		var b strings.Builder
+		for n := 3 + rng.IntN(25); n > 0; n-- {
+			b.WriteString([]string{"a", "b", "a", "b", "é", `\`}[rng.IntN(6)])
+		}
+		b.WriteString([]string{`"`, `"}`, `",`, `":`, "", "}"}[rng.IntN(6)])
+		if _, ok := v.ID(b.String()); !ok {
+			v.Add([]byte(b.String()), false, b.String())
+		}
+	}
+	trie := NewTrie(v)
+	reps := 0
+	for _, src := range []string{
+		`root ::= "{" str ":" str "}" | "[" str "," str "]"
+str ::= "\"" char{0,60} "\""
+char ::= [^"\\] | "\\" ["\\]`,
+		`root ::= "{" [abé]{0,50} ( "}" | "," [ab]{3,45} ":" ) "1"`,
+	} {
+		g := compile(t, src)
+		for _, labels := range []int{labelsShared, labelsOwn} {
+			k := newMasker(earley.New(g), v, trie, labels)
+			walkRandomly(t, k, g, rng, src, 12, 25)
+			reps += k.Stats.RoomReps
+		}
+	}
+	t.Logf("walks gone on from another position's State: %d", reps)
+	if reps == 0 {
+		t.Error("no walk went on from another position's State")
+	}
+}
+
 // TestRunsOfStringCharacters: inside a bounded string whose characters
 // are ASCII, escapes or multi-byte (a JSON schema's maxLength), the chain
 // runs over the ASCII ones, and masks take their tokens from a run table

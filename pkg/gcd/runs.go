@@ -254,7 +254,10 @@ func (k *Masker) walkRuns(s earley.State, c chain, r *runTable, b *sink) {
 			}
 		}
 		if d < height {
-			st, _ = k.m.StepLocal(st, one)
+			// The first State of the next position's room key, to walk
+			// on from (see roomRep): far from a bound, no new State.
+			next, _ := k.m.StepLocal(st, one)
+			st = k.goOnFrom(next)
 		}
 	}
 }
