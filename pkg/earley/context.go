@@ -173,34 +173,44 @@ func (m *Machine) PartsLeaving(s State) (last, after grammar.ByteSet, ok bool) {
 			context++
 			a := m.afterNext(it.lr)
 			orSet(&after, &a)
-			orSet(&last, &m.lastClasses()[m.lrNext[it.lr].Rule()])
+			orSet(&last, &m.last[m.lrNext[it.lr].Rule()])
 		}
 	}
 	return last, after, literals > 0 && context > 0
 }
 
 // lastClasses returns, by rule, the byte classes that can end a string
-// the rule derives; found on first use, by a worklist over the rules
-// whose ends end others.
-func (m *Machine) lastClasses() []grammar.ByteSet {
-	if m.last != nil {
-		return m.last
-	}
-	g := m.g
+// the rule derives (FIRST's mirror, see firstClasses), by a worklist over
+// the rules whose ends end others.
+func lastClasses(g *grammar.Grammar, nullable []bool, termClass []grammar.ByteSet) []grammar.ByteSet {
 	last := make([]grammar.ByteSet, len(g.Rules))
-	into := make([][]int32, len(g.Rules)) // into[B]: the rules a string of B can end
+	var edges [][2]int32 // {B, A}: a string of B can end A
 	for _, p := range g.Prods {
 		for i := len(p.RHS) - 1; i >= 0; i-- {
 			sym := p.RHS[i]
 			if sym.IsTerminal() {
-				orSet(&last[p.LHS], &m.termClass[sym.Terminal()])
+				orSet(&last[p.LHS], &termClass[sym.Terminal()])
 				break
 			}
-			into[sym.Rule()] = append(into[sym.Rule()], int32(p.LHS))
-			if !m.nullable[sym.Rule()] {
+			edges = append(edges, [2]int32{int32(sym.Rule()), int32(p.LHS)})
+			if !nullable[sym.Rule()] {
 				break
 			}
 		}
+	}
+	// into[start[B]:start[B+1]]: the rules a string of B can end.
+	start := make([]int32, len(g.Rules)+1)
+	for _, e := range edges {
+		start[e[0]+1]++
+	}
+	for r := 1; r < len(start); r++ {
+		start[r] += start[r-1]
+	}
+	into := make([]int32, len(edges))
+	fill := slices.Clone(start[:len(g.Rules)])
+	for _, e := range edges {
+		into[fill[e[0]]] = e[1]
+		fill[e[0]]++
 	}
 	var work []int32
 	for r := range last {
@@ -211,13 +221,12 @@ func (m *Machine) lastClasses() []grammar.ByteSet {
 	for len(work) > 0 {
 		b := work[len(work)-1]
 		work = work[:len(work)-1]
-		for _, a := range into[b] {
+		for _, a := range into[start[b]:start[b+1]] {
 			if orSet(&last[a], &last[b]) {
 				work = append(work, a)
 			}
 		}
 	}
-	m.last = last
 	return last
 }
 

@@ -149,7 +149,7 @@ type Machine struct {
 
 	after        map[int32]grammar.ByteSet // by LR(0) item: the classes after its next symbol there (see afterNext)
 	contextWords []uint64                  // scratch for ContextKey
-	last         []grammar.ByteSet         // by rule: the classes that can end a string it derives; on first use (see lastClasses)
+	last         []grammar.ByteSet         // by rule: the classes that can end a string it derives (see lastClasses)
 }
 
 // carve returns a slice of n elements cut from *block, which it refills
@@ -205,6 +205,7 @@ func New(g *grammar.Grammar) *Machine {
 	m.computeByteClasses()
 	m.first = firstClasses(g, m.nullable, m.termClass)
 	m.follow = followClasses(g, m.nullable, m.termClass, m.first)
+	m.last = lastClasses(g, m.nullable, m.termClass)
 	m.followSets = []grammar.ByteSet{{}} // index 0, for a class whose step did not escape
 	m.followIndex = map[grammar.ByteSet]int32{{}: 0}
 
