@@ -147,7 +147,8 @@ func (m *Machine) isOwn(it item) bool {
 }
 
 // PartsLeaving reports whether State s parts into its context's
-// literals and a rest that has a context of its own (see Parts), and
+// literals and a rest that has a context of its own (see Parts; with no
+// literals, s is all rest, its own items and its context's), and
 // returns where that rest's context takes part: right after a byte of a
 // class in last, the next byte's class in after. Its context items wait
 // on rules, and a context item A ::= α • X γ moves on only when X
@@ -159,14 +160,12 @@ func (m *Machine) PartsLeaving(s State) (last, after grammar.ByteSet, ok bool) {
 	if st.accepting {
 		return last, after, false
 	}
-	literals, context := 0, 0
+	context := 0
 	for _, it := range st.items {
 		switch {
 		case it.origin == opaque:
 			return last, after, false
-		case m.isLiteral(it):
-			literals++
-		case m.isOwn(it):
+		case m.isLiteral(it), m.isOwn(it):
 		case m.lrNext[it.lr].IsTerminal():
 			return last, after, false
 		default:
@@ -176,7 +175,7 @@ func (m *Machine) PartsLeaving(s State) (last, after grammar.ByteSet, ok bool) {
 			orSet(&last, &m.last[m.lrNext[it.lr].Rule()])
 		}
 	}
-	return last, after, literals > 0 && context > 0
+	return last, after, context > 0
 }
 
 // lastClasses returns, by rule, the byte classes that can end a string
@@ -231,7 +230,7 @@ func lastClasses(g *grammar.Grammar, nullable []bool, termClass []grammar.ByteSe
 }
 
 // Parts returns the States of the parts of s that PartsLeaving checked:
-// its context's literals, and the rest. Stepped, the rest's items of
+// its context's literals (Dead if none), and the rest. Stepped, the rest's items of
 // origin self take it for their origin, and it holds every item of s that
 // waits on a rule (a literal waits on a byte), so their completions read
 // what they would in s.
@@ -243,6 +242,9 @@ func (m *Machine) Parts(s State) (literals, rest State) {
 		} else {
 			other = append(other, it)
 		}
+	}
+	if len(lit) == 0 {
+		return Dead, s // all rest: s is its own State
 	}
 	return m.add(lit, false), m.add(other, false)
 }

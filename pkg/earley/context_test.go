@@ -62,7 +62,10 @@ s ::= "\"" [a-c]{0,6} "\""`))
 // strings of up to 5 bytes viable from it are those viable from one part
 // or the other; rests of one key (ContextKey with last, then after)
 // allow the same strings where no byte of last is followed by one of
-// after; and a State with no literals does not split.
+// after; a State whose context waits on a byte class does not split; and
+// where no name is declared and a name's rule holds its closing quote (as
+// jsonschema's names not declared do), a State parts into its rest
+// alone, of one key at every member.
 func TestParts(t *testing.T) {
 	m := New(mustCompile(t, `root ::= "{" ms "}" | "[" ms "]" | "{" ms "," ms "}"
 ms ::= m | m "," ms
@@ -102,6 +105,36 @@ v ::= "1" | "{" ms "}"`))
 	}
 	if _, _, ok := m.PartsLeaving(stateAfter(t, m, `{"a`)); ok {
 		t.Error(`{"a splits`)
+	}
+	undeclared := New(mustCompile(t, `root ::= "{" ms "}" | "[" ms "]"
+ms ::= m | m "," ms
+m ::= "\"" k ":" v
+k ::= [a-c]* "\""
+v ::= "1" | "{" ms "}"`))
+	keys := make(map[string]State)
+	for _, pre := range []string{`{"`, `["`, `{"a":1,"`, `{"c":{"`, `["b":{"a":1,"`} {
+		s := stateAfter(t, undeclared, pre)
+		last, after, ok := undeclared.PartsLeaving(s)
+		if !ok {
+			t.Fatalf("%q (no literals) does not part", pre)
+		}
+		lit, rest := undeclared.Parts(s)
+		if lit != Dead || !maps.Equal(viableStrings(undeclared, s, alphabet, depth), viableStrings(undeclared, rest, alphabet, depth)) {
+			t.Errorf("%q: its rest is not all of it", pre)
+		}
+		key := string(append(undeclared.ContextKey(rest, 8, last, nil), undeclared.ContextKey(rest, 8, after, nil)...))
+		if o, seen := keys[key]; seen {
+			a, b := viableStrings(undeclared, rest, alphabet, depth), viableStrings(undeclared, o, alphabet, depth)
+			for w := range a {
+				if !b[w] && !hasPair(undeclared, w, last, after) {
+					t.Errorf("%q shares a key with another rest but alone allows %q", pre, w)
+				}
+			}
+		}
+		keys[key] = rest
+	}
+	if len(keys) != 1 {
+		t.Errorf("no literals: rests of %d keys, want 1", len(keys))
 	}
 }
 

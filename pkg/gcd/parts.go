@@ -23,7 +23,10 @@ import (
 // the first one's walk. The mask is the union of the parts'. A JSON
 // string's start parts too, outside a bounded repetition (the empty
 // string's closing quote is a literal): its rest serves every string of
-// its kind.
+// its kind. A State with no literals is all rest (a name where only
+// names not declared may come, whose rule holds its closing quote): its
+// context key serves it at every member, where each member's State would
+// build the States of every declared name's prefix anew.
 //
 // Where the kind is new, a rest's walk and the literals' each build a
 // State per prefix of a declared name (the rest still tells declared
@@ -55,6 +58,9 @@ func (k *Masker) maskParts(s earley.State, last, after grammar.ByteSet, lv *leav
 	}
 	k.Stats.Parts++
 	b := k.maskByContext(rest, key, lv)
+	if literals == earley.Dead {
+		return b
+	}
 	lb := k.Mask(literals)
 	for i := range b {
 		b[i] |= lb[i]
