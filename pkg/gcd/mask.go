@@ -25,7 +25,9 @@ import (
 //     farther from the bound than the longest token allow the same tokens
 //     (earley.Machine.RoomKey): they share one mask too (inside a JSON
 //     string that maxLength bounds, its positions up to 128 characters
-//     from the bound).
+//     from the bound), and a walk through them goes on from the first
+//     State of each room key, building no State for the positions a long
+//     token reaches (roomRep).
 //   - Inside a bounded repetition, a mask's tokens that never reach a byte
 //     after which the State's context decides (a string's closing quote)
 //     are kept by the State's context key (earley.Machine.ContextKey):
@@ -36,7 +38,8 @@ import (
 //     union of two parts (earley.Machine.Parts): the literals, and the
 //     rest, whose context takes part only after its rule ends (a name's
 //     closing quote and colon): the rest's own part is kept by its context
-//     key, and serves every member name of the object's kind (parts.go).
+//     key, and serves every member name of the object's kind (parts.go). A
+//     State of no literals whose context waits on rules alone is all rest.
 //   - A State that holds a loop of another origin (a search pattern's
 //     leading .* inside a JSON string, where every position is a new
 //     State) allows all its loop's core allows, a State the same at every
@@ -125,12 +128,12 @@ type Masker struct {
 	// Stats counts the work done so far.
 	Stats MaskStats
 
-	cache       map[earley.State]Bitset // by true State
-	byRoom      map[string]Bitset       // by earley.Machine.RoomKey, with room the longest token
-	roomKey     []byte                  // scratch
-	repByRoom   map[string]earley.State // the first State of each room key (see roomRep)
-	roomReps    byState[earley.State]   // roomRep of each State, plus one (0: not known)
-	roomScratch []byte
+	cache       map[earley.State]Bitset     // by true State
+	byRoom      map[string]Bitset           // by earley.Machine.RoomKey, with room the longest token
+	roomKey     []byte                      // scratch
+	repByRoom   map[string]earley.State     // the first State of each room key (see roomRep)
+	roomReps    byState[earley.State]       // roomRep of each State, plus one (0: not known)
+	roomScratch []byte                      // scratch for roomRep
 	items       map[earley.State]*itemWalk  // by view of a scan item
 	seenViews   map[earley.State]bool       // views of the scan items of States viewsSeen was asked about
 	subs        map[subKey]*itemWalk        // by view and trie node
@@ -1238,7 +1241,10 @@ func (k *Masker) roomRep(s earley.State) earley.State {
 }
 
 // goOnFrom returns the State a walk goes on from after next: its room
-// key's first (see roomRep).
+// key's first (see roomRep). It is exact at any depth: below a node d
+// bytes deep the paths have at most longest-d bytes, and a State that
+// allows what the true one does for n bytes allows, a byte on, what the
+// true one's step does for n-1.
 func (k *Masker) goOnFrom(next earley.State) earley.State {
 	rep := k.roomRep(next)
 	if rep != next {
