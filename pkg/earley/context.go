@@ -129,7 +129,8 @@ func (m *Machine) afterNext(lr int32) grammar.ByteSet {
 // bytes), and the rest of the State (the name of any other member)
 // leaves its context only at the name's end: apart, the rest is a State
 // whose own part a context key serves at every member, and the literals
-// a State shared by every member before the next declared one.
+// a State shared by every member before the next declared one. Where no
+// declared name may come, the State is all rest, served so too.
 
 // isLiteral reports whether item it of a State is a literal of its
 // context: of another State's origin, not a link of a chain, before a
@@ -230,10 +231,10 @@ func lastClasses(g *grammar.Grammar, nullable []bool, termClass []grammar.ByteSe
 }
 
 // Parts returns the States of the parts of s that PartsLeaving checked:
-// its context's literals (Dead if none), and the rest. Stepped, the rest's items of
-// origin self take it for their origin, and it holds every item of s that
-// waits on a rule (a literal waits on a byte), so their completions read
-// what they would in s.
+// its context's literals (Dead if none), and the rest. Stepped, the
+// rest's items of origin self take it for their origin, and it holds
+// every item of s that waits on a rule (a literal waits on a byte), so
+// their completions read what they would in s.
 func (m *Machine) Parts(s State) (literals, rest State) {
 	var lit, other []item
 	for _, it := range m.states.at(s).items {
