@@ -179,7 +179,8 @@ func (k *Masker) maskContext(s earley.State, lv *leaving, out *sink) {
 func (k *Masker) maskByContext(s earley.State, key []byte, lv *leaving) Bitset {
 	if own, ok := k.contexts[string(key)]; ok {
 		k.Stats.ContextHits++
-		b := slices.Clone(own)
+		b := k.newMask()
+		copy(b, own)
 		k.maskContext(s, lv, &sink{bits: b})
 		return b
 	}

@@ -134,6 +134,7 @@ type Masker struct {
 	repByRoom   map[string]earley.State     // the first State of each room key (see roomRep)
 	roomReps    byState[earley.State]       // roomRep of each State, plus one (0: not known)
 	roomScratch []byte                      // scratch for roomRep
+	maskBlock   []uint64                    // what is left of newMask's block
 	items       map[earley.State]*itemWalk  // by view of a scan item
 	seenViews   map[earley.State]bool       // views of the scan items of States viewsSeen was asked about
 	subs        map[subKey]*itemWalk        // by view and trie node
@@ -399,7 +400,7 @@ func (k *Masker) Mask(s earley.State) Bitset {
 	}
 	if k.viewsSeen(s) {
 		k.Stats.ViewMasks++
-		b := NewBitset(k.lt.trie.size)
+		b := k.newMask()
 		k.maskViews(s, &sink{bits: b})
 		return k.keep(s, b, roomKey)
 	}
@@ -417,10 +418,27 @@ func (k *Masker) Mask(s earley.State) Bitset {
 	return k.keep(s, k.walkState(s), roomKey)
 }
 
+// newMask returns an empty Bitset over the vocabulary for a mask to keep,
+// cut from a block of maskBlock of them: most masks are made in a few
+// microseconds, and allocating and clearing each on its own was a sixth of
+// that.
+func (k *Masker) newMask() Bitset {
+	n := (k.lt.trie.size + 63) / 64
+	if len(k.maskBlock) < n {
+		k.maskBlock = make([]uint64, n*maskBlock)
+	}
+	b := Bitset(k.maskBlock[:n:n])
+	k.maskBlock = k.maskBlock[n:]
+	return b
+}
+
+// maskBlock is how many masks newMask allocates at once.
+const maskBlock = 16
+
 // walkState returns the ordinary tokens viable from s, found over its
 // region, the views of its scan items, a run table or the trie.
 func (k *Masker) walkState(s earley.State) Bitset {
-	b := NewBitset(k.lt.trie.size)
+	b := k.newMask()
 	out := &sink{bits: b}
 	if states, key, ok := k.region(s, true); ok {
 		k.maskRegion(states, key, 0, out, false)
