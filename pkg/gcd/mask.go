@@ -419,21 +419,21 @@ func (k *Masker) Mask(s earley.State) Bitset {
 }
 
 // newMask returns an empty Bitset over the vocabulary for a mask to keep,
-// cut from a block of maskBlock of them: most masks are made in a few
+// cut from a block of masksPerBlock of them: most masks are made in a few
 // microseconds, and allocating and clearing each on its own was a sixth of
 // that.
 func (k *Masker) newMask() Bitset {
 	n := (k.lt.trie.size + 63) / 64
 	if len(k.maskBlock) < n {
-		k.maskBlock = make([]uint64, n*maskBlock)
+		k.maskBlock = make([]uint64, n*masksPerBlock)
 	}
 	b := Bitset(k.maskBlock[:n:n])
 	k.maskBlock = k.maskBlock[n:]
 	return b
 }
 
-// maskBlock is how many masks newMask allocates at once.
-const maskBlock = 16
+// masksPerBlock is how many masks newMask allocates at once.
+const masksPerBlock = 16
 
 // walkState returns the ordinary tokens viable from s, found over its
 // region, the views of its scan items, a run table or the trie.
