@@ -143,8 +143,9 @@ func TestChainsMatchBruteForce(t *testing.T) {
 // walks go on from the first State of each position's room key rather
 // than build one for every position (roomRep). The repetitions below are
 // longer than any token, in contexts that differ in what may follow them,
-// and tokens run up to 30 bytes of their characters before a quote, a
-// brace or a comma: every mask is compared with the definition.
+// and tokens run up to 27 of their characters (é and a backslash among
+// them) before a quote, a brace or a comma: every mask is compared with
+// the definition.
 func TestRoomRepsMatchBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	v := testVocab(rng)
