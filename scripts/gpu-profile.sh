@@ -5,7 +5,7 @@
 # (at most 8 files):
 #
 #   profile.md           each run's gasp bench lm numbers (ms/step, CPU ms/step)
-#   b1.pprof, b100.pprof CPU profiles of the timed decode steps at batch 1 and 100
+#   b1.pprof, b100.pprof CPU profiles of the decode steps at batch 1 and 100 (warm-up pass and its compiles included)
 #                        (go tool pprof -top b1.pprof; Go frames are symbolized
 #                        in the profile itself, the binary is stripped)
 #   xla-dump.tar.gz      XLA's optimized HLO of the batch-1 run (--xla_dump_to)

@@ -115,7 +115,7 @@ one load of a large model serves a logits check too (the JSON's "logits").`, std
 	threads := cl.Int("threads", 0, "threads (0: all CPUs)")
 	maxSeq := cl.Int("max-seq", 512, "KV-cache length per row")
 	asJSON := cl.Bool("json", false, "print one JSON object")
-	cpuProfile := cl.String("cpuprofile", "", "write a CPU profile of the timed decode steps to this file")
+	cpuProfile := cl.String("cpuprofile", "", "write a CPU profile of the decode steps to this file (the untimed warm-up pass, which compiles the graphs, included)")
 	logitsIDs := cl.String("logits-ids", "", "also report the next-token logits after these token ids (spaces or commas)")
 	dtype := cl.String("dtype", "auto", "weights and cache dtype: f32, bf16 or auto")
 	products := cl.Bool("bf16-products", false, "with --backend cpu --dtype bf16: multiply bfloat16 pairs, activations rounded (llama.Options.BF16Products)")
