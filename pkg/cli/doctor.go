@@ -85,6 +85,9 @@ func doctorPlugin(w io.Writer, opts string, problem func(string, ...any)) {
 	if jax := jaxCUDAPlugin(); jax != "" {
 		fmt.Fprintf(w, "jax's CUDA plugin: %s (use GOMLX_BACKEND=xla:%s)\n", jax, jax)
 	}
+	if flags := llama.XLAFlags("xla:"+opts, os.Getenv(llama.XLAFlagsEnv)); flags != "" {
+		fmt.Fprintf(w, "XLA_FLAGS: %s\n", flags)
+	}
 	if filepath.IsAbs(plugin) {
 		if fi, err := os.Stat(plugin); err != nil || fi.IsDir() {
 			problem("PJRT plugin %s: not a file (%v)", plugin, err)

@@ -38,7 +38,8 @@
 //     with -tags xla (environment.md). Every graph has a fixed shape, so a compiled decode step serves every
 //     step of a session whatever its rows' lengths; caches hold a length bucket and grow on the device, never
 //     crossing to the host (graph.go). BackendConfig adds "ops_sequential" to pure-Go configurations, whose
-//     parallel op scheduler can deadlock.
+//     parallel op scheduler can deadlock; XLAFlags turns XLA's command buffers off on CUDA, where they made
+//     a decode step slower.
 //
 // A binary built with GOEXPERIMENT=simd should run with GODEBUG=cpu.fma=off, which keeps math.Exp fast next to
 // the SIMD kernels (scripts/goenv.sh sets both; cmd/gasp sets the second for itself).

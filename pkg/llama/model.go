@@ -332,7 +332,8 @@ func newModel(cfg Config, opts Options, ckpt hf.DType) (*Model, error) {
 }
 
 // NewBackend creates the GoMLX backend of a configuration ("go", "xla:cuda", "xla:/path/to/plugin.so", ...)
-// as models do (BackendConfig applied), turning the registry's panics into errors. The caller finalizes it.
+// as models do (BackendConfig and XLAFlags applied), turning the registry's panics into errors. The caller
+// finalizes it.
 func NewBackend(config string) (backends.Backend, error) { return newBackend(config) }
 
 // newBackend creates a GoMLX backend, turning the registry's panics into errors.
@@ -343,6 +344,9 @@ func newBackend(config string) (b backends.Backend, err error) {
 		list := backends.List()
 		slices.Sort(list)
 		return nil, fmt.Errorf("llama: GoMLX backend %q is not compiled in (available: %s; and the cpu engine %q)", name, strings.Join(list, ", "), CPUBackend)
+	}
+	if err := setXLAFlags(config); err != nil {
+		return nil, fmt.Errorf("llama: GoMLX backend %q: %w", config, err)
 	}
 	var newErr error
 	err = catch(func() {
