@@ -86,6 +86,8 @@ type Machine struct {
 	lrLHS    []int32          // rule of the item's production
 	nullable []bool           // by rule
 	repLink  []bool           // by rule: a link of a bounded repetition's chain (see InBoundedRepetition)
+	anyLink  []bool           // by rule: a link of a bounded repetition's chain of anything (see originView)
+	linkWait []bool           // by rule: an item of a link, or of a generated rule that one waits on, may wait on it (see awaitedByLink)
 	links    []chainLinkPos   // by rule: where a link sits in its chain (see RoomKey)
 	lrInRep  []bool           // by LR(0) item: its dot is before one of the m first copies of X{m,n} (see repetitionItems)
 	initial  [][]int32        // by rule: the LR(0) items with the dot at the start
@@ -198,7 +200,9 @@ func New(g *grammar.Grammar) *Machine {
 		}
 	}
 	m.nullable = g.Nullable()
-	m.repLink = repetitionLinks(g, m.nullable)
+	m.anyLink = chainLinks(g)
+	m.linkWait = linkWaits(g, m.anyLink)
+	m.repLink = repetitionLinks(g, m.nullable, m.anyLink)
 	m.links = chainPositions(g, m.repLink)
 	m.lrInRep = m.repetitionItems()
 	m.predict = m.predictions()
@@ -1199,30 +1203,66 @@ func (m *Machine) singleBytes(x grammar.Symbol, set *grammar.ByteSet, seen map[i
 	return high
 }
 
-// repetitionLinks returns, by rule, whether it is a link of a
+// chainLinks returns, by rule, whether it is a link of a
 // bounded-repetition chain of two links or more: a generated rule whose
 // productions are ε and X L, where L is a generated rule whose productions
-// are ε and X L' or ε and X (the last link), or such a last link, and X
-// derives only nonempty strings of bounded length (see characters).
-func repetitionLinks(g *grammar.Grammar, nullable []bool) []bool {
+// are ε and X L' or ε and X (the last link), or such a last link; X is
+// anything (the characters of a string of at most n, the items of an array
+// of at most n).
+func chainLinks(g *grammar.Grammar) []bool {
 	links := make([]bool, len(g.Rules))
-	isChar := make(map[grammar.Symbol]bool)
 	for r := range g.Rules {
 		x, next, ok := chainLink(g, r)
 		if !ok || next < 0 || next == r {
 			continue
 		}
+		if y, _, ok := chainLink(g, next); ok && y == x {
+			links[r], links[next] = true, true
+		}
+	}
+	return links
+}
+
+// linkWaits returns, by rule, whether an item of a link of links, or of a
+// generated rule that such an item waits on (and so on), may wait on it:
+// the rules awaitedByLink may find awaited by a link.
+func linkWaits(g *grammar.Grammar, links []bool) []bool {
+	waits := make([]bool, len(g.Rules))
+	for changed := true; changed; {
+		changed = false
+		for r, rule := range g.Rules {
+			if !links[r] && !(waits[r] && rule.Generated) {
+				continue
+			}
+			for _, p := range rule.Prods {
+				for _, x := range g.Prods[p].RHS {
+					if !x.IsTerminal() && !waits[x.Rule()] {
+						waits[x.Rule()], changed = true, true
+					}
+				}
+			}
+		}
+	}
+	return waits
+}
+
+// repetitionLinks returns, by rule, whether it is one of chain's links
+// whose X derives only nonempty strings of bounded length (see
+// characters).
+func repetitionLinks(g *grammar.Grammar, nullable, chain []bool) []bool {
+	links := make([]bool, len(g.Rules))
+	isChar := make(map[grammar.Symbol]bool)
+	for r, link := range chain {
+		if !link {
+			continue
+		}
+		x, _, _ := chainLink(g, r)
 		c, known := isChar[x]
 		if !known {
 			c = characters(g, nullable, x)
 			isChar[x] = c
 		}
-		if !c {
-			continue
-		}
-		if y, _, ok := chainLink(g, next); ok && y == x {
-			links[r], links[next] = true, true
-		}
+		links[r] = c
 	}
 	return links
 }
@@ -1389,17 +1429,51 @@ func compareGroups(a, b scanGroup) int {
 }
 
 // originView returns the view of origin for item lr at depth (see ScanViews).
+//
+// An origin where the item's rule is awaited by a link of a bounded
+// repetition (anyLink) is opaque: the link differs from position to
+// position (the 3rd item of an array of at most 13, the 4th), so a view
+// that held it would recur at no other position, and the walk of an item
+// (a string of an enum) would be made afresh at each. (Masks of States
+// with an item of a link, InBoundedRepetition's, are not made from views.)
 func (m *Machine) originView(origin, lr int32, depth int) int32 {
 	if origin == opaque {
 		return opaque
 	}
-	if !m.g.Rules[m.lrLHS[lr]].Generated {
+	lhs := m.lrLHS[lr]
+	if !m.g.Rules[lhs].Generated {
 		depth--
 	}
-	if depth <= 0 {
+	if depth <= 0 || m.awaitedByLink(State(origin), grammar.NT(int(lhs))) {
 		return opaque
 	}
-	return int32(m.view(State(origin), grammar.NT(int(m.lrLHS[lr])), depth))
+	return int32(m.view(State(origin), grammar.NT(int(lhs)), depth))
+}
+
+// awaitedByLink reports whether an item of o waiting on sym, or on the
+// rule of such an item predicted in o (climbing up to maxClimb rules), is
+// of a link of a bounded repetition.
+func (m *Machine) awaitedByLink(o State, sym grammar.Symbol) bool {
+	if !m.linkWait[sym.Rule()] {
+		return false
+	}
+	for range maxClimb {
+		up := noSymbol // the rule of an item predicted in o that waits on sym
+		for _, it := range m.waiting(o, sym) {
+			lhs := m.lrLHS[it.lr]
+			if m.anyLink[lhs] {
+				return true
+			}
+			if l := grammar.NT(int(lhs)); it.origin == self && m.g.Rules[lhs].Generated && l != sym && up == noSymbol {
+				up = l
+			}
+		}
+		if up == noSymbol {
+			return false
+		}
+		sym = up
+	}
+	return false
 }
 
 // view returns the view of State o for completions of rule want: the items

@@ -29,6 +29,22 @@ v ::= "1"`))
 	}
 }
 
+// The views of an enum string's next character are the same at every item
+// of an array of at most n (pkg/jsonschema's maxItems, a chain of rules
+// O_j ::= X O_(j-1) | ε, with the enum a group inside it as there): before
+// views stopped at the chain's links, each held its own link, and every
+// item's walk was made afresh.
+func TestViewsRecurAcrossBoundedItems(t *testing.T) {
+	m := New(mustCompile(t, `root ::= "[" ( "\"alpha\"" | "\"beta\"" ) ( "," ( "\"alpha\"" | "\"beta\"" | "\"gamma\"" ) ){0,6} "]"`))
+	viewsAfter := func(text string) []State { return m.ScanViews(stateAfter(t, m, text), 1, nil) }
+	second := viewsAfter(`["alpha","b`)
+	for _, text := range []string{`["alpha","beta","b`, `["alpha","beta","gamma","alpha","b`} {
+		if later := viewsAfter(text); !slices.Equal(second, later) {
+			t.Errorf("views after %q differ from the second item's: %v, %v", text, later, second)
+		}
+	}
+}
+
 // TestViewsByWaiters: the States where a member name starts differ from
 // member to member by the declared names still to come, which wait on
 // bytes; their views of another name (key) are kept by the items that
