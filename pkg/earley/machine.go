@@ -1228,17 +1228,23 @@ func chainLinks(g *grammar.Grammar) []bool {
 // the rules awaitedByLink may find awaited by a link.
 func linkWaits(g *grammar.Grammar, links []bool) []bool {
 	waits := make([]bool, len(g.Rules))
-	for changed := true; changed; {
-		changed = false
-		for r, rule := range g.Rules {
-			if !links[r] && !(waits[r] && rule.Generated) {
-				continue
-			}
-			for _, p := range rule.Prods {
-				for _, x := range g.Prods[p].RHS {
-					if !x.IsTerminal() && !waits[x.Rule()] {
-						waits[x.Rule()], changed = true, true
-					}
+	var todo []int // rules whose productions' nonterminals are awaited
+	for r, link := range links {
+		if link {
+			todo = append(todo, r)
+		}
+	}
+	for len(todo) > 0 {
+		r := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		for _, p := range g.Rules[r].Prods {
+			for _, x := range g.Prods[p].RHS {
+				if x.IsTerminal() || waits[x.Rule()] {
+					continue
+				}
+				waits[x.Rule()] = true
+				if g.Rules[x.Rule()].Generated && !links[x.Rule()] {
+					todo = append(todo, x.Rule())
 				}
 			}
 		}
