@@ -10,9 +10,10 @@
 #   hlo.tar.gz      the optimized HLO of the first run's graphs (--xla_dump_to)
 #
 # Settings: OUT, WORK (default /tmp/gasp-gpu-check: its checkpoint is reused),
-# PYTHON, DEADLINE (seconds, default 240), GPU_FLAGS_MODEL and
-# GPU_FLAGS_BACKEND (a model directory and a backend: a test of this script on
-# a CPU; the XLA flags then do nothing).
+# PYTHON, DEADLINE (seconds, default 240), GASP (the binary; default the
+# archive's), GPU_FLAGS_MODEL and GPU_FLAGS_BACKEND (a model directory and a
+# backend: pkg/cli's TestGPUFlagsTiny runs this script so on a CPU, where the
+# XLA flags do nothing).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -21,8 +22,8 @@ py="${PYTHON:-python3}"
 work="${WORK:-/tmp/gasp-gpu-check}"
 out="${OUT:-analysis/gpu/flags}"
 mkdir -p "$work" "$out"
-[[ -x build/gpu-check/gasp ]] || tar -C build -xzf build/gpu-check.tar.gz
-gasp="$root/build/gpu-check/gasp"
+if [[ -z "${GASP:-}" && ! -x build/gpu-check/gasp ]]; then tar -C build -xzf build/gpu-check.tar.gz; fi
+gasp="${GASP:-$root/build/gpu-check/gasp}"
 export GOMLX_NO_AUTO_INSTALL=1
 ckpt="${GPU_FLAGS_MODEL:-$work/ckpt}"
 if [[ -z "${GPU_FLAGS_BACKEND:-}" ]]; then

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -247,5 +248,41 @@ func TestGPUTravelSize(t *testing.T) {
 	const archive = 26.0
 	if tree+archive >= 64 {
 		t.Errorf("working tree %.1f MiB + archive %.0f MiB: over the 64 MiB that travel", tree, archive)
+	}
+}
+
+// TestGPUFlagsTiny runs scripts/gpu-flags.sh on a CPU, with the embedded
+// model and the pure-Go backend (the XLA flags then do nothing): each of its
+// four settings decodes at batch 1 and 100, and flags.md says so.
+func TestGPUFlagsTiny(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs scripts/gpu-flags.sh")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command("bash", "scripts/gpu-flags.sh")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GASP="+gaspExecutable(t, dir), "GPU_FLAGS_MODEL=data/models/tiny",
+		"GPU_FLAGS_BACKEND=go", "OUT="+out, "WORK="+filepath.Join(dir, "work"), "DEADLINE=200")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gpu-flags.sh: %v\n%s", err, b)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "flags.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []string{"## off:", "## on:", "## off-again:", "## on-again:"} {
+		i := strings.Index(string(md), run)
+		if i < 0 {
+			t.Fatalf("flags.md has no %q run:\n%s", run, md)
+		}
+		sec, _, _ := strings.Cut(string(md[i+len(run):]), "\n## ")
+		if !strings.Contains(sec, "exit 0") || !regexp.MustCompile(`(?m)^\s+100\s+32\s`).MatchString(sec) {
+			t.Errorf("run %q did not decode at batch 100 and exit 0:\n%s", run, sec)
+		}
 	}
 }
