@@ -1440,8 +1440,9 @@ func compareGroups(a, b scanGroup) int {
 // repetition (anyLink) is opaque: the link differs from position to
 // position (the 3rd item of an array of at most 13, the 4th), so a view
 // that held it would recur at no other position, and the walk of an item
-// (a string of an enum) would be made afresh at each. (Masks of States
-// with an item of a link, InBoundedRepetition's, are not made from views.)
+// (a string of an enum) would be made afresh at each. (A State with an
+// item of a character repetition's link, InBoundedRepetition's, is masked
+// from no view: its own views hold the link.)
 func (m *Machine) originView(origin, lr int32, depth int) int32 {
 	if origin == opaque {
 		return opaque

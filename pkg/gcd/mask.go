@@ -51,9 +51,9 @@ import (
 //     (earley.Machine.ScanViews), which keeps only what the items can
 //     complete into, up to LocalDepth user rules. Views recur across
 //     contexts (the next character of any JSON string, of any SQL
-//     identifier, any tag of a tag set, any item of an array of at most n),
-//     so their walks are cached; a wide
-//     view is walked over its own region. A State of many scan items whose
+//     identifier, any tag of a tag set, any item of an array of at most
+//     n), so their walks are cached; a wide view is walked over its own
+//     region. A State of many scan items whose
 //     views were seen before (a JSON object's member names after its first
 //     members) is masked from its views rather than its region
 //     (viewsSeen). Where a token reaches past a view (closing the string
