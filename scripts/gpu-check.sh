@@ -28,6 +28,8 @@
 #             XLA's platform allocator (live bytes, not the BFC pool)
 #   sample, sample_gcd
 #             MCMC-Priority and GCD on a SyGuS task (8B bf16)
+#   cmdbuf    batch 1 again with XLA's command buffers on (off is gasp's default
+#             on CUDA: analysis/gpu/README.md, section 10)
 #
 # Where to run it, from the repository root there:
 #   bash scripts/gpu-pack.sh              # here: build/gpu-check.tar.gz
@@ -251,6 +253,17 @@ export task
 export -f sample
 stage sample 90 sample "$work/sample.jsonl" --method mcmc-priority --k "$k" --n "$chains" --batch "$chains"
 stage sample_gcd 60 sample "$work/sample_gcd.jsonl" --method gcd --n 8 --batch 8
+
+# cmdbuf: batch 1 with XLA's command buffers on, against bench8b's with them off (gasp's default on CUDA,
+# llama.XLAFlags): whether that default still pays on this machine and plugin. Last: an XLA that refuses the
+# list aborts this stage alone.
+cmdbuf() {
+	XLA_FLAGS="${XLA_FLAGS:-} --xla_gpu_enable_command_buffer=FUSION,CUBLAS,CUBLASLT,CUSTOM_CALL,CUDNN" \
+		bench "$work/bench_cmdbuf.json" --batch 1 --steps "$steps" --prompt-len 128 --max-seq "$mem_seq"
+}
+export steps
+export -f cmdbuf
+stage cmdbuf 90 cmdbuf
 
 report
 echo "gpu-check: done in $(($(date +%s) - start)) s; $out/report.md:" >&2

@@ -131,7 +131,7 @@ func TestGPUCheckTiny(t *testing.T) {
 	}
 	rep, md := c.report(t)
 	want := map[string]string{"env": "ok", "tiny_model": "ok", "tiny": "failed", "tiny_patched": "ok", "families": "ok", "synth": "ok",
-		"bench8b": "ok", "logits8b": "ok", "memory8b": "ok", "sample": "ok", "sample_gcd": "ok"}
+		"bench8b": "ok", "logits8b": "ok", "memory8b": "ok", "sample": "ok", "sample_gcd": "ok", "cmdbuf": "ok"}
 	if got := rep.status(); len(got) != len(want) {
 		t.Errorf("stages %v, want %v", got, want)
 	} else {
@@ -170,6 +170,9 @@ func TestGPUCheckTiny(t *testing.T) {
 	}
 	if len(md) < 1000 || !strings.Contains(md, "| sample_gcd | ok |") {
 		t.Errorf("report.md (%d bytes):\n%s", len(md), md)
+	}
+	if !regexp.MustCompile(`off [0-9.]+ ms/step \([0-9]+ tokens/s\), on [0-9.]+ ms/step`).MatchString(md) {
+		t.Errorf("report.md has no batch-1 line with command buffers off and on:\n%s", md)
 	}
 }
 
@@ -226,7 +229,7 @@ func TestGPUCheckDeadline(t *testing.T) {
 	if st["env"] != "timeout" {
 		t.Errorf("env: %q, want timeout (stages %v)", st["env"], st)
 	}
-	for _, s := range []string{"tiny_model", "tiny", "families", "synth", "bench8b", "logits8b", "memory8b", "sample", "sample_gcd"} {
+	for _, s := range []string{"tiny_model", "tiny", "families", "synth", "bench8b", "logits8b", "memory8b", "sample", "sample_gcd", "cmdbuf"} {
 		if st[s] != "skipped" {
 			t.Errorf("%s: %q, want skipped (stages %v)", s, st[s], st)
 		}

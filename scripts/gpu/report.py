@@ -133,6 +133,7 @@ def build(work):
         "logits_bf16": compare(ref, bench),
         "logits_bf16_vs_f32": compare(np.asarray(f32["logits"], dtype=np.float32) if f32 else None, bench),
         "bench": without_logits(bench),
+        "bench_cmdbuf": without_logits(read(work, "bench_cmdbuf.json", "json")),
         "bench_gpu_memory": memory(work, "mem_bench.csv"),
         "memory_plan": without_logits(mem),
         "memory_plan_gpu_memory": memory(work, "mem_plan.csv", (mem or {}).get("memory_estimate_bytes")),
@@ -240,6 +241,17 @@ def md_bench(b, m, title):
     return L
 
 
+def md_cmdbuf(off, on):
+    """Batch 1 with XLA's command buffers on (the cmdbuf stage) beside bench8b's, off."""
+    L = ["", "## XLA's command buffers at batch 1 (off: gasp's default on CUDA)", ""]
+    one = lambda b: next((d for d in (b or {}).get("decode", []) if d["batch"] == 1), None)
+    a, b = one(off), one(on)
+    if not a or not b:
+        return L + ["missing"]
+    return L + ["off %.2f ms/step (%.0f tokens/s), on %.2f ms/step (%.0f tokens/s): off is %.2fx on" % (
+        a["ms_per_step"], a["tokens_per_s"], b["ms_per_step"], b["tokens_per_s"], b["ms_per_step"] / a["ms_per_step"])]
+
+
 def markdown(rep):
     L = ["# gasp GPU check", ""]
     L += ["## Stages", "", "binary: `%s`" % (rep["binary"] or "?"), "", "| stage | status | exit | seconds | limit |",
@@ -252,6 +264,7 @@ def markdown(rep):
     L += md_logits(rep)
     L += md_families(rep["families"])
     L += md_bench(rep["bench"], rep["bench_gpu_memory"], "Decoding (gasp bench lm, bf16)")
+    L += md_cmdbuf(rep["bench"], rep["bench_cmdbuf"])
     L += md_bench(rep["memory_plan"], rep["memory_plan_gpu_memory"], "Memory plan (gasp bench lm, bf16)")
     L += ["", "## Sampling (gasp sample, SyGuS BV4/find_inv_bvsge_bvneg_4bit, ≤ 64 tokens)", ""]
     for key, what in (("sample", "MCMC-Priority"), ("sample_gcd", "GCD")):
