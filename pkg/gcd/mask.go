@@ -53,10 +53,9 @@ import (
 //     contexts (the next character of any JSON string, of any SQL
 //     identifier, any tag of a tag set, any item of an array of at most
 //     n), so their walks are cached; a wide view is walked over its own
-//     region. A State of many scan items whose
-//     views were seen before (a JSON object's member names after its first
-//     members) is masked from its views rather than its region
-//     (viewsSeen). Where a token reaches past a view (closing the string
+//     region. A State of many scan items whose views were seen before (a
+//     JSON object's member names after its first members) is masked from
+//     its views rather than its region (viewsSeen). Where a token reaches past a view (closing the string
 //     and going on), the view's walk leaves the subtree undecided and it
 //     is walked again from the true State, but only where the next byte
 //     could follow the rule that the view completed
