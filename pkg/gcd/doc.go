@@ -55,7 +55,7 @@
 // of States (region.go) and UTF-8 shortcuts (utf8.go). The first State of
 // each room key (roomRep) is kept with the States, never emptied. Steps
 // whose States are cached cost a map look-up and allocate nothing. What
-// each of these costs, in memory and
-// time, on the mask workloads is in BENCHMARKS.md ("Masks: what is
-// precomputed and what it costs"), with the commands that measure it.
+// each of these costs, in memory and time, on the mask workloads is in
+// BENCHMARKS.md ("Masks: what is precomputed and what it costs"), with the
+// commands that measure it.
 package gcd
