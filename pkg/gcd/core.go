@@ -32,6 +32,15 @@ func (k *Masker) maskOverCore(s, core earley.State, b Bitset) bool {
 		return false
 	}
 	copy(b, k.Mask(core))
+	k.addAlong(s, nodes, b)
+	k.Stats.Cores++
+	return true
+}
+
+// addAlong adds to b the tokens at the given trie nodes, in preorder and
+// each with its ancestors, that are viable from s, stepped along their
+// paths.
+func (k *Masker) addAlong(s earley.State, nodes []int32, b Bitset) {
 	t := k.lt.trie
 	states := append(k.ctxStates[:0], s)
 	for _, j := range nodes {
@@ -49,8 +58,6 @@ func (k *Masker) maskOverCore(s, core earley.State, b Bitset) bool {
 		}
 	}
 	k.ctxStates = states
-	k.Stats.Cores++
-	return true
 }
 
 // maxComplement is the most ordinary tokens a loop's core may lack for

@@ -36,8 +36,9 @@
 // are unions of (labels.go), with its edges indexed by label (leavers.go)
 // and the run table of the characters a JSON string writes as themselves
 // (runs.go). What a walk over that copy finds that depends on no grammar,
-// the walks of region shapes (region.go) and other run tables, is kept
-// with it on first use, for every Masker of the vocabulary.
+// the walks of region shapes (region.go), other run tables and the tokens
+// over a universe's classes (universe.go), is kept with it on first use,
+// for every Masker of the vocabulary.
 // Once per grammar, earley.New computes the grammar's byte classes, FOLLOW
 // sets over them, the prediction closure of every rule and the bounded
 // repetitions; NewMasker walks that shared trie, mapping labels to classes,
@@ -52,7 +53,8 @@
 // mask per State (and per room key inside a bounded repetition), the own
 // parts of masks by context key (context.go, parts.go), the tokens a
 // loop's core lacks (core.go), walks from views of scan items, the regions
-// of States (region.go) and UTF-8 shortcuts (utf8.go). The first State of
+// of States (region.go), UTF-8 shortcuts (utf8.go) and the universes of
+// States (universe.go). The first State of
 // each room key (roomRep) is kept with the States, never emptied. Steps
 // whose States are cached cost a map look-up and allocate nothing. What
 // each of these costs, in memory and time, on the mask workloads is in

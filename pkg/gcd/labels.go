@@ -26,7 +26,8 @@ import (
 // what walks read of it by node. It is not modified after it is built, so
 // Maskers of one vocabulary share the shared labels' one, but for what
 // walks keep with it for every Masker, each under its lock: the walks of
-// region shapes (shapes, region.go) and run tables (runs, runs.go).
+// region shapes (shapes, region.go), run tables (runs, runs.go) and
+// universes' tables (univ, universe.go).
 type labelled struct {
 	trie   *Trie
 	labels int // labels 0 to labels-1 are used
@@ -45,11 +46,16 @@ type labelled struct {
 	utf8Labels [][][]uint8
 
 	ascii grammar.ByteSet // the labels of bytes 00-7F only
+	// utf8Next is, by label, a UTF-8 decoder's state after any of its
+	// bytes, by the state before (u8Bad where its bytes lead apart).
+	utf8Next [][u8States]utf8State
 
 	shapes *shapeCache
 	kids   *shapeCache // the walks below the root's children that funnels are made of (see walkFunnel)
 	runsMu sync.Mutex
 	runs   map[grammar.ByteSet]*runTable // by the labels they run over (see runsOf)
+	univMu sync.Mutex
+	univ   map[universeKey]*universeTable // by a universe's labels (see universeTable)
 
 	byLabel leaverIndex // every node by its label (see newLeaving)
 	leaveMu sync.Mutex
@@ -65,7 +71,9 @@ func newLabelled(t *Trie, label *[256]uint8, n int) *labelled {
 	lt := &labelled{trie: t.relabel(label), labels: n, many: n > 128, shapes: newShapeCache(maxShapeBytes), kids: newShapeCache(maxShapeBytes)}
 	lt.high, lt.cont = highLabels(label, n)
 	lt.utf8Labels, _ = utf8Classes(func(b byte) int { return int(label[b]) })
+	lt.utf8Next = utf8ByLabel(label, n)
 	lt.runs = make(map[grammar.ByteSet]*runTable)
+	lt.univ = make(map[universeKey]*universeTable)
 	var high grammar.ByteSet // the labels of some byte 80-FF
 	for b := 0x80; b < 256; b++ {
 		high.Add(label[b])
@@ -110,6 +118,20 @@ func highLabels(label *[256]uint8, n int) (high, cont grammar.ByteSet) {
 		}
 	}
 	return high, cont
+}
+
+// lowClasses returns the classes whose bytes are all in 00-7F.
+func lowClasses(class *[256]uint8, n int) grammar.ByteSet {
+	var high, low grammar.ByteSet
+	for b := 0x80; b < 256; b++ {
+		high.Add(class[b])
+	}
+	for c := 0; c < n; c++ {
+		if !high.Has(uint8(c)) {
+			low.Add(uint8(c))
+		}
+	}
+	return low
 }
 
 // sharedLabel is the shared labels' partition: each printable ASCII byte,

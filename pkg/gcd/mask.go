@@ -46,6 +46,16 @@ import (
 //     position: its mask is the core's and the tokens the core lacks (a
 //     few thousand, with a quote or a control character) walked along
 //     their paths alone (core.go).
+//   - Inside a bounded repetition, a State whose classes neither loop nor
+//     all lead one way, but lead it among a few States all live on them
+//     (a string a search pattern's run must appear in: a hex digit leads
+//     one position further into a match, any other character back), has a
+//     universe (universe.go): every token over those classes, and over
+//     multi-byte characters where each leads among those States too, is
+//     allowed from each of them, a set kept with the trie by the classes'
+//     labels; only the other tokens (with a quote, a backslash or a control
+//     character) are walked, along their paths alone. The first State's
+//     mask builds the universe's States; it gives them all the universe.
 //   - A State's mask is the union of what its scan items allow, and the
 //     items of each rule and origin are walked from their view
 //     (earley.Machine.ScanViews), which keeps only what the items can
@@ -167,6 +177,12 @@ type Masker struct {
 	chainStates []earley.State                // scratch: the States of the chain chainHeight followed
 	charsLeads  byState[charsLeadResult]      // on first use (see charsLeadKnown)
 
+	universes  byState[universe]         // on first use (see universalBelow)
+	lowClasses grammar.ByteSet           // the byte classes of bytes 00-7F only
+	univSeen   map[earley.State]univFrom // scratch for closeUniverse: how each State was reached
+	univStates []earley.State            // scratch: the States closeUniverse reached
+	univLike   int                       // the class charEnds last found characters lead like
+
 	contexts   map[string]Bitset        // by context key: a mask's tokens without a leaving byte (see context.go)
 	contextMin int                      // the least work of a mask whose own part is kept (tests lower it)
 	ctxKey     []byte                   // scratch
@@ -191,6 +207,7 @@ type MaskStats struct {
 	Funnels      int // shapes walked by the root's children (see walkFunnel)
 	FunnelsKept  int // those made of the walks below the children kept from other shapes alone
 	Chains       int // subtrees taken whole inside a bounded repetition (see chain)
+	Universes    int // subtrees taken whole over a State's universe (see universe)
 	Leavers      int // subtrees walked over the leavers of a loop (see leaverIndex)
 	Runs         int // masks inside a bounded repetition taken from a run table (see runTable)
 	PureKids     int // groups of a run table's pure kids taken whole at once (see runGroup)
@@ -226,6 +243,7 @@ func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 		shapes:        make(map[string]map[int32]*shape),
 		contexts:      make(map[string]Bitset),
 		coreNodes:     make(map[earley.State][]int32),
+		univSeen:      make(map[earley.State]univFrom),
 	}
 	var classes [256]uint8
 	for b := range classes {
@@ -236,6 +254,7 @@ func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 	k.leaversMin, k.leaversFew = 1024, 8
 	k.contextMin = contextMinWork
 	_, k.contClasses = highLabels(&classes, m.NumClasses())
+	k.lowClasses = lowClasses(&classes, m.NumClasses())
 	k.utf8Rows, k.utf8Sets = utf8Classes(m.ByteClass)
 	k.ordinary = NewBitset(t.size)
 	for _, id := range k.lt.trie.ids {
@@ -436,10 +455,14 @@ func (k *Masker) newMask() Bitset {
 const masksPerBlock = 16
 
 // walkState returns the ordinary tokens viable from s, found over its
-// region, the views of its scan items, a run table or the trie.
+// universe, its region, the views of its scan items, a run table or the
+// trie.
 func (k *Masker) walkState(s earley.State) Bitset {
 	b := k.newMask()
 	out := &sink{bits: b}
+	if k.m.InBoundedRepetition(s) && k.maskOverUniverse(s, b) {
+		return b
+	}
 	if states, key, ok := k.region(s, true); ok {
 		k.maskRegion(states, key, 0, out, false)
 	} else if k.LocalDepth > 0 && !k.m.InBoundedRepetition(s) {
@@ -847,9 +870,13 @@ func (k *Masker) loopLeavers(s earley.State, i int32, pend grammar.ByteSet, b *s
 // bounded repetition of parent takes every path (see chainBelow).
 func (k *Masker) whole(parent, next earley.State, i int32) bool {
 	if next == parent {
-		return k.loopsBelow(parent, i)
+		if k.loopsBelow(parent, i) {
+			return true
+		}
+	} else if k.lt.trie.end[i]-i > 1 && k.chainBelow(parent, i) {
+		return true
 	}
-	return k.lt.trie.end[i]-i > 1 && k.chainBelow(parent, i)
+	return k.universalBelow(parent, i)
 }
 
 // splitMin is the size of a subtree below which split is not worth it.

@@ -79,6 +79,30 @@ func utf8Step(s utf8State, b byte) utf8State {
 	return u8Bad
 }
 
+// utf8ByLabel returns, by label of a partition of the bytes, the decoder's
+// state after any byte of the label, by the state before: u8Bad where the
+// label's bytes lead to different states.
+func utf8ByLabel(label *[256]uint8, n int) [][u8States]utf8State {
+	next := make([][u8States]utf8State, n)
+	seen := make([]bool, n)
+	for b := range 256 {
+		l := label[b]
+		for s := utf8State(0); s < u8States; s++ {
+			to := u8Bad
+			if s != u8Bad {
+				to = utf8Step(s, byte(b))
+			}
+			if !seen[l] {
+				next[l][s] = to
+			} else if next[l][s] != to {
+				next[l][s] = u8Bad
+			}
+		}
+		seen[l] = true
+	}
+	return next
+}
+
 // utf8Flags returns, by node, whether every path from the node down into
 // its subtree (the node's own byte first) is a prefix of valid UTF-8 when
 // it starts at a character boundary.

@@ -1,0 +1,107 @@
+package gcd
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/gasplab/gasp/pkg/earley"
+	"github.com/gasplab/gasp/pkg/grammar"
+)
+
+// TestUniversesMatchBruteForce: inside a string that must hold a run of a
+// class somewhere (a JSON schema's unanchored pattern), the run's
+// characters lead one position on and the others back, so masks are made
+// over the States' universes. They match the definition, with every
+// multi-byte character in the universe (the first grammar) or none (é is
+// not a character of the string); a bounded string has none (a chain).
+func TestUniversesMatchBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	v := testVocab(rng)
+	trie := NewTrie(v)
+	for _, c := range []struct {
+		src       string
+		universes bool
+		wide      bool
+	}{
+		{`root ::= "\"" c* [a1]{3} c* "\"" ; c ::= [^"\\\x00-\x1F] | "\\" ["\\bn]`, true, true},
+		{`root ::= "\"" c* [a1]{2} ":" [ab]{2} c* "\"" ; c ::= [^"\\é] | "\\" ["\\bn]`, true, false},
+		{`root ::= "\"" [^"\\]{0,8} "\""`, false, false},
+	} {
+		g := compile(t, strings.ReplaceAll(c.src, " ; ", "\n"))
+		for _, labels := range []int{labelsShared, labelsOwn} {
+			k := newMasker(earley.New(g), v, trie, labels)
+			walkRandomly(t, k, g, rng, c.src, 30, 25)
+			if got := k.Stats.Universes > 0; got != c.universes {
+				t.Errorf("%s, labels %d: masks over universes %d", c.src, labels, k.Stats.Universes)
+			}
+			for s := range k.m.NumStates() {
+				if u, ok := k.hasUniverse(earley.State(s)); ok && u.wide != c.wide {
+					t.Errorf("%s, labels %d: State %d's universe wide %v", c.src, labels, s, u.wide)
+				}
+			}
+		}
+	}
+}
+
+// TestUniverseTable compares a universe's table with its definition, token
+// by token: base holds the tokens over its labels (wide: and valid UTF-8
+// characters, the last one maybe unfinished), and nodes the paths of the
+// others.
+func TestUniverseTable(t *testing.T) {
+	v := testVocab(rand.New(rand.NewPCG(9, 10)))
+	lt := NewTrie(v).shared
+	var labels grammar.ByteSet
+	for _, b := range []byte("ab1 :{},") {
+		labels.Add(sharedLabel[b])
+	}
+	nodeOf := lt.nodesOf()
+	for _, wide := range []bool{false, true} {
+		ut := lt.universeTable(&labels, wide)
+		inNodes := map[int32]bool{}
+		for _, n := range ut.nodes {
+			inNodes[n] = true
+		}
+		for id := range v.Size() {
+			tok := v.Token(id)
+			if v.Special[id] || len(tok) == 0 {
+				continue
+			}
+			want := overUniverse(tok, &labels, wide)
+			if ut.base.Has(id) != want {
+				t.Errorf("wide %v: token %q in base %v, want %v", wide, tok, ut.base.Has(id), want)
+			}
+			if !want {
+				for n := nodeOf[id]; n != 0; n = lt.trie.parent[n] {
+					if !inNodes[n] {
+						t.Errorf("wide %v: token %q: node %d of its path not listed", wide, tok, n)
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+// overUniverse is the definition universeTable is tested against.
+func overUniverse(tok []byte, labels *grammar.ByteSet, wide bool) bool {
+	for len(tok) > 0 {
+		if tok[0] < 0x80 {
+			if !labels.Has(sharedLabel[tok[0]]) {
+				return false
+			}
+			tok = tok[1:]
+			continue
+		}
+		r, size := utf8.DecodeRune(tok)
+		switch {
+		case !wide:
+			return false
+		case r == utf8.RuneError && size <= 1:
+			return !utf8.FullRune(tok) && completable(tok)
+		}
+		tok = tok[size:]
+	}
+	return true
+}
