@@ -464,7 +464,11 @@ func (k *Masker) walkState(s earley.State) Bitset {
 		return b
 	}
 	if states, key, ok := k.region(s, true); ok {
-		k.maskRegion(states, key, 0, out, false)
+		// A new shape's walk visits the whole trie; a universe's table
+		// may be kept already, and is made in a pass that steps nothing.
+		if k.shapeKnown(states, key) || !k.maskOverUniverse(s, b) {
+			k.maskRegion(states, key, 0, out, false)
+		}
 	} else if k.LocalDepth > 0 && !k.m.InBoundedRepetition(s) {
 		k.views = k.m.ScanViews(s, k.LocalDepth, k.views[:0])
 		k.maskViews(s, out)

@@ -2,43 +2,47 @@ package gcd
 
 import (
 	"math/rand/v2"
-	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/gasplab/gasp/pkg/earley"
 	"github.com/gasplab/gasp/pkg/grammar"
+	"github.com/gasplab/gasp/pkg/jsonschema"
 )
 
-// TestUniversesMatchBruteForce: inside a string that must hold a run of a
-// class somewhere (a JSON schema's unanchored pattern), the run's
-// characters lead one position on and the others back, so masks are made
-// over the States' universes. They match the definition, with every
-// multi-byte character in the universe (the first grammar) or none (é is
-// not a character of the string); a bounded string has none (a chain).
+// TestUniversesMatchBruteForce: inside a JSON string that must hold a
+// match of a pattern somewhere, a match's characters lead one position on
+// and the others back, so masks are made over the States' universes. They
+// match the definition, with every multi-byte character in the universe or
+// none (where é may not come before the match), with a bounded repetition
+// or none; a string of at most 8 characters has no universe (a chain).
 func TestUniversesMatchBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	v := testVocab(rng)
 	trie := NewTrie(v)
 	for _, c := range []struct {
-		src       string
+		schema    string
 		universes bool
 		wide      bool
 	}{
-		{`root ::= "\"" c* [a1]{3} c* "\"" ; c ::= [^"\\\x00-\x1F] | "\\" ["\\bn]`, true, true},
-		{`root ::= "\"" c* [a1]{2} ":" [ab]{2} c* "\"" ; c ::= [^"\\é] | "\\" ["\\bn]`, true, false},
-		{`root ::= "\"" [^"\\]{0,8} "\""`, false, false},
+		{`{"type": "string", "pattern": "[a1]{3}"}`, true, true},
+		{`{"type": "string", "pattern": "^[^é]*[a1]{2}"}`, true, false},
+		{`{"type": "string", "pattern": "ab|1a|b1$"}`, true, true},
+		{`{"type": "string", "maxLength": 8}`, false, false},
 	} {
-		g := compile(t, strings.ReplaceAll(c.src, " ; ", "\n"))
+		g, err := jsonschema.Compile("universe.json", []byte(c.schema))
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, labels := range []int{labelsShared, labelsOwn} {
 			k := newMasker(earley.New(g), v, trie, labels)
-			walkRandomly(t, k, g, rng, c.src, 30, 25)
+			walkRandomly(t, k, g, rng, c.schema, 30, 25)
 			if got := k.Stats.Universes > 0; got != c.universes {
-				t.Errorf("%s, labels %d: masks over universes %d", c.src, labels, k.Stats.Universes)
+				t.Errorf("%s, labels %d: masks over universes %d", c.schema, labels, k.Stats.Universes)
 			}
 			for s := range k.m.NumStates() {
 				if u, ok := k.hasUniverse(earley.State(s)); ok && u.wide != c.wide {
-					t.Errorf("%s, labels %d: State %d's universe wide %v", c.src, labels, s, u.wide)
+					t.Errorf("%s, labels %d: State %d's universe wide %v", c.schema, labels, s, u.wide)
 				}
 			}
 		}
