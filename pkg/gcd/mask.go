@@ -207,7 +207,7 @@ type MaskStats struct {
 	Funnels      int // shapes walked by the root's children (see walkFunnel)
 	FunnelsKept  int // those made of the walks below the children kept from other shapes alone
 	Chains       int // subtrees taken whole inside a bounded repetition (see chain)
-	Universes    int // subtrees taken whole over a State's universe (see universe)
+	Universes    int // masks made over a State's universe, and subtrees taken whole over one (see universe)
 	Leavers      int // subtrees walked over the leavers of a loop (see leaverIndex)
 	Runs         int // masks inside a bounded repetition taken from a run table (see runTable)
 	PureKids     int // groups of a run table's pure kids taken whole at once (see runGroup)
@@ -464,11 +464,7 @@ func (k *Masker) walkState(s earley.State) Bitset {
 		return b
 	}
 	if states, key, ok := k.region(s, true); ok {
-		// A new shape's walk visits the whole trie; a universe's table
-		// may be kept already, and is made in a pass that steps nothing.
-		if k.shapeKnown(states, key) || !k.maskOverUniverse(s, b) {
-			k.maskRegion(states, key, 0, out, false)
-		}
+		k.maskRegion(states, key, 0, out, false)
 	} else if k.LocalDepth > 0 && !k.m.InBoundedRepetition(s) {
 		k.views = k.m.ScanViews(s, k.LocalDepth, k.views[:0])
 		k.maskViews(s, out)

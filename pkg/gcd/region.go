@@ -588,12 +588,6 @@ func (k *Masker) maskRegion(states []earley.State, key []byte, root int32, out *
 	return escapes
 }
 
-// shapeKnown reports whether the walk of a region's shape below the root
-// is kept (see shapeOf).
-func (k *Masker) shapeKnown(states []earley.State, key []byte) bool {
-	return k.shapes[string(key)][0] != nil || k.lt.shapes.get(k.labelTable(key, len(states)), 0) != nil
-}
-
 // shapeOf returns the walk of a region's shape below root: from the
 // Masker's own map by the shape's key (by byte class), else from the
 // labelled trie's, by its table by trie label, walking it if neither has
