@@ -867,7 +867,8 @@ func (k *Masker) loopLeavers(s earley.State, i int32, pend grammar.ByteSet, b *s
 // whole reports whether every path below trie node i and the edge into
 // it, which leads its parent's State parent to next (live), is viable:
 // every class below leads parent back to itself (see loopsBelow), or the
-// bounded repetition of parent takes every path (see chainBelow).
+// bounded repetition of parent takes every path (see chainBelow), or
+// every path is over the universe of parent (see universalBelow).
 func (k *Masker) whole(parent, next earley.State, i int32) bool {
 	if next == parent {
 		if k.loopsBelow(parent, i) {

@@ -83,6 +83,7 @@ func (k *Masker) universeOf(s earley.State) universe {
 	if u := k.universes.at(s); u.known {
 		return *u
 	}
+	none := universe{known: true}
 	set := k.m.ScanClasses(s)
 	for w := range set {
 		set[w] &= k.lowClasses[w]
@@ -95,8 +96,8 @@ func (k *Masker) universeOf(s earley.State) universe {
 			others[w] &^= c.classes[w]
 		}
 		if others.Len() <= chainOthers {
-			*k.universes.at(s) = universe{known: true}
-			return universe{known: true}
+			*k.universes.at(s) = none
+			return none
 		}
 	}
 	wide := true
@@ -108,10 +109,10 @@ func (k *Masker) universeOf(s earley.State) universe {
 			// universe: they are not asked again.
 			for _, q := range k.univStates {
 				if !k.universes.at(q).known {
-					*k.universes.at(q) = universe{known: true}
+					*k.universes.at(q) = none
 				}
 			}
-			return universe{known: true}
+			return none
 		case narrow:
 			wide = false
 		case drop != (grammar.ByteSet{}):
@@ -128,8 +129,8 @@ func (k *Masker) universeOf(s earley.State) universe {
 			return u
 		}
 	}
-	*k.universes.at(s) = universe{known: true}
-	return universe{known: true}
+	*k.universes.at(s) = none
+	return none
 }
 
 // univFrom is how closeUniverse first reached a State: from a State by a
