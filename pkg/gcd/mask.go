@@ -1366,31 +1366,38 @@ func (k *Masker) charsLeadKnown(q, to earley.State, one int) bool {
 // charsLead reports whether every class path of every multi-byte UTF-8
 // form leads from q through live States to to.
 func (k *Masker) charsLead(q, to earley.State) bool {
-	var bufA, bufB [8]earley.State
-	for f, row := range k.utf8Rows {
-		cur, spare := append(bufA[:0], q), bufB[:0]
-		for j, classes := range row {
-			next := spare[:0]
-			for _, st := range cur {
-				step := classes
-				if k.m.ScanAlike(st, &k.utf8Sets[f][j]) {
-					step = classes[:1] // all lead where the first does
-				}
-				for _, cl := range step {
-					n, _ := k.m.StepLocal(st, int(cl))
-					if n == earley.Dead {
-						return false
-					}
-					if !slices.Contains(next, n) {
-						next = append(next, n)
-					}
-				}
-			}
-			cur, spare = next, cur
-		}
-		if len(cur) != 1 || cur[0] != to {
+	var buf [2][8]earley.State
+	for f := range k.utf8Rows {
+		ends, ok := k.formEnds(q, f, &buf)
+		if !ok || len(ends) != 1 || ends[0] != to {
 			return false
 		}
 	}
 	return true
+}
+
+// formEnds returns the States every class path of multi-byte UTF-8 form
+// f (utf8Rows) leads q to, in buf, or false if one dies on the way.
+func (k *Masker) formEnds(q earley.State, f int, buf *[2][8]earley.State) ([]earley.State, bool) {
+	cur, spare := append(buf[0][:0], q), buf[1][:0]
+	for j, classes := range k.utf8Rows[f] {
+		next := spare[:0]
+		for _, st := range cur {
+			step := classes
+			if k.m.ScanAlike(st, &k.utf8Sets[f][j]) {
+				step = classes[:1] // all lead where the first does
+			}
+			for _, cl := range step {
+				n, _ := k.m.StepLocal(st, int(cl))
+				if n == earley.Dead {
+					return nil, false
+				}
+				if !slices.Contains(next, n) {
+					next = append(next, n)
+				}
+			}
+		}
+		cur, spare = next, cur
+	}
+	return cur, true
 }

@@ -253,23 +253,11 @@ func (k *Masker) charEnds(q earley.State, set *grammar.ByteSet) ([]earley.State,
 		}
 	}
 	var ends []earley.State
-	var bufA, bufB [8]earley.State
-	for _, row := range k.utf8Rows {
-		cur, spare := append(bufA[:0], q), bufB[:0]
-		for _, classes := range row {
-			next := spare[:0]
-			for _, st := range cur {
-				for _, cl := range classes {
-					n, _ := k.m.StepLocal(st, int(cl))
-					if n == earley.Dead {
-						return nil, false
-					}
-					if !slices.Contains(next, n) {
-						next = append(next, n)
-					}
-				}
-			}
-			cur, spare = next, cur
+	var buf [2][8]earley.State
+	for f := range k.utf8Rows {
+		cur, ok := k.formEnds(q, f, &buf)
+		if !ok {
+			return nil, false
 		}
 		for _, n := range cur {
 			if !slices.Contains(ends, n) {
