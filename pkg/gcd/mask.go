@@ -177,11 +177,12 @@ type Masker struct {
 	chainStates []earley.State                // scratch: the States of the chain chainHeight followed
 	charsLeads  byState[charsLeadResult]      // on first use (see charsLeadKnown)
 
-	universes  byState[universe]         // on first use (see universalBelow)
-	lowClasses grammar.ByteSet           // the byte classes of bytes 00-7F only
-	univSeen   map[earley.State]univFrom // scratch for closeUniverse: how each State was reached
-	univStates []earley.State            // scratch: the States closeUniverse reached
-	univLike   int                       // the class charEnds last found characters lead like
+	universes    byState[universe]         // on first use (see universalBelow)
+	lowClasses   grammar.ByteSet           // the byte classes of bytes 00-7F only
+	univSeen     map[earley.State]univFrom // scratch for closeUniverse: how each State was reached
+	univStates   []earley.State            // scratch: the States closeUniverse reached
+	univLike     int                       // the class charEnds last found characters lead like
+	univFailures int                       // searches that found too many States (see universeFailures)
 
 	contexts   map[string]Bitset        // by context key: a mask's tokens without a leaving byte (see context.go)
 	contextMin int                      // the least work of a mask whose own part is kept (tests lower it)

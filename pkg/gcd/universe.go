@@ -28,9 +28,14 @@ type universe struct {
 }
 
 const (
-	universeStates  = 128 // the most States a universe may have
+	universeStates  = 256 // the most States a universe may have
 	universeClasses = 3   // the fewest classes a universe is worth having
 	chainOthers     = 2   // the most classes off a chain where a State has none
+	charsLikeTries  = 4   // the classes charEnds asks CharsLikeClass about
+	// A search that finds too many States costs as much as the walk it
+	// would spare (a run of 162 characters, a MAC address's pattern):
+	// after this many a Masker searches no more.
+	universeFailures = 2
 )
 
 // hasUniverse returns the universe of s if it is known to have one.
@@ -84,6 +89,9 @@ func (k *Masker) universeOf(s earley.State) universe {
 		return *u
 	}
 	none := universe{known: true}
+	if k.univFailures >= universeFailures {
+		return none
+	}
 	set := k.m.ScanClasses(s)
 	for w := range set {
 		set[w] &= k.lowClasses[w]
@@ -107,6 +115,7 @@ func (k *Masker) universeOf(s earley.State) universe {
 		case !ok:
 			// Most States it reached would follow the same way to no
 			// universe: they are not asked again.
+			k.univFailures++
 			for _, q := range k.univStates {
 				if !k.universes.at(q).known {
 					*k.universes.at(q) = none
@@ -246,7 +255,11 @@ func (k *Masker) charEnds(q earley.State, set *grammar.ByteSet) ([]earley.State,
 	if set.Has(uint8(k.univLike)) && k.m.CharsLikeClass(q, k.utf8Rows, k.univLike) {
 		return nil, true
 	}
+	tries := 0
 	for c := range classesOf(set) {
+		if tries++; tries > charsLikeTries {
+			break
+		}
 		if c != k.univLike && k.m.CharsLikeClass(q, k.utf8Rows, c) {
 			k.univLike = c // most States of a universe answer to the same class
 			return nil, true
