@@ -182,7 +182,7 @@ type Masker struct {
 	univSeen     map[earley.State]univFrom // scratch for closeUniverse: how each State was reached
 	univStates   []earley.State            // scratch: the States closeUniverse reached
 	univLike     int                       // the class charEnds last found characters lead like
-	univFailures int                       // searches that found too many States (see universeFailures)
+	univFailures int                       // searches that found none (see universeFailures)
 
 	contexts   map[string]Bitset        // by context key: a mask's tokens without a leaving byte (see context.go)
 	contextMin int                      // the least work of a mask whose own part is kept (tests lower it)

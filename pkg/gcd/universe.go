@@ -34,7 +34,8 @@ const (
 	charsLikeTries  = 4   // the classes charEnds asks CharsLikeClass about
 	// A search that finds too many States costs as much as the walk it
 	// would spare (a run of 162 characters, a MAC address's pattern):
-	// after this many a Masker searches no more.
+	// after this many searches that fail (closeUniverse's ok false) a
+	// Masker searches no more.
 	universeFailures = 2
 )
 
