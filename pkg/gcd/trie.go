@@ -114,12 +114,15 @@ func plainLabels() grammar.ByteSet {
 }
 
 // forgetWalks empties what walks kept with t's shared labels' trie (the
-// walks of region shapes, the run tables built on first use), but NewTrie's
-// run table: benchmarks of a grammar's cold masks call it between passes,
-// while no Masker of t runs.
+// walks of region shapes, universes' tables, the run tables built on first
+// use), but NewTrie's run table: benchmarks of a grammar's cold masks call
+// it between passes, while no Masker of t runs.
 func (t *Trie) forgetWalks() {
 	lt, plain := t.shared, plainLabels()
 	lt.shapes = newShapeCache(maxShapeBytes)
+	lt.univMu.Lock()
+	clear(lt.univ)
+	lt.univMu.Unlock()
 	lt.runsMu.Lock()
 	defer lt.runsMu.Unlock()
 	for set := range lt.runs {
