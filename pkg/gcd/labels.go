@@ -74,15 +74,7 @@ func newLabelled(t *Trie, label *[256]uint8, n int) *labelled {
 	lt.utf8Next = utf8ByLabel(label, n)
 	lt.runs = make(map[grammar.ByteSet]*runTable)
 	lt.univ = make(map[universeKey]*universeTable)
-	var high grammar.ByteSet // the labels of some byte 80-FF
-	for b := 0x80; b < 256; b++ {
-		high.Add(label[b])
-	}
-	for l := range n {
-		if !high.Has(uint8(l)) {
-			lt.ascii.Add(uint8(l))
-		}
-	}
+	lt.ascii = asciiOnly(label, n)
 	t = lt.trie
 	lt.subtree = subtreeClasses(t)
 	lt.leavers = newLeaverIndex(t, n, &lt.high)
@@ -120,15 +112,16 @@ func highLabels(label *[256]uint8, n int) (high, cont grammar.ByteSet) {
 	return high, cont
 }
 
-// lowClasses returns the classes whose bytes are all in 00-7F.
-func lowClasses(class *[256]uint8, n int) grammar.ByteSet {
+// asciiOnly returns, of a partition of the bytes into parts 0 to n-1
+// (labels, or a grammar's classes), the parts whose bytes are all in 00-7F.
+func asciiOnly(part *[256]uint8, n int) grammar.ByteSet {
 	var high, low grammar.ByteSet
 	for b := 0x80; b < 256; b++ {
-		high.Add(class[b])
+		high.Add(part[b])
 	}
-	for c := 0; c < n; c++ {
-		if !high.Has(uint8(c)) {
-			low.Add(uint8(c))
+	for p := range n {
+		if !high.Has(uint8(p)) {
+			low.Add(uint8(p))
 		}
 	}
 	return low

@@ -255,7 +255,7 @@ func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 	k.leaversMin, k.leaversFew = 1024, 8
 	k.contextMin = contextMinWork
 	_, k.contClasses = highLabels(&classes, m.NumClasses())
-	k.lowClasses = lowClasses(&classes, m.NumClasses())
+	k.lowClasses = asciiOnly(&classes, m.NumClasses())
 	k.utf8Rows, k.utf8Sets = utf8Classes(m.ByteClass)
 	k.ordinary = NewBitset(t.size)
 	for _, id := range k.lt.trie.ids {
