@@ -132,7 +132,7 @@ is rejected, or if a verified mask differs from brute force.`)
 	fset.StringVar(&o.idsPath, "ids", "", "token ids of the sentence, one per line")
 	fset.IntVar(&o.passes, "passes", 5, "number of passes")
 	fset.BoolVar(&o.asJSON, "json", false, "print one JSON object")
-	fset.IntVar(&o.verify, "verify", 0, "in the first pass, check every K-th step's mask against brute force (0: off)")
+	fset.IntVar(&o.verify, "verify", 0, "in the first pass, check every K-th step's mask against brute force, after the pass's timed steps (0: off)")
 	fset.BoolVar(&o.lenient, "lenient", false, "lenient grammar compilation")
 	fset.IntVar(&o.eos, "eos", -1, "EOS token id (default: the tokenizer's end-of-text tokens)")
 	pos, done, code := parseFlags(fset, args, stdout, stderr)
@@ -212,10 +212,30 @@ type maskRun struct {
 	first bool
 	steps []float64 // wall time of each step, µs
 	cpus  []float64 // CPU time of each step's thread, µs, where known
+	kept  []keptMask
 }
 
-// pass steps st through the token ids, timing every mask.
+// keptMask is a mask kept for checking after the pass: brute force is slow
+// and leaves much garbage, which, checked in the pass, the next timed masks
+// would collect.
+type keptMask struct {
+	step   int
+	prefix []byte
+	mask   gcd.Bitset
+}
+
+// pass steps st through the token ids, timing every mask; in the first
+// pass, it then checks the masks --verify asks for.
 func (r *maskRun) pass(st *gcd.State) error {
+	err := r.stepAll(st)
+	if verr := r.verifyKept(); verr != nil {
+		return verr // a wrong mask is the cause of a refused token
+	}
+	return err
+}
+
+// stepAll steps st through the token ids, timing every mask.
+func (r *maskRun) stepAll(st *gcd.State) error {
 	ids, vocab := r.w.ids, r.w.vocab
 	var allowed []int
 	for i := 0; i <= len(ids); i++ {
@@ -230,9 +250,7 @@ func (r *maskRun) pass(st *gcd.State) error {
 		r.rep.StepUS[i] = max(r.rep.StepUS[i], d)
 		if r.first {
 			allowed = append(allowed, mask.Count())
-			if err := r.verify(i, st, mask); err != nil {
-				return err
-			}
+			r.keep(i, st, mask)
 		}
 		if i == len(ids) {
 			if !slices.ContainsFunc(vocab.EOS, mask.Has) {
@@ -253,18 +271,25 @@ func (r *maskRun) pass(st *gcd.State) error {
 	return nil
 }
 
-// verify checks the mask of step i against brute force when --verify asks for it.
-func (r *maskRun) verify(i int, st *gcd.State, mask gcd.Bitset) error {
+// keep keeps the mask of step i for verifyKept when --verify asks for it.
+func (r *maskRun) keep(i int, st *gcd.State, mask gcd.Bitset) {
 	k := r.o.verify
 	if k == 0 || i%k != 0 && i != len(r.w.ids) {
-		return nil
+		return
 	}
-	var err error
-	phase("verify", func() { err = verifyMask(r.g, r.w.vocab, st.Bytes(), mask) })
-	if err != nil {
-		return fmt.Errorf("step %d: %v", i, err)
+	r.kept = append(r.kept, keptMask{i, slices.Clone(st.Bytes()), slices.Clone(mask)})
+}
+
+// verifyKept checks the kept masks against brute force.
+func (r *maskRun) verifyKept() error {
+	for _, c := range r.kept {
+		var err error
+		phase("verify", func() { err = verifyMask(r.g, r.w.vocab, c.prefix, c.mask) })
+		if err != nil {
+			return fmt.Errorf("step %d: %v", c.step, err)
+		}
+		r.rep.Verified++
 	}
-	r.rep.Verified++
 	return nil
 }
 

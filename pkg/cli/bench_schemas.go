@@ -106,8 +106,9 @@ first valid test instance that an independent validator
 a sentence under the grammar and check it with that validator; write it in
 the grammar's canonical form (jsonschema.Write: compact, members in schema
 order), encode it with the tokenizer, and step through its ids, timing each
-mask, checking that every id and the final EOS are allowed, and every K-th
-mask (and the last) against brute force. Schemas share the vocabulary's
+mask, checking that every id and the final EOS are allowed, and then every
+K-th mask (and the last) against brute force (after the timed steps, so
+that no step collects the check's garbage). Schemas share the vocabulary's
 trie, and with it the walks of region shapes their masks made (a string
 body walked for one schema serves the next, as in a server); --fresh-trie
 gives each its own. Prints one JSON line per schema
