@@ -1,7 +1,10 @@
 package gcd
 
 import (
+	"cmp"
 	"math/bits"
+	"slices"
+	"sort"
 
 	"github.com/gasplab/gasp/pkg/earley"
 	"github.com/gasplab/gasp/pkg/grammar"
@@ -32,7 +35,10 @@ type runTable struct {
 	groups [][]runGroup
 	labels []grammar.ByteSet
 	kids   []int32
-	run    grammar.ByteSet // the labels of the runs
+	// leadUpTo[j], for a pure kid kids[j], is the most lead depth of the
+	// pure kids of its group up to it (see pureTaken).
+	leadUpTo []uint8
+	run      grammar.ByteSet // the labels of the runs
 }
 
 // A runGroup is the children kids[start:end] of the run nodes of one
@@ -40,10 +46,12 @@ type runTable struct {
 //
 // A kid is pure when its subtree is valid UTF-8 over the run's labels and
 // those of multi-byte characters (a string's characters after a run of its
-// ASCII ones). A group's pure kids come first; a State whose chain takes
-// height bytes and lead characters (see chainBelow) takes every one of
-// them whole, found with one test rather than one a kid: inside a long
-// bounded string, they are most of a step's kids.
+// ASCII ones). A group's pure kids come first, by increasing height; a
+// State whose chain takes height bytes and lead characters (see
+// chainBelow) takes every one of them whole, found with one test rather
+// than one a kid: inside a long bounded string, they are most of a step's
+// kids. Where the chain is shorter, it takes those of a prefix, found by
+// a binary search (pureTaken).
 type runGroup struct {
 	start, end   int32
 	pureEnd      int32 // kids[start:pureEnd] are pure
@@ -105,6 +113,7 @@ func (r *runTable) markPure(lt *labelled) {
 	wide := r.run
 	orInto(&wide, &lt.high)
 	var impure []int32 // scratch
+	r.leadUpTo = make([]uint8, len(r.kids))
 	for d := range r.groups {
 		for j := range r.groups[d] {
 			g := &r.groups[d][j]
@@ -120,6 +129,13 @@ func (r *runTable) markPure(lt *labelled) {
 				g.height, g.lead = max(g.height, lt.height[i]), max(g.lead, lt.leadDepth[i])
 			}
 			copy(r.kids[g.pureEnd:g.end], impure)
+			pure := r.kids[g.start:g.pureEnd]
+			slices.SortFunc(pure, func(a, b int32) int { return cmp.Compare(lt.height[a], lt.height[b]) })
+			lead := uint8(0)
+			for j, i := range pure {
+				lead = max(lead, lt.leadDepth[i])
+				r.leadUpTo[int(g.start)+j] = lead
+			}
 		}
 	}
 }
@@ -262,6 +278,28 @@ func (k *Masker) walkRuns(s earley.State, c chain, r *runTable, b *sink) {
 	}
 }
 
+// pureTaken returns how many of group g's pure kids, by increasing height,
+// the known chain of st takes whole: all of them, or the most that a
+// binary search finds (the chain takes a kid's subtree if it takes its
+// height and the most lead depth of the kids up to it).
+func (k *Masker) pureTaken(st earley.State, r *runTable, g runGroup) int32 {
+	if g.pureEnd == g.start {
+		return 0
+	}
+	if k.chainTakes(st, &r.run, g.height, g.lead) {
+		k.Stats.PureKids++
+		return g.pureEnd - g.start
+	}
+	n := sort.Search(int(g.pureEnd-g.start), func(j int) bool {
+		at := int(g.start) + j
+		return !k.chainTakes(st, &r.run, k.lt.height[r.kids[at]], r.leadUpTo[at])
+	})
+	if n > 0 {
+		k.Stats.PureKids++
+	}
+	return int32(n)
+}
+
 // rank returns the number of classes in set below c.
 func rank(set *grammar.ByteSet, c int) int {
 	n := bits.OnesCount64(set[c>>6] & (1<<(c&63) - 1))
@@ -281,14 +319,11 @@ func (k *Masker) walkGroup(st earley.State, cl int, g runGroup, r *runTable, b *
 		return
 	}
 	t := k.lt.trie
-	kids := r.kids[g.start:g.end]
-	if g.pureEnd > g.start && k.chainTakes(st, &r.run, g.height, g.lead) {
-		k.Stats.PureKids++
-		for _, i := range r.kids[g.start:g.pureEnd] {
-			b.add(t.ids[t.first[i]:t.first[t.end[i]]])
-		}
-		kids = r.kids[g.pureEnd:g.end]
+	n := k.pureTaken(st, r, g)
+	for _, i := range r.kids[g.start : g.start+n] {
+		b.add(t.ids[t.first[i]:t.first[t.end[i]]])
 	}
+	kids := r.kids[g.start+n : g.end]
 	for _, i := range kids {
 		if t.end[i]-i == 1 || k.chainBelow(st, i) {
 			b.add(t.ids[t.first[i]:t.first[t.end[i]]])
