@@ -64,6 +64,9 @@ type labelled struct {
 
 	nodeOfOnce sync.Once
 	nodeOf     []int32 // by token id, its node (see nodesOf)
+
+	rootOnce sync.Once
+	rootBits map[int32]Bitset // the tokens below the root's large children (see dropBelow)
 }
 
 // newLabelled relabels t by label, whose values are 0 to n-1.

@@ -755,7 +755,7 @@ func (k *Masker) walkFunnel(labels []byte, nq int) *shape {
 	for c := int32(1); c < t.end[0]; c = t.end[c] {
 		code := labels[t.label[c]]
 		if code >= codeExit {
-			out.drop(t.ids[t.first[c]:t.first[t.end[c]]])
+			k.lt.dropBelow(out, c)
 			if code == codeExit {
 				sh.frontier = append(sh.frontier, frontier{c, 0})
 			}
