@@ -209,6 +209,7 @@ type MaskStats struct {
 	FunnelsKept  int // those made of the walks below the children kept from other shapes alone
 	Chains       int // subtrees taken whole inside a bounded repetition (see chain)
 	Universes    int // masks made over a State's universe, and subtrees taken whole over one (see universe)
+	Stated       int // masks made over the universe a grammar's front end states (see maskOverStated)
 	Leavers      int // subtrees walked over the leavers of a loop (see leaverIndex)
 	Runs         int // masks inside a bounded repetition taken from a run table (see runTable)
 	PureKids     int // groups of a run table's pure kids taken whole at once (see runGroup)
@@ -461,7 +462,7 @@ const masksPerBlock = 16
 func (k *Masker) walkState(s earley.State) Bitset {
 	b := k.newMask()
 	out := &sink{bits: b}
-	if k.m.InBoundedRepetition(s) && k.maskOverUniverse(s, b) {
+	if k.maskOverStated(s, b) || k.m.InBoundedRepetition(s) && k.maskOverUniverse(s, b) {
 		return b
 	}
 	if states, key, ok := k.region(s, true); ok {

@@ -48,7 +48,7 @@ func (k *Masker) maskParts(s earley.State, last, after grammar.ByteSet, lv *leav
 		key = binary.LittleEndian.AppendUint64(key, w)
 	}
 	k.ctxKey = key
-	if _, kept := k.contexts[string(key)]; !kept && k.m.ScanItems(literals) >= viewsMin {
+	if _, kept := k.contexts[string(key)]; !kept && k.m.ScanItems(literals) >= viewsMin && !k.stated(rest) {
 		work := k.work()
 		b := k.walkState(s)
 		if k.work()-work < partsMaxWork {

@@ -84,6 +84,37 @@ func (k *Masker) maskOverUniverse(s earley.State, b Bitset) bool {
 	return true
 }
 
+// maskOverStated sets b to the mask of s over the universe its grammar's
+// front end states (earley.Machine.Universal), if it has one, and
+// reports whether it did: no search is needed (a member name's start,
+// where the names not declared are any string but the declared ones).
+func (k *Masker) maskOverStated(s earley.State, b Bitset) bool {
+	su, ok := k.m.Universal(s)
+	if !ok {
+		return false
+	}
+	var classes grammar.ByteSet
+	for c := range 256 {
+		if su.Bytes.Has(byte(c)) {
+			classes.Add(uint8(k.m.ByteClass(byte(c))))
+		}
+	}
+	ut := k.universeTableOf(universe{labels: k.labelSet(classes), wide: su.Wide, known: true})
+	if ut.nodes == nil {
+		return false
+	}
+	copy(b, ut.base)
+	k.addAlong(s, ut.nodes, b)
+	k.Stats.Stated++
+	return true
+}
+
+// stated reports whether s has a universe its front end states.
+func (k *Masker) stated(s earley.State) bool {
+	_, ok := k.m.Universal(s)
+	return ok
+}
+
 // universeOf returns the universe of s, found the first time.
 func (k *Masker) universeOf(s earley.State) universe {
 	if u := k.universes.at(s); u.known {

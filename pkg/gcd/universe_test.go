@@ -110,3 +110,38 @@ func overUniverse(tok []byte, labels *grammar.ByteSet, wide bool) bool {
 	}
 	return true
 }
+
+// TestStatedUniversesMatchBruteForce: a member name that
+// additionalProperties allows is any string but the declared names, and
+// the JSON Schema front end says so (grammar.Universal): its masks are
+// made over that universe without a search, and match the definition,
+// with names that are prefixes of each other, the empty name, names with
+// an escaped quote or a multi-byte character, and nested objects. Where
+// additionalProperties is false there is no such name.
+func TestStatedUniversesMatchBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	v := testVocab(rng)
+	trie := NewTrie(v)
+	for _, c := range []struct {
+		schema string
+		stated bool
+	}{
+		{`{"type": "object", "properties": {"a": {"type": "integer"}, "ab": {"type": "string"}, "b1": {"type": "integer"}}}`, true},
+		{`{"type": "object", "properties": {"é": {"type": "integer"}, "a\"b": {"type": "string"}, "": {"type": "integer"}},
+		  "additionalProperties": {"type": "integer"}}`, true},
+		{`{"type": "object", "properties": {"a": {"type": "object", "properties": {"b\\": {"type": "integer"}}}}, "required": ["a"]}`, true},
+		{`{"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": false}`, false},
+	} {
+		g, err := jsonschema.Compile("stated.json", []byte(c.schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, labels := range []int{labelsShared, labelsOwn} {
+			k := newMasker(earley.New(g), v, trie, labels)
+			walkRandomly(t, k, g, rng, c.schema, 40, 20)
+			if got := k.Stats.Stated > 0; got != c.stated {
+				t.Errorf("%s, labels %d: %d masks over stated universes", c.schema, labels, k.Stats.Stated)
+			}
+		}
+	}
+}

@@ -19,6 +19,25 @@ type RuleDef struct {
 	// construct, as Compile makes rules for groups and repetitions
 	// (Rule.Generated): a recognizer's views look through it.
 	Generated bool
+	// Universal, where set, is what the front end states of the rules
+	// that share it (see Universal); Compile gives it to the rule.
+	Universal *Universal
+}
+
+// A Universal is a front end's statement about the rules that share it:
+// wherever a derivation of one of them has read a prefix after which every
+// byte of Bytes may come next, any string over Bytes may come next, and,
+// if Wide, any string of valid UTF-8 characters of Bytes and of two or
+// more bytes. A JSON schema's name of a member that additionalProperties
+// allows (any string but the names the schema declares) is so: after
+// any prefix at a character's boundary, any characters may follow. A
+// recognizer may then take such strings as viable without reading them
+// (pkg/gcd masks a member name's start from the tokens over Bytes at
+// once); a statement that does not hold makes it allow strings the
+// grammar does not, so tests check it against brute force.
+type Universal struct {
+	Bytes ByteSet
+	Wide  bool
 }
 
 // Expr is a right-hand-side expression: one of *Alt, *Seq, *Ref, *Lit,

@@ -27,10 +27,11 @@ type Grammar struct {
 
 // Rule is a nonterminal of a compiled Grammar.
 type Rule struct {
-	Name      string // source name, or a generated name such as "value_1_star"
-	Pos       Pos    // where the rule (or the expression it was generated from) is defined
-	Prods     []int  // indexes into Grammar.Prods
-	Generated bool   // made by the compiler (group, repetition, class), not written by the user
+	Name      string     // source name, or a generated name such as "value_1_star"
+	Pos       Pos        // where the rule (or the expression it was generated from) is defined
+	Prods     []int      // indexes into Grammar.Prods
+	Generated bool       // made by the compiler (group, repetition, class), not written by the user
+	Universal *Universal // the front end's statement about it (RuleDef.Universal), or nil
 }
 
 // Prod is one production LHS ::= RHS.

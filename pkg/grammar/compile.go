@@ -164,7 +164,7 @@ func (c *compiler) declare() {
 		}
 		c.userRule[r.Name] = len(c.g.Rules)
 		c.names[r.Name] = true
-		c.g.Rules = append(c.g.Rules, Rule{Name: r.Name, Pos: r.NamePos, Generated: r.Generated})
+		c.g.Rules = append(c.g.Rules, Rule{Name: r.Name, Pos: r.NamePos, Generated: r.Generated, Universal: r.Universal})
 	}
 	if _, ok := c.userRule[c.opts.Start]; !ok {
 		pos := Pos{Filename: c.file.Filename, Line: 1, Col: 1}
@@ -240,7 +240,8 @@ func (c *compiler) newRule(parent int, kind string, pos Pos) int {
 		}
 	}
 	c.names[name] = true
-	c.g.Rules = append(c.g.Rules, Rule{Name: name, Pos: pos, Generated: true})
+	// A rule made for a part of parent's body is in parent's derivations.
+	c.g.Rules = append(c.g.Rules, Rule{Name: name, Pos: pos, Generated: true, Universal: c.g.Rules[parent].Universal})
 	return len(c.g.Rules) - 1
 }
 
@@ -484,7 +485,7 @@ func (c *compiler) prune() *Grammar {
 		}
 		if productive[i] && reach[i] {
 			ruleMap[i] = len(out.Rules)
-			out.Rules = append(out.Rules, Rule{Name: r.Name, Pos: r.Pos, Generated: r.Generated})
+			out.Rules = append(out.Rules, Rule{Name: r.Name, Pos: r.Pos, Generated: r.Generated, Universal: r.Universal})
 		}
 	}
 	termMap := make([]int, len(g.Terminals))

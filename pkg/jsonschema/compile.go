@@ -90,22 +90,28 @@ func escapePtr(k string) string {
 // the name is registered, so that build may refer to it) and returns a
 // reference to it; nil if the body is the empty language.
 func (c *compiler) rule(key, ptr string, build func() grammar.Expr) grammar.Expr {
-	return c.newRule(key, ptr, false, build)
+	return c.newRule(key, ptr, false, nil, build)
 }
 
 // innerRule is rule for a rule that is a part of a larger one (the trie of
 // a member name's prefixes): marked generated, so that the recognizer's
 // views of a name look through it (earley.Machine.ScanViews).
 func (c *compiler) innerRule(key string, build func() grammar.Expr) grammar.Expr {
-	return c.newRule(key, "", true, build)
+	return c.newRule(key, "", true, nil, build)
 }
 
-func (c *compiler) newRule(key, ptr string, generated bool, build func() grammar.Expr) grammar.Expr {
+// universalRule is innerRule for a rule of those that u speaks of (see
+// grammar.Universal).
+func (c *compiler) universalRule(key string, u *grammar.Universal, build func() grammar.Expr) grammar.Expr {
+	return c.newRule(key, "", true, u, build)
+}
+
+func (c *compiler) newRule(key, ptr string, generated bool, u *grammar.Universal, build func() grammar.Expr) grammar.Expr {
 	name, ok := c.refs[key]
 	if !ok {
 		name = fmt.Sprintf("r%d", len(c.rules))
 		c.refs[key] = name
-		def := &grammar.RuleDef{Name: name, NamePos: c.pos(ptr), Generated: generated}
+		def := &grammar.RuleDef{Name: name, NamePos: c.pos(ptr), Generated: generated, Universal: u}
 		c.rules = append(c.rules, def)
 		def.Body = build()
 		if def.Body == nil {

@@ -157,6 +157,16 @@ func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 		n.end = true
 	}
 	base := fmt.Sprintf("key-not-in:%d", len(c.rules))
+	// After any prefix at a character's boundary, any characters may follow
+	// (a trie node's children go on in the trie, the others leave it): the
+	// rules say so to the recognizer (grammar.Universal).
+	u := &grammar.Universal{Wide: true}
+	for _, r := range printable {
+		for b := r.Lo; b <= r.Hi; b++ {
+			u.Bytes.Add(byte(b))
+		}
+	}
+	u.Bytes.Add(0x7F)
 	var nodes []*node // in preorder
 	var number func(n *node)
 	number = func(n *node) {
@@ -164,15 +174,15 @@ func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 		for _, r := range sortedRunes(n.kids) {
 			n.taken = append(n.taken, grammar.RuneRange{Lo: r, Hi: r})
 			kid := n.kids[r]
-			kid.p = c.innerRule(fmt.Sprintf("%s:p%d", base, len(nodes)), func() grammar.Expr {
+			kid.p = c.universalRule(fmt.Sprintf("%s:p%d", base, len(nodes)), u, func() grammar.Expr {
 				return seq(n.p, c.chars([]grammar.RuneRange{{Lo: r, Hi: r}}))
 			})
 			number(kid)
 		}
 	}
-	root.p = c.innerRule(base+":p0", func() grammar.Expr { return seq() })
+	root.p = c.universalRule(base+":p0", u, func() grammar.Expr { return seq() })
 	number(root)
-	free := c.innerRule(base+":free", func() grammar.Expr {
+	free := c.universalRule(base+":free", u, func() grammar.Expr {
 		var xs, shared []grammar.Expr
 		for _, n := range nodes {
 			ascii, ok := printableNotTaken(n.taken)
@@ -191,7 +201,7 @@ func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 		self := c.innerRule(base+":free", nil) // the rule being built
 		start := self
 		if len(shared) > 0 {
-			start = c.innerRule(base+":start", func() grammar.Expr { return alt(append(shared, self)...) })
+			start = c.universalRule(base+":start", u, func() grammar.Expr { return alt(append(shared, self)...) })
 		}
 		for _, x := range c.notPrintable() {
 			xs = append(xs, seq(start, x))
@@ -199,7 +209,7 @@ func (c *compiler) keyNotIn(keys map[string]bool) grammar.Expr {
 		xs = append(xs, seq(self, &grammar.Class{Ranges: printable}))
 		return alt(xs...)
 	})
-	return seq(lit(`"`), c.innerRule(base, func() grammar.Expr {
+	return seq(lit(`"`), c.universalRule(base, u, func() grammar.Expr {
 		xs := []grammar.Expr{seq(free, lit(`"`))}
 		for _, n := range nodes {
 			if !n.end {
