@@ -56,6 +56,11 @@ import (
 //     labels; only the other tokens (with a quote, a backslash or a control
 //     character) are walked, along their paths alone. The first State's
 //     mask builds the universe's States; it gives them all the universe.
+//     Where the grammar's front end states a universe
+//     (earley.Machine.Universal: a JSON member name that
+//     additionalProperties allows, any string but the declared names),
+//     the mask is made the same way without building or searching its
+//     States (maskOverStated).
 //   - A State's mask is the union of what its scan items allow, and the
 //     items of each rule and origin are walked from their view
 //     (earley.Machine.ScanViews), which keeps only what the items can

@@ -240,8 +240,8 @@ func (c *compiler) newRule(parent int, kind string, pos Pos) int {
 		}
 	}
 	c.names[name] = true
-	// A rule made for a part of parent's body is in parent's derivations.
-	c.g.Rules = append(c.g.Rules, Rule{Name: name, Pos: pos, Generated: true, Universal: c.g.Rules[parent].Universal})
+	// No Universal: a class's rule is shared by every use of the class.
+	c.g.Rules = append(c.g.Rules, Rule{Name: name, Pos: pos, Generated: true})
 	return len(c.g.Rules) - 1
 }
 

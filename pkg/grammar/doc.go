@@ -83,6 +83,12 @@
 //	X{m,n}  X ... X (m times) O_(n-m),  O_1 ::= X | ε,  O_j ::= X O_(j-1) | ε
 //	X{m,}   X ... X (m-1 times) H,  H ::= H X | X
 //
+// A front end may state of rules it writes that, at a character's boundary,
+// any string over some bytes may follow (RuleDef.Universal, see Universal):
+// Compile keeps the statement on those rules, not on the rules it generates
+// for their groups and classes (a class's rule is shared), and a
+// recognizer may use it (earley.Machine.Universal).
+//
 // A compiled grammar is pruned: alternatives that use a rule deriving no
 // finite string are removed, then such rules, then rules not reachable from
 // the start rule, each with a warning (unreachable generated rules are
