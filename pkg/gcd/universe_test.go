@@ -1,7 +1,9 @@
 package gcd
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -131,6 +133,9 @@ func TestStatedUniversesMatchBruteForce(t *testing.T) {
 		  "additionalProperties": {"type": "integer"}}`, true},
 		{`{"type": "object", "properties": {"a": {"type": "object", "properties": {"b\\": {"type": "integer"}}}}, "required": ["a"]}`, true},
 		{`{"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": false}`, false},
+		// Many declared names: a member name's start after the first
+		// members is masked by its parts, not its views (restStated).
+		{manyNames(), true},
 	} {
 		g, err := jsonschema.Compile("stated.json", []byte(c.schema))
 		if err != nil {
@@ -139,9 +144,58 @@ func TestStatedUniversesMatchBruteForce(t *testing.T) {
 		for _, labels := range []int{labelsShared, labelsOwn} {
 			k := newMasker(earley.New(g), v, trie, labels)
 			walkRandomly(t, k, g, rng, c.schema, 40, 20)
+			// Members in order, byte by byte: from the third name's start
+			// on, most of the start's views were seen at the others'.
+			stepText(t, k, g, `{"a":1,"b":1,"aa":1,"ab":1,"a1":1,"ba":1,"bb":11}`)
 			if got := k.Stats.Stated > 0; got != c.stated {
 				t.Errorf("%s, labels %d: %d masks over stated universes", c.schema, labels, k.Stats.Stated)
 			}
+		}
+	}
+}
+
+// manyNames returns an object schema of 38 integer members named by the
+// strings of one to three of a, b and 1 but "1".
+func manyNames() string {
+	var b strings.Builder
+	b.WriteString(`{"type": "object", "properties": {`)
+	n := 0
+	for _, x := range []string{"", "a", "b", "1"} {
+		for _, y := range []string{"", "a", "b", "1"} {
+			for _, z := range []string{"a", "b", "1"} {
+				if name := x + y + z; name != "1" && (x == "" || y != "") {
+					if n++; n > 1 {
+						b.WriteString(", ")
+					}
+					fmt.Fprintf(&b, "%q: {\"type\": \"integer\"}", name)
+				}
+			}
+		}
+	}
+	b.WriteString("}}")
+	return b.String()
+}
+
+// stepText advances a State of k through text one byte token at a time
+// as far as the grammar allows, comparing each mask with the definition.
+func stepText(t *testing.T, k *Masker, g *grammar.Grammar, text string) {
+	t.Helper()
+	st := k.NewState()
+	for i := range len(text) {
+		got := st.Allowed()
+		want, err := bruteMask(g, k.vocab, st.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := diffMasks(k.vocab, got, want); d != "" {
+			t.Fatalf("after %q: %s", st.Bytes(), d)
+		}
+		id, ok := k.vocab.ID(text[i : i+1])
+		if !ok || !got.Has(id) {
+			return
+		}
+		if err := st.Advance(id); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
