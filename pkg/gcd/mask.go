@@ -424,7 +424,7 @@ func (k *Masker) Mask(s earley.State) Bitset {
 			roomKey = string(key)
 		}
 	}
-	if k.viewsSeen(s) && !k.restStated(s) {
+	if k.viewsSeen(s) {
 		k.Stats.ViewMasks++
 		b := k.newMask()
 		k.maskViews(s, &sink{bits: b})

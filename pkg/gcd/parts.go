@@ -68,21 +68,6 @@ func (k *Masker) maskParts(s earley.State, last, after grammar.ByteSet, lv *leav
 	return b
 }
 
-// restStated reports whether s is masked by its parts (see Mask) and its
-// rest has a universe the front end states: then its parts cost less than
-// its views (a member name's start with many declared names to come).
-func (k *Masker) restStated(s earley.State) bool {
-	if k.m.InBoundedRepetition(s) {
-		return false
-	}
-	last, after, ok := k.m.PartsLeaving(s)
-	if !ok || k.pairLeavingOf(last, after) == nil {
-		return false
-	}
-	_, rest := k.m.Parts(s)
-	return k.stated(rest)
-}
-
 // work is what a walk's cost is told by: the States built, and the trie
 // nodes visited over 64.
 func (k *Masker) work() int { return k.m.NumStates() + k.Stats.Nodes/64 }

@@ -133,8 +133,8 @@ func TestStatedUniversesMatchBruteForce(t *testing.T) {
 		  "additionalProperties": {"type": "integer"}}`, true},
 		{`{"type": "object", "properties": {"a": {"type": "object", "properties": {"b\\": {"type": "integer"}}}}, "required": ["a"]}`, true},
 		{`{"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": false}`, false},
-		// Many declared names: a member name's start after the first
-		// members is masked by its parts, not its views (restStated).
+		// Many declared names: after the first members, a member name's
+		// start is masked from its views, its rest stated.
 		{manyNames(), true},
 	} {
 		g, err := jsonschema.Compile("stated.json", []byte(c.schema))
