@@ -71,16 +71,23 @@ func (k *Masker) universalBelow(s earley.State, i int32) bool {
 // and of the others those viable from s.
 func (k *Masker) maskOverUniverse(s earley.State, b Bitset) bool {
 	u := k.universeOf(s)
-	if u.labels == (grammar.ByteSet{}) {
+	if u.labels == (grammar.ByteSet{}) || !k.maskOver(s, u, b) {
 		return false
 	}
+	k.Stats.Universes++
+	return true
+}
+
+// maskOver sets b to the mask of s, whose universe is u: the tokens over
+// u's labels, and of the others those viable from s; or reports false
+// where the others' paths are too many.
+func (k *Masker) maskOver(s earley.State, u universe, b Bitset) bool {
 	ut := k.universeTableOf(u)
 	if ut.nodes == nil {
 		return false
 	}
 	copy(b, ut.base)
 	k.addAlong(s, ut.nodes, b)
-	k.Stats.Universes++
 	return true
 }
 
@@ -99,12 +106,9 @@ func (k *Masker) maskOverStated(s earley.State, b Bitset) bool {
 			classes.Add(uint8(k.m.ByteClass(byte(c))))
 		}
 	}
-	ut := k.universeTableOf(universe{labels: k.labelSet(classes), wide: su.Wide, known: true})
-	if ut.nodes == nil {
+	if !k.maskOver(s, universe{labels: k.labelSet(classes), wide: su.Wide, known: true}, b) {
 		return false
 	}
-	copy(b, ut.base)
-	k.addAlong(s, ut.nodes, b)
 	k.Stats.Stated++
 	return true
 }
