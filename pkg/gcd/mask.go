@@ -217,7 +217,7 @@ type MaskStats struct {
 	Stated       int // masks made over the universe a grammar's front end states (see maskOverStated)
 	Leavers      int // subtrees walked over the leavers of a loop (see leaverIndex)
 	Runs         int // masks inside a bounded repetition taken from a run table (see runTable)
-	PureKids     int // groups of a run table's pure kids taken whole at once (see runGroup)
+	PureKids     int // groups of a run table's pure kids, or prefixes of them, taken whole at once (see runGroup)
 	ViewMasks    int // masks of States of many scan items served by their views rather than a region (see viewsSeen)
 	RegionsBySig int // regions whose States but the first were kept by that State's signature (see regionSig)
 	Nodes        int // trie nodes visited

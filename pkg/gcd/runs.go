@@ -132,9 +132,9 @@ func (r *runTable) markPure(lt *labelled) {
 			pure := r.kids[g.start:g.pureEnd]
 			slices.SortFunc(pure, func(a, b int32) int { return cmp.Compare(lt.height[a], lt.height[b]) })
 			lead := uint8(0)
-			for j, i := range pure {
+			for x, i := range pure {
 				lead = max(lead, lt.leadDepth[i])
-				r.leadUpTo[int(g.start)+j] = lead
+				r.leadUpTo[int(g.start)+x] = lead
 			}
 		}
 	}
