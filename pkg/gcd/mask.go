@@ -164,6 +164,7 @@ type Masker struct {
 	regionRow    []earley.State               // scratch
 	labelKey     []byte                       // scratch (see labelTable)
 	regions      [2]map[earley.State]regionOf // by funnels (0, 1) and State (see region)
+	viewRegions  map[earley.State]regionOf    // by view (see viewRegion)
 	bySig        [2]map[string]*sigRegion     // by funnels and the signature of a region's first State (see regionSig)
 	firstAdded   int                          // scratch: how many States findRegion's first row added
 
@@ -471,7 +472,7 @@ func (k *Masker) walkState(s earley.State) Bitset {
 		return b
 	}
 	if states, key, ok := k.region(s, true); ok {
-		k.maskRegion(states, key, 0, out, false)
+		k.maskRegion(states, nil, key, 0, out, false)
 	} else if k.LocalDepth > 0 && !k.m.InBoundedRepetition(s) {
 		k.views = k.m.ScanViews(s, k.LocalDepth, k.views[:0])
 		k.maskViews(s, out)
@@ -690,10 +691,14 @@ func (k *Masker) walkView(v earley.State, node int32) *itemWalk {
 	// scratch buffer (walks nest: one a level) and is kept at its size.
 	out := &sink{list: true, limit: k.lt.trie.size / 32, size: k.lt.trie.size, ids: k.takeScratch()}
 	var escapes []int32
-	if states, key, ok := k.viewRegion(v, node); ok {
+	if states, key, ok := k.viewRegionAt(v, node); ok {
 		// A wide view (the trie of a member's names): over its region's
 		// shape, as a true State's mask is, not node by node.
-		escapes = k.maskRegion(states, key, 0, out, true)
+		escapes = k.maskRegion(states, nil, key, 0, out, true)
+	} else if r := k.viewRegion(v); r.ok {
+		// A view that escapes (an identifier, that may end at each
+		// letter): over its region of States and what is pending.
+		escapes = k.maskRegion(r.states, r.pends, r.key, node, out, true)
 	} else {
 		escapes = k.walk(v, node, true, out, true, grammar.ByteSet{})
 	}
@@ -710,9 +715,10 @@ func (k *Masker) walkView(v earley.State, node int32) *itemWalk {
 	return iw
 }
 
-// viewRegion returns the region of view v for a walk of the whole trie
-// (node 0); a view whose steps escape in it has none (findRegion).
-func (k *Masker) viewRegion(v earley.State, node int32) (states []earley.State, key []byte, ok bool) {
+// viewRegionAt returns the region of view v for a walk of the whole trie
+// (node 0); a view whose steps escape in it has none (findRegion), but
+// may have one of pairs (viewRegion).
+func (k *Masker) viewRegionAt(v earley.State, node int32) (states []earley.State, key []byte, ok bool) {
 	if node != 0 {
 		return nil, nil, false
 	}
@@ -757,6 +763,7 @@ func (k *Masker) remember(n int) {
 		clear(k.shapes)
 		clear(k.regions[0])
 		clear(k.regions[1])
+		clear(k.viewRegions)
 		clear(k.bySig[0])
 		clear(k.bySig[1])
 		k.cacheBytes = 0

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gasplab/gasp/pkg/earley"
+	"github.com/gasplab/gasp/pkg/grammar"
 	"github.com/gasplab/gasp/pkg/jsonschema"
 )
 
@@ -265,4 +266,37 @@ func TestFunnelsShareTheLoop(t *testing.T) {
 		}
 		t.Logf("schema %d: %d funnels, %d from kept walks, %d shape walks", i, k.Stats.Funnels, k.Stats.FunnelsKept, k.Stats.ShapeWalks)
 	}
+}
+
+// TestViewRegionsMatchBruteForce: the views that start a name after a
+// space escape at every letter (the name may end there, and what follows
+// it differs by context: a newline, a parenthesis, a space and an
+// operator), so their walks go over regions of States and pending classes
+// (viewRegion). A name's loop is reached one letter late, as GBNF's
+// [a-z_] [a-z0-9_]* compiles. The vocabulary is every word of up to four
+// characters over letters, a digit, an underscore, a space and the
+// classes that follow a name: the space's subtree is large enough to be
+// split into views. Every mask after every byte of a sentence and of
+// random walks must equal brute force.
+func TestViewRegionsMatchBruteForce(t *testing.T) {
+	v, _ := wordVocab([]string{"a", "b", "1", "_", " ", "(", ")", "\n", "="}, 4)
+	src := `root ::= "set " name "\n" stmt+
+stmt ::= "x" " " expr ( " " op " " expr )* "\n"
+expr ::= name | name "(" expr ")" | [0-9]+ | "(" expr ")"
+op ::= "=" | "=="
+name ::= [a-z_] [a-z0-9_]*`
+	g := compile(t, src)
+	k := NewMasker(earley.New(g), v, NewTrie(v))
+	checkEveryByte(t, k, g, "set ab_1\nx a1 = b(ab) == (_a)\nx 11\n")
+	regions := 0
+	for _, r := range k.viewRegions {
+		if r.ok && slices.ContainsFunc(r.pends, func(p grammar.ByteSet) bool { return p != grammar.ByteSet{} }) {
+			regions++
+		}
+	}
+	if regions == 0 {
+		t.Fatal("no region of a view that escapes")
+	}
+	rng := rand.New(rand.NewPCG(31, 32))
+	walkRandomly(t, NewMasker(earley.New(g), v, NewTrie(v)), g, rng, "names", 30, 12)
 }
