@@ -300,3 +300,30 @@ name ::= [a-z_] [a-z0-9_]*`
 	rng := rand.New(rand.NewPCG(31, 32))
 	walkRandomly(t, NewMasker(earley.New(g), v, NewTrie(v)), g, rng, "names", 30, 12)
 }
+
+// TestChainViewRegionsMatchBruteForce is TestViewRegionsMatchBruteForce
+// for names of at most four characters, a bounded repetition whose
+// positions join the region of the view that starts a name: every
+// position escapes, and words longer than a name fit in the vocabulary's
+// tokens after a space.
+func TestChainViewRegionsMatchBruteForce(t *testing.T) {
+	v, _ := wordVocab([]string{"a", "b", "1", " ", "(", "\n"}, 5)
+	src := `root ::= "set " name "\n" stmt+
+stmt ::= "x" " " expr ( " " expr )* "\n"
+expr ::= name | name "(" expr ")" | [0-9]+
+name ::= [a-z] [a-z0-9_]{0,3}`
+	g := compile(t, src)
+	k := NewMasker(earley.New(g), v, NewTrie(v))
+	checkEveryByte(t, k, g, "set ab1b\nx a1 b(ab1) 11\nx abbb\n")
+	chains := 0
+	for _, r := range k.viewRegions {
+		if r.ok && slices.ContainsFunc(r.states, k.m.InBoundedRepetition) {
+			chains++
+		}
+	}
+	if chains == 0 {
+		t.Fatal("no region of a view over a bounded repetition")
+	}
+	rng := rand.New(rand.NewPCG(33, 34))
+	walkRandomly(t, NewMasker(earley.New(g), v, NewTrie(v)), g, rng, "bounded names", 30, 12)
+}
