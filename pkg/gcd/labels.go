@@ -39,6 +39,7 @@ type labelled struct {
 	height    []uint8
 	leadDepth []uint8 // by node: characters up to the last multi-byte one's start (see deepest)
 	many      bool    // more than 128 labels: a subtree's bit 127 stands for any label from 127 on
+	rootNodes []int32 // by label, the nodes of the subtrees of the root's children of that label
 	leavers   leaverIndex
 	high      grammar.ByteSet // the labels of bytes 80-FF only
 	cont      grammar.ByteSet // the labels of UTF-8 continuation bytes only
@@ -67,6 +68,34 @@ type labelled struct {
 
 	rootOnce sync.Once
 	rootBits map[int32]Bitset // the tokens below the root's large children (see dropBelow)
+
+	runMu   sync.Mutex
+	longest map[grammar.ByteSet]uint8 // by labels, the longest run of them on a path (see longestRun)
+}
+
+// longestRun returns the most edges in a row, on any path of the trie,
+// whose labels are in labels (at most 255), found with one pass over the
+// trie on first use and kept.
+func (lt *labelled) longestRun(labels *grammar.ByteSet) uint8 {
+	lt.runMu.Lock()
+	defer lt.runMu.Unlock()
+	if n, ok := lt.longest[*labels]; ok {
+		return n
+	}
+	t := lt.trie
+	run := make([]uint8, len(t.label)) // by node, the run ending at it
+	most := uint8(0)
+	for i := int32(1); i < t.end[0]; i++ {
+		if labels.Has(t.label[i]) {
+			run[i] = min(run[t.parent[i]], 254) + 1
+			most = max(most, run[i])
+		}
+	}
+	if lt.longest == nil {
+		lt.longest = make(map[grammar.ByteSet]uint8)
+	}
+	lt.longest[*labels] = most
+	return most
 }
 
 // newLabelled relabels t by label, whose values are 0 to n-1.
@@ -89,6 +118,10 @@ func newLabelled(t *Trie, label *[256]uint8, n int) *labelled {
 		leads[w] = lt.high[w] &^ lt.cont[w]
 	}
 	lt.leadDepth = deepest(t, &leads, &lt.cont)
+	lt.rootNodes = make([]int32, n)
+	for c := int32(1); c < t.end[0]; c = t.end[c] {
+		lt.rootNodes[t.label[c]] += t.end[c] - c
+	}
 	return lt
 }
 

@@ -79,7 +79,11 @@ import (
 //   - Below the first byte of a view's walk, large subtrees are split the
 //     same way and cached by view and trie node: after a space, the
 //     identifiers that may start an expression are walked once for every
-//     clause that allows an expression there.
+//     clause that allows an expression there. A view whose steps escape
+//     (an identifier, that may end at any letter) is walked over its own
+//     region too, of States and the classes pending at each, with the
+//     positions of a bounded repetition it starts (viewRegion), so that
+//     the walk's shape is kept with the trie.
 //   - A subtree whose bytes all fall in byte classes that lead from the
 //     current State back to itself is accepted whole without walking it
 //     (the rest of an identifier, a number, a run of string characters).
@@ -139,6 +143,9 @@ type Masker struct {
 	leavers    leaverMarks
 	leaversMin int32
 	leaversFew int
+	// A view's region is found for a walk that may reach viewRegionMin
+	// trie nodes (see viewRegionBelow); tests lower it.
+	viewRegionMin int32
 
 	// Stats counts the work done so far.
 	Stats MaskStats
@@ -209,6 +216,7 @@ type MaskStats struct {
 	Parts        int // masks made of those of a State's parts (see parts.go)
 	Cores        int // masks made over a loop's core (see core.go)
 	ViewWalks    int // walks from a new view of a scan item
+	ViewRegions  int // those over a region of States and pending classes (see viewRegion)
 	Escapes      int // subtrees walked again from a true State
 	ShapeWalks   int // walks of the trie over a new region shape
 	Funnels      int // shapes walked by the root's children (see walkFunnel)
@@ -260,6 +268,7 @@ func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 	k.chooseLabels(t, &classes, labels)
 	k.leavers = leaverMarks{x: &k.lt.leavers, marks: make([]uint64, (k.lt.trie.Nodes()+63)/64)}
 	k.leaversMin, k.leaversFew = 1024, 8
+	k.viewRegionMin = 4096
 	k.contextMin = contextMinWork
 	_, k.contClasses = highLabels(&classes, m.NumClasses())
 	k.lowClasses = asciiOnly(&classes, m.NumClasses())
@@ -695,9 +704,10 @@ func (k *Masker) walkView(v earley.State, node int32) *itemWalk {
 		// A wide view (the trie of a member's names): over its region's
 		// shape, as a true State's mask is, not node by node.
 		escapes = k.maskRegion(states, nil, key, 0, out, true)
-	} else if r := k.viewRegion(v); r.ok {
+	} else if r := k.viewRegionBelow(v, node); r.ok {
 		// A view that escapes (an identifier, that may end at each
 		// letter): over its region of States and what is pending.
+		k.Stats.ViewRegions++
 		escapes = k.maskRegion(r.states, r.pends, r.key, node, out, true)
 	} else {
 		escapes = k.walk(v, node, true, out, true, grammar.ByteSet{})

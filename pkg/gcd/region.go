@@ -575,8 +575,9 @@ func (k *Masker) compact(b Bitset) itemWalk {
 // trie) that are viable from the region states, whose first State is the
 // State at root and whose shape has key: the shape's slice, and the walks
 // of its frontier from the true exit States. Where the States are views
-// (local: a view's region, in which no step escapes), the frontier is
-// walked from them, and what they leave undecided is returned.
+// (local), the frontier is walked from them, with what is pending at each
+// (pends; nil where no step of the region escapes), and what they leave
+// undecided is returned.
 func (k *Masker) maskRegion(states []earley.State, pends []grammar.ByteSet, key []byte, root int32, out *sink, local bool) (escapes []int32) {
 	sh := k.shapeOf(states, key, root)
 	sh.slice.addTo(out)
@@ -890,14 +891,45 @@ func newSubShape(labels []byte, nl int, first byte) *subShape {
 // returns the node for the true State to walk. An identifier's view
 // escapes at every letter (the identifier may end there), so findRegion
 // finds it no region, and the views that start an identifier after a
-// space walked the trie node by node in every Masker: on SQL, 12,000
-// nodes and half a millisecond. A view's region is made of pairs of a
+// space walked the trie node by node, anew in every Masker (on SQL, some
+// 12,000 nodes). A view's region is made of pairs of a
 // State and what is pending at it: a class the State dies on is an exit
 // where it is pending and dead where not, and a live step by a pending
 // class exits too (every class is pending after it). A walk over the
 // region's shape, kept with the trie like every shape's, finds the
 // undecided nodes in its frontier, and walking a frontier node from its
 // pair's State with its pending classes returns them.
+
+// viewRegionBelow returns the region of view v (see viewRegion) for a walk
+// below trie node, if the children of node whose labels v scans hold at
+// least k.viewRegionMin nodes (4,096): finding a region steps every class
+// from each of its States, which costs more than a short walk (a number's
+// digits after a space), and only where the walk is long is it worth it.
+func (k *Masker) viewRegionBelow(v earley.State, node int32) regionOf {
+	if k.m.ScanWidth(v) < minLoopClasses || k.m.InBoundedRepetition(v) {
+		return regionOf{} // findViewRegion's first test, before counting
+	}
+	t := k.lt.trie
+	scan := k.labelSet(k.m.ScanClasses(v))
+	n := int32(0)
+	if node == 0 { // the root's 256 children, counted by label
+		for w := range scan {
+			for x := scan[w]; x != 0; x &= x - 1 {
+				n += k.lt.rootNodes[w<<6|bits.TrailingZeros64(x)]
+			}
+		}
+	} else {
+		for c := node + 1; c < t.end[node]; c = t.end[c] {
+			if scan.Has(t.label[c]) {
+				n += t.end[c] - c
+			}
+		}
+	}
+	if n < k.viewRegionMin {
+		return regionOf{}
+	}
+	return k.viewRegion(v)
+}
 
 // viewRegion returns the region of view v, whose steps may escape (see
 // above), with the classes pending at each of its States.
@@ -949,8 +981,8 @@ func (k *Masker) findViewRegion(v earley.State) regionOf {
 // region, as far as chainRegionDepth bytes: the region of the repetition's
 // first minChainRegion positions or more is walked as any, its shape kept
 // with the trie, where a walk of the trie would visit every node of every
-// word up to the bound (30,000 nodes on SQLite's identifiers after a
-// space, 1.2 ms in every Masker).
+// word up to the bound, anew in every Masker (30,000 nodes on SQLite's
+// identifiers after a space).
 type viewRegionFinder struct {
 	k     *Masker
 	r     regionOf
@@ -988,8 +1020,7 @@ func (f *viewRegionFinder) code(qi int, pend grammar.ByteSet, c int, next earley
 	}
 	switch {
 	case k.joins(from, next, row, &r.ok, true):
-	case (k.m.InBoundedRepetition(next) || k.m.InBoundedRepetition(from)) && count(row, next) >= minLoopClasses && f.depth[qi] < chainRegionDepth:
-		// A position of the repetition, or the one after its last.
+	case f.position(qi, next, row):
 		f.chain++
 	default:
 		return codeExit
@@ -997,4 +1028,25 @@ func (f *viewRegionFinder) code(qi int, pend grammar.ByteSet, c int, next earley
 	r.states, r.pends = append(r.states, next), append(r.pends, after)
 	f.depth = append(f.depth, f.depth[qi]+1)
 	return byte(len(r.states) - 1)
+}
+
+// position reports whether next, a successor of region State qi whose
+// successors by class are row, is a position of a bounded repetition of
+// ASCII characters (or the one after its last) that a token may reach:
+// many classes lead to it, no multi-byte character may come next (a
+// string's characters would bring a region of eight States a position),
+// and some token has a run of those classes long enough.
+func (f *viewRegionFinder) position(qi int, next earley.State, row []earley.State) bool {
+	k, from := f.k, f.r.states[qi]
+	if !k.m.InBoundedRepetition(next) && !k.m.InBoundedRepetition(from) || f.depth[qi] >= chainRegionDepth || count(row, next) < minLoopClasses || slices.ContainsFunc(row, k.insideChar) {
+		return false
+	}
+	var classes grammar.ByteSet
+	for c, q := range row {
+		if q == next {
+			classes.Add(uint8(c))
+		}
+	}
+	labels := k.labelSet(classes)
+	return f.depth[qi] < k.lt.longestRun(&labels)
 }

@@ -287,6 +287,7 @@ op ::= "=" | "=="
 name ::= [a-z_] [a-z0-9_]*`
 	g := compile(t, src)
 	k := NewMasker(earley.New(g), v, NewTrie(v))
+	k.viewRegionMin = 1
 	checkEveryByte(t, k, g, "set ab_1\nx a1 = b(ab) == (_a)\nx 11\n")
 	regions := 0
 	for _, r := range k.viewRegions {
@@ -298,7 +299,9 @@ name ::= [a-z_] [a-z0-9_]*`
 		t.Fatal("no region of a view that escapes")
 	}
 	rng := rand.New(rand.NewPCG(31, 32))
-	walkRandomly(t, NewMasker(earley.New(g), v, NewTrie(v)), g, rng, "names", 30, 12)
+	k = NewMasker(earley.New(g), v, NewTrie(v))
+	k.viewRegionMin = 1
+	walkRandomly(t, k, g, rng, "names", 30, 12)
 }
 
 // TestChainViewRegionsMatchBruteForce is TestViewRegionsMatchBruteForce
@@ -314,6 +317,7 @@ expr ::= name | name "(" expr ")" | [0-9]+
 name ::= [a-z] [a-z0-9_]{0,3}`
 	g := compile(t, src)
 	k := NewMasker(earley.New(g), v, NewTrie(v))
+	k.viewRegionMin = 1
 	checkEveryByte(t, k, g, "set ab1b\nx a1 b(ab1) 11\nx abbb\n")
 	chains := 0
 	for _, r := range k.viewRegions {
@@ -325,5 +329,7 @@ name ::= [a-z] [a-z0-9_]{0,3}`
 		t.Fatal("no region of a view over a bounded repetition")
 	}
 	rng := rand.New(rand.NewPCG(33, 34))
-	walkRandomly(t, NewMasker(earley.New(g), v, NewTrie(v)), g, rng, "bounded names", 30, 12)
+	k = NewMasker(earley.New(g), v, NewTrie(v))
+	k.viewRegionMin = 1
+	walkRandomly(t, k, g, rng, "bounded names", 30, 12)
 }
