@@ -66,36 +66,7 @@ type labelled struct {
 	nodeOfOnce sync.Once
 	nodeOf     []int32 // by token id, its node (see nodesOf)
 
-	rootOnce sync.Once
-	rootBits map[int32]Bitset // the tokens below the root's large children (see dropBelow)
-
-	runMu   sync.Mutex
-	longest map[grammar.ByteSet]uint8 // by labels, the longest run of them on a path (see longestRun)
-}
-
-// longestRun returns the most edges in a row, on any path of the trie,
-// whose labels are in labels (at most 255), found with one pass over the
-// trie on first use and kept.
-func (lt *labelled) longestRun(labels *grammar.ByteSet) uint8 {
-	lt.runMu.Lock()
-	defer lt.runMu.Unlock()
-	if n, ok := lt.longest[*labels]; ok {
-		return n
-	}
-	t := lt.trie
-	run := make([]uint8, len(t.label)) // by node, the run ending at it
-	most := uint8(0)
-	for i := int32(1); i < t.end[0]; i++ {
-		if labels.Has(t.label[i]) {
-			run[i] = min(run[t.parent[i]], 254) + 1
-			most = max(most, run[i])
-		}
-	}
-	if lt.longest == nil {
-		lt.longest = make(map[grammar.ByteSet]uint8)
-	}
-	lt.longest[*labels] = most
-	return most
+	rootBits map[int32]Bitset // the tokens at and below the root's large children (see dropBelow)
 }
 
 // newLabelled relabels t by label, whose values are 0 to n-1.
@@ -119,8 +90,16 @@ func newLabelled(t *Trie, label *[256]uint8, n int) *labelled {
 	}
 	lt.leadDepth = deepest(t, &leads, &lt.cont)
 	lt.rootNodes = make([]int32, n)
+	lt.rootBits = make(map[int32]Bitset)
 	for c := int32(1); c < t.end[0]; c = t.end[c] {
 		lt.rootNodes[t.label[c]] += t.end[c] - c
+		if ids := t.ids[t.first[c]:t.first[t.end[c]]]; len(ids) > (t.size+63)/64 {
+			b := NewBitset(t.size)
+			for _, id := range ids {
+				b.Set(int(id))
+			}
+			lt.rootBits[c] = b
+		}
 	}
 	return lt
 }

@@ -597,21 +597,9 @@ func (k *sink) drop(ids []int32) {
 // dropBelow removes from an inverted sink the tokens of the subtree of the
 // root's child c: a funnel's exits drop most of the vocabulary (an SQL
 // keyword's 100,000 tokens), cleared a Bitset's word at a time where the
-// child has more tokens than the Bitset words.
+// child has more tokens than the Bitset words (rootBits, made with the
+// labelled trie rather than by the first step that needs them).
 func (lt *labelled) dropBelow(out *sink, c int32) {
-	lt.rootOnce.Do(func() {
-		t := lt.trie
-		lt.rootBits = make(map[int32]Bitset)
-		for c := int32(1); c < t.end[0]; c = t.end[c] {
-			if ids := t.ids[t.first[c]:t.first[t.end[c]]]; len(ids) > (t.size+63)/64 {
-				b := NewBitset(t.size)
-				for _, id := range ids {
-					b.Set(int(id))
-				}
-				lt.rootBits[c] = b
-			}
-		}
-	})
 	b, ok := lt.rootBits[c]
 	if !ok || out.dropped != nil {
 		t := lt.trie
@@ -627,14 +615,19 @@ func (lt *labelled) dropBelow(out *sink, c int32) {
 // (by trie label) begin more than half of the trie's tokens: then a walk
 // fills an inverted sink.
 func (k *Masker) mostlyAllowed(live func(label uint8) bool) bool {
+	return k.mostlyBelow(0, live)
+}
+
+// mostlyBelow is mostlyAllowed for the tokens below trie node root.
+func (k *Masker) mostlyBelow(root int32, live func(label uint8) bool) bool {
 	t := k.lt.trie
 	n := 0
-	for i := int32(1); i < t.end[0]; i = t.end[i] {
+	for i := root + 1; i < t.end[root]; i = t.end[i] {
 		if live(t.label[i]) {
 			n += int(t.first[t.end[i]] - t.first[i])
 		}
 	}
-	return n > len(t.ids)/2
+	return n > int(t.first[t.end[root]]-t.first[root+1])/2
 }
 
 func (k *sink) add(ids []int32) {

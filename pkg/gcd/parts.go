@@ -103,13 +103,14 @@ func newPairLeaving(lt *labelled, last, after *grammar.ByteSet, ordinary Bitset)
 			return nil
 		}
 		for _, i := range x.nodes[x.start[l]:x.start[l+1]] {
-			if pair(i) {
-				nodes = append(nodes, i)
+			if !pair(i) {
+				continue
 			}
+			if len(nodes) == 2*maxLeavingNodes {
+				return nil // too many, found without looking further
+			}
+			nodes = append(nodes, i)
 		}
-	}
-	if len(nodes) > 2*maxLeavingNodes {
-		return nil
 	}
 	return firstLeaving(t, nodes, pair, ordinary)
 }

@@ -443,7 +443,61 @@ func (k *Masker) newShapeWalk(labels []byte, nq int) *shapeWalk {
 			orInto(&chars[q], &k.lt.high)
 		}
 	}
-	return &shapeWalk{k: k, table: labels, nl: nl, loops: loops, chars: chars}
+	w := &shapeWalk{k: k, table: labels, nl: nl, loops: loops, chars: chars}
+	w.findChains(nq)
+	return w
+}
+
+// findChains sets the chain of each region State (see shapeWalk): the
+// labels that most lead it to one other region State, and how many bytes
+// of them in a row lead from State to State of the region.
+func (w *shapeWalk) findChains(nq int) {
+	w.chainLabels, w.chainRoom = make([]grammar.ByteSet, nq), make([]uint8, nq)
+	var count [maxRegion]int
+	for q := range nq {
+		clear(count[:])
+		best := -1
+		for _, code := range w.table[q*w.nl : (q+1)*w.nl] {
+			if int(code) < nq && int(code) != q {
+				if count[code]++; best < 0 || count[code] > count[best] {
+					best = int(code)
+				}
+			}
+		}
+		if best < 0 || count[best] < minLoopClasses {
+			continue
+		}
+		for l, code := range w.table[q*w.nl : (q+1)*w.nl] {
+			if int(code) == best {
+				w.chainLabels[q].Add(uint8(l))
+			}
+		}
+	}
+	for q := range nq {
+		// Follow q's labels from State to State while each leads on by
+		// all of them (at most nq steps: a chain has no cycle).
+		set := &w.chainLabels[q]
+		at, room := q, 0
+		for set.Len() > 0 && room < nq {
+			next := -1
+			for l := range w.nl {
+				if !set.Has(uint8(l)) {
+					continue
+				}
+				code := int(w.table[at*w.nl+l])
+				if code >= nq || code == at || next >= 0 && code != next {
+					next = -1
+					break
+				}
+				next = code
+			}
+			if next < 0 {
+				break
+			}
+			at, room = next, room+1
+		}
+		w.chainRoom[q] = uint8(room)
+	}
 }
 
 // walk walks the trie below root over the shape, root at its first State.
@@ -455,9 +509,16 @@ func (w *shapeWalk) walk(root int32) *shape {
 	w.out = &sink{list: !many}
 	if many {
 		w.out.bits = NewBitset(t.size)
-		if root == 0 && k.mostlyAllowed(func(l uint8) bool { return w.table[l] < codeExit }) {
+		// Most of a large subtree (a string's body after its quote) is
+		// in the slice: start from every token and drop what leaves.
+		kept := func(l uint8) bool { return w.table[l] < codeExit }
+		if root == 0 && k.mostlyAllowed(kept) {
 			copy(w.out.bits, k.ordinary)
 			w.out.inverted = true
+		} else if all, ok := k.lt.rootBits[root]; ok && k.mostlyBelow(root, kept) {
+			copy(w.out.bits, all)
+			w.out.inverted = true
+			w.out.drop(t.ids[t.first[root]:t.first[root+1]]) // root's own are not below it
 		}
 	}
 	if !w.leaversBelow(root, 0) {
@@ -497,9 +558,14 @@ type shapeWalk struct {
 	nl    int
 	loops []grammar.ByteSet // by region State, the labels that lead it to itself
 	chars []grammar.ByteSet // loops, with the multi-byte characters' labels where it takes them all back to itself
-	sh    *shape
-	out   *sink
-	nodes int
+	// A region State's chain (the positions of a bounded repetition): a
+	// subtree over chainLabels[q] no deeper than chainRoom[q] stays in the
+	// region, and is kept whole.
+	chainLabels []grammar.ByteSet
+	chainRoom   []uint8
+	sh          *shape
+	out         *sink
+	nodes       int
 }
 
 // span walks the trie nodes from up to to, a run of sibling subtrees
@@ -531,7 +597,8 @@ func (w *shapeWalk) span(from, to int32, q byte) {
 				out.drop(t.ids[t.first[i]:t.first[t.end[i]]])
 			}
 			i = t.end[i]
-		case w.k.subtreeWithin(i, &w.loops[q]) || t.utf8[i] && w.k.subtreeWithin(i, &w.chars[q]):
+		case w.k.subtreeWithin(i, &w.loops[q]) || t.utf8[i] && w.k.subtreeWithin(i, &w.chars[q]) ||
+			w.k.lt.height[i] <= w.chainRoom[q] && w.k.subtreeWithin(i, &w.chainLabels[q]):
 			if !out.inverted { // else they are in it already
 				out.add(t.ids[t.first[i]:t.first[t.end[i]]])
 			}
@@ -1032,21 +1099,11 @@ func (f *viewRegionFinder) code(qi int, pend grammar.ByteSet, c int, next earley
 
 // position reports whether next, a successor of region State qi whose
 // successors by class are row, is a position of a bounded repetition of
-// ASCII characters (or the one after its last) that a token may reach:
-// many classes lead to it, no multi-byte character may come next (a
-// string's characters would bring a region of eight States a position),
-// and some token has a run of those classes long enough.
+// ASCII characters (or the one after its last): many classes lead to it,
+// and no multi-byte character may come next (a string's characters would
+// bring a region of eight States a position).
 func (f *viewRegionFinder) position(qi int, next earley.State, row []earley.State) bool {
 	k, from := f.k, f.r.states[qi]
-	if !k.m.InBoundedRepetition(next) && !k.m.InBoundedRepetition(from) || f.depth[qi] >= chainRegionDepth || count(row, next) < minLoopClasses || slices.ContainsFunc(row, k.insideChar) {
-		return false
-	}
-	var classes grammar.ByteSet
-	for c, q := range row {
-		if q == next {
-			classes.Add(uint8(c))
-		}
-	}
-	labels := k.labelSet(classes)
-	return f.depth[qi] < k.lt.longestRun(&labels)
+	return (k.m.InBoundedRepetition(next) || k.m.InBoundedRepetition(from)) && f.depth[qi] < chainRegionDepth &&
+		count(row, next) >= minLoopClasses && !slices.ContainsFunc(row, k.insideChar)
 }
