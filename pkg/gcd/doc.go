@@ -33,8 +33,9 @@
 // Once per vocabulary, NewTrie builds the byte trie of the ordinary tokens,
 // marking where every path below a node is valid UTF-8, and a copy of it
 // relabelled by a fixed partition of the bytes that most grammars' classes
-// are unions of (labels.go), with its edges indexed by label (leavers.go)
-// and the run table of the characters a JSON string writes as themselves
+// are unions of (labels.go), with its edges indexed by label (leavers.go),
+// the tokens below each of the root's large children as a Bitset, and the
+// run table of the characters a JSON string writes as themselves
 // (runs.go). What a walk over that copy finds that depends on no grammar,
 // the walks of region shapes (region.go), other run tables and the tokens
 // over a universe's classes (universe.go), is kept with it on first use,

@@ -580,14 +580,10 @@ type sink struct {
 	limit    int
 	size     int
 	inverted bool
-	dropped  *[]int32 // where set, an inverted sink's drops are appended to it too (see walkKid)
 }
 
 // drop removes ids from an inverted sink.
 func (k *sink) drop(ids []int32) {
-	if k.dropped != nil {
-		*k.dropped = append(*k.dropped, ids...)
-	}
 	bits := k.bits
 	for _, id := range ids {
 		bits[uint32(id)>>6] &^= 1 << (uint32(id) & 63)
@@ -601,7 +597,7 @@ func (k *sink) drop(ids []int32) {
 // labelled trie rather than by the first step that needs them).
 func (lt *labelled) dropBelow(out *sink, c int32) {
 	b, ok := lt.rootBits[c]
-	if !ok || out.dropped != nil {
+	if !ok {
 		t := lt.trie
 		out.drop(t.ids[t.first[c]:t.first[t.end[c]]])
 		return

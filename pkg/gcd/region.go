@@ -565,7 +565,21 @@ type shapeWalk struct {
 	chainRoom   []uint8
 	sh          *shape
 	out         *sink
+	dropped     *[]int32 // where set, the roots of the subtrees dropped from out are appended to it (see walkKid)
 	nodes       int
+}
+
+// dropSubtree drops the tokens of trie node i's subtree from an inverted
+// sink, noting i where a funnel's kid is walked (see walkKid).
+func (w *shapeWalk) dropSubtree(i int32) {
+	if !w.out.inverted {
+		return
+	}
+	if w.dropped != nil {
+		*w.dropped = append(*w.dropped, i)
+	}
+	t := w.k.lt.trie
+	w.out.drop(t.ids[t.first[i]:t.first[t.end[i]]])
 }
 
 // span walks the trie nodes from up to to, a run of sibling subtrees
@@ -587,15 +601,11 @@ func (w *shapeWalk) span(from, to int32, q byte) {
 		// valid UTF-8 subtree, chars[q]: test the edge before the subtree.
 		switch code := w.table[int(q)*w.nl+int(t.label[i])]; {
 		case code == codeDead:
-			if out.inverted {
-				out.drop(t.ids[t.first[i]:t.first[t.end[i]]])
-			}
+			w.dropSubtree(i)
 			i = t.end[i]
 		case code == codeExit:
 			w.sh.frontier = append(w.sh.frontier, frontier{i, q})
-			if out.inverted {
-				out.drop(t.ids[t.first[i]:t.first[t.end[i]]])
-			}
+			w.dropSubtree(i)
 			i = t.end[i]
 		case w.k.subtreeWithin(i, &w.loops[q]) || t.utf8[i] && w.k.subtreeWithin(i, &w.chars[q]) ||
 			w.k.lt.height[i] <= w.chainRoom[q] && w.k.subtreeWithin(i, &w.chainLabels[q]):
@@ -873,7 +883,9 @@ func (k *Masker) walkFunnel(labels []byte, nq int) *shape {
 				newKids, newWalks = append(newKids, c), append(newWalks, k.walkKid(w, sub, c))
 				continue
 			}
-			out.drop(walks[i].slice.ids)
+			for _, n := range walks[i].slice.ids { // the nodes it dropped
+				out.drop(t.ids[t.first[n]:t.first[t.end[n]]])
+			}
 			for _, f := range walks[i].frontier {
 				sh.frontier = append(sh.frontier, frontier{f.node, sub.states[f.from]})
 			}
@@ -895,16 +907,18 @@ func (k *Masker) walkFunnel(labels []byte, nq int) *shape {
 
 // walkKid walks the trie below the root's child c, at sub's first State,
 // over a funnel's shape (w, into its sink and shape, as span would), and
-// returns that walk as kept for sub: what it dropped, and its frontier
-// renumbered.
+// returns that walk as kept for sub: the roots of the subtrees it dropped
+// (in its slice's ids: far fewer than their tokens, which a funnel whose
+// kid below the space drops most of its 60,000 tokens listed one by one),
+// and its frontier renumbered.
 func (k *Masker) walkKid(w *shapeWalk, sub *subShape, c int32) *shape {
 	var drops []int32
-	w.out.dropped = &drops
+	w.dropped = &drops
 	f0, first := len(w.sh.frontier), sub.states[0]
 	if !w.leaversBelow(c, first) {
 		w.span(c+1, k.lt.trie.end[c], first)
 	}
-	w.out.dropped = nil
+	w.dropped = nil
 	kid := &shape{slice: itemWalk{ids: drops}}
 	for _, f := range w.sh.frontier[f0:] {
 		kid.frontier = append(kid.frontier, frontier{f.node, byte(sub.index[f.from])})
