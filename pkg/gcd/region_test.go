@@ -272,64 +272,66 @@ func TestFunnelsShareTheLoop(t *testing.T) {
 // space escape at every letter (the name may end there, and what follows
 // it differs by context: a newline, a parenthesis, a space and an
 // operator), so their walks go over regions of States and pending classes
-// (viewRegion). A name's loop is reached one letter late, as GBNF's
-// [a-z_] [a-z0-9_]* compiles. The vocabulary is every word of up to four
-// characters over letters, a digit, an underscore, a space and the
-// classes that follow a name: the space's subtree is large enough to be
-// split into views. Every mask after every byte of a sentence and of
-// random walks must equal brute force.
+// (viewRegion). In the first grammar a name's loop is reached one letter
+// late, as GBNF's [a-z_] [a-z0-9_]* compiles; in the second a name has at
+// most four characters, a bounded repetition whose positions join the
+// region, and longer words are tokens after a space. The vocabulary is
+// every word over letters, a digit, a space and the classes that follow a
+// name: the space's subtree is large enough to be split into views. Every
+// mask after every byte of a sentence and of random walks must equal
+// brute force.
 func TestViewRegionsMatchBruteForce(t *testing.T) {
-	v, _ := wordVocab([]string{"a", "b", "1", "_", " ", "(", ")", "\n", "="}, 4)
-	src := `root ::= "set " name "\n" stmt+
+	tests := []struct {
+		name     string
+		alphabet []string
+		maxLen   int
+		src      string
+		sentence string
+		found    func(k *Masker, r regionOf) bool // a region of the kind the test is for
+	}{{
+		name:     "names",
+		alphabet: []string{"a", "b", "1", "_", " ", "(", ")", "\n", "="},
+		maxLen:   4,
+		src: `root ::= "set " name "\n" stmt+
 stmt ::= "x" " " expr ( " " op " " expr )* "\n"
 expr ::= name | name "(" expr ")" | [0-9]+ | "(" expr ")"
 op ::= "=" | "=="
-name ::= [a-z_] [a-z0-9_]*`
-	g := compile(t, src)
-	k := NewMasker(earley.New(g), v, NewTrie(v))
-	k.viewRegionMin = 1
-	checkEveryByte(t, k, g, "set ab_1\nx a1 = b(ab) == (_a)\nx 11\n")
-	regions := 0
-	for _, r := range k.viewRegions {
-		if r.ok && slices.ContainsFunc(r.pends, func(p grammar.ByteSet) bool { return p != grammar.ByteSet{} }) {
-			regions++
-		}
-	}
-	if regions == 0 {
-		t.Fatal("no region of a view that escapes")
-	}
-	rng := rand.New(rand.NewPCG(31, 32))
-	k = NewMasker(earley.New(g), v, NewTrie(v))
-	k.viewRegionMin = 1
-	walkRandomly(t, k, g, rng, "names", 30, 12)
-}
-
-// TestChainViewRegionsMatchBruteForce is TestViewRegionsMatchBruteForce
-// for names of at most four characters, a bounded repetition whose
-// positions join the region of the view that starts a name: every
-// position escapes, and words longer than a name fit in the vocabulary's
-// tokens after a space.
-func TestChainViewRegionsMatchBruteForce(t *testing.T) {
-	v, _ := wordVocab([]string{"a", "b", "1", " ", "(", "\n"}, 5)
-	src := `root ::= "set " name "\n" stmt+
+name ::= [a-z_] [a-z0-9_]*`,
+		sentence: "set ab_1\nx a1 = b(ab) == (_a)\nx 11\n",
+		found: func(_ *Masker, r regionOf) bool {
+			return slices.ContainsFunc(r.pends, func(p grammar.ByteSet) bool { return p != grammar.ByteSet{} })
+		},
+	}, {
+		name:     "bounded names",
+		alphabet: []string{"a", "b", "1", " ", "(", "\n"},
+		maxLen:   5,
+		src: `root ::= "set " name "\n" stmt+
 stmt ::= "x" " " expr ( " " expr )* "\n"
 expr ::= name | name "(" expr ")" | [0-9]+
-name ::= [a-z] [a-z0-9_]{0,3}`
-	g := compile(t, src)
-	k := NewMasker(earley.New(g), v, NewTrie(v))
-	k.viewRegionMin = 1
-	checkEveryByte(t, k, g, "set ab1b\nx a1 b(ab1) 11\nx abbb\n")
-	chains := 0
-	for _, r := range k.viewRegions {
-		if r.ok && slices.ContainsFunc(r.states, k.m.InBoundedRepetition) {
-			chains++
-		}
+name ::= [a-z] [a-z0-9_]{0,3}`,
+		sentence: "set ab1b\nx a1 b(ab1) 11\nx abbb\n",
+		found:    func(k *Masker, r regionOf) bool { return slices.ContainsFunc(r.states, k.m.InBoundedRepetition) },
+	}}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v, _ := wordVocab(tc.alphabet, tc.maxLen)
+			g := compile(t, tc.src)
+			newMasker := func() *Masker {
+				k := NewMasker(earley.New(g), v, NewTrie(v))
+				k.viewRegionMin = 1
+				return k
+			}
+			k := newMasker()
+			checkEveryByte(t, k, g, tc.sentence)
+			found := false
+			for _, r := range k.viewRegions {
+				found = found || r.ok && tc.found(k, r)
+			}
+			if !found {
+				t.Fatal("no region of the kind the test is for")
+			}
+			rng := rand.New(rand.NewPCG(31, uint64(i)))
+			walkRandomly(t, newMasker(), g, rng, tc.name, 30, 12)
+		})
 	}
-	if chains == 0 {
-		t.Fatal("no region of a view over a bounded repetition")
-	}
-	rng := rand.New(rand.NewPCG(33, 34))
-	k = NewMasker(earley.New(g), v, NewTrie(v))
-	k.viewRegionMin = 1
-	walkRandomly(t, k, g, rng, "bounded names", 30, 12)
 }
