@@ -490,7 +490,7 @@ func (k *Masker) walkState(s earley.State) Bitset {
 		// those of dead exits instead), many at once.
 		k.Stats.Runs++
 		k.walkRuns(s, c, r, out)
-	} else if k.mostlyAllowed(func(l uint8) bool { n, _ := k.m.StepLocal(s, int(k.class[l])); return n != earley.Dead }) {
+	} else if k.mostlyBelow(0, func(l uint8) bool { n, _ := k.m.StepLocal(s, int(k.class[l])); return n != earley.Dead }) {
 		if k.maskOverLoop(s, b) {
 			return b
 		}
@@ -607,14 +607,9 @@ func (lt *labelled) dropBelow(out *sink, c int32) {
 	}
 }
 
-// mostlyAllowed reports whether the first bytes that live tells apart
-// (by trie label) begin more than half of the trie's tokens: then a walk
-// fills an inverted sink.
-func (k *Masker) mostlyAllowed(live func(label uint8) bool) bool {
-	return k.mostlyBelow(0, live)
-}
-
-// mostlyBelow is mostlyAllowed for the tokens below trie node root.
+// mostlyBelow reports whether the children of trie node root whose
+// labels live tells apart begin more than half of the tokens below root
+// (root 0: of the trie's tokens): then a walk fills an inverted sink.
 func (k *Masker) mostlyBelow(root int32, live func(label uint8) bool) bool {
 	t := k.lt.trie
 	n := 0

@@ -512,7 +512,7 @@ func (w *shapeWalk) walk(root int32) *shape {
 		// Most of a large subtree (a string's body after its quote) is
 		// in the slice: start from every token and drop what leaves.
 		kept := func(l uint8) bool { return w.table[l] < codeExit }
-		if root == 0 && k.mostlyAllowed(kept) {
+		if root == 0 && k.mostlyBelow(0, kept) {
 			copy(w.out.bits, k.ordinary)
 			w.out.inverted = true
 		} else if all, ok := k.lt.rootBits[root]; ok && k.mostlyBelow(root, kept) {
@@ -988,7 +988,8 @@ func newSubShape(labels []byte, nl int, first byte) *subShape {
 // digits after a space), and only where the walk is long is it worth it.
 func (k *Masker) viewRegionBelow(v earley.State, node int32) regionOf {
 	if k.m.ScanWidth(v) < minLoopClasses || k.m.InBoundedRepetition(v) {
-		return regionOf{} // findViewRegion's first test, before counting
+		// Only a character class makes a wide region (see findRegion).
+		return regionOf{}
 	}
 	t := k.lt.trie
 	scan := k.labelSet(k.m.ScanClasses(v))
@@ -1027,11 +1028,9 @@ func (k *Masker) viewRegion(v earley.State) regionOf {
 	return r
 }
 
-// findViewRegion is viewRegion without the memo.
+// findViewRegion is viewRegion without the memo, for a view that
+// viewRegionBelow let through.
 func (k *Masker) findViewRegion(v earley.State) regionOf {
-	if k.m.ScanWidth(v) < minLoopClasses || k.m.InBoundedRepetition(v) {
-		return regionOf{}
-	}
 	nc := k.m.NumClasses()
 	f := viewRegionFinder{k: k, r: regionOf{states: []earley.State{v}, pends: []grammar.ByteSet{{}}, ok: k.wide(v)}, depth: []uint8{0}}
 	row, esc := make([]earley.State, nc), make([]bool, nc)
