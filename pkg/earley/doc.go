@@ -24,7 +24,14 @@
 // Machine.ScanViews, views of a State's scan items that forget distant
 // context, to share work between States that differ only there; and on
 // Machine.RoomKey and Machine.ContextKey, keys under which States allow
-// the same strings (of up to a length; without a leaving byte).
+// the same strings (of up to a length; without a leaving byte); and on
+// Machine.Universal and Machine.Absorbing, which say where every string
+// over some characters is viable (a front end's statement; a loop X ::=
+// X • Y that takes Y's characters forever). Where origins multiply
+// without changing what the items can complete into (a search pattern's
+// partial matches), the items of a regular expression's rules
+// (grammar.RuleDef.Regex) refer to their origins' views instead, so that
+// the States stay few.
 //
 // Parse returns a parse tree of a complete sentence; it uses a separate,
 // classical chart parser with absolute positions. Node.Format prints a tree

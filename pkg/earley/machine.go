@@ -138,6 +138,10 @@ type Machine struct {
 
 	waitCount []int32 // scratch for countWaiting: by rule
 
+	loopChars  map[grammar.Symbol]*grammar.Universal // by loop element: what Absorbing states of it
+	regexRules []bool                                // by rule: grammar.Rule.Regex (see mergeOrigins)
+	loopItems  []bool                                // by LR(0) item: X ::= X • Y (see Absorbing)
+
 	kernels     map[string]kernelStep // by kernelKey: what closing the kernel gave
 	kernelWords []uint64              // scratch for kernelKey
 	kernelBuf   []byte                // scratch for kernelKey
@@ -199,6 +203,11 @@ func New(g *grammar.Grammar) *Machine {
 			m.initial[r] = append(m.initial[r], m.prodBase[p])
 		}
 	}
+	m.regexRules = make([]bool, len(g.Rules))
+	for r, rule := range g.Rules {
+		m.regexRules[r] = rule.Regex
+	}
+	m.loopItems = m.loopItemsOf()
 	m.nullable = g.Nullable()
 	m.anyLink = chainLinks(g)
 	m.linkWait = linkWaits(g, m.anyLink)
@@ -975,7 +984,12 @@ func (m *Machine) closure(items []item, seen *itemSet) (_ []item, esc bool) {
 // own origin, making every position of the run a new State holding one more
 // item; the origins' views are equal, so the run is one State. Only items
 // with an LR(0) item twice are merged: building views for every item costs
-// more than it saves where the grammar is not ambiguous there.
+// more than it saves where the grammar is not ambiguous there, except in
+// a regular expression's rules (grammar.RuleDef.Regex), whose origins
+// multiply without any item twice: in a search for ([0-9a-f]{2}:){4}, a
+// partial match's group began at a State that holds the partial matches
+// before it, and each of those at one that holds those before it (a MAC
+// address's pattern reached 20,000 States in one string; with views, 33).
 func (m *Machine) mergeOrigins(items []item) []item {
 	m.lrGen++
 	if len(m.lrSeen) < len(m.lrNext) {
@@ -986,8 +1000,8 @@ func (m *Machine) mergeOrigins(items []item) []item {
 		if it.origin < 0 || m.lrNext[it.lr] == noSymbol { // predicted here, or dropped by intern
 			continue
 		}
-		if m.lrSeen[it.lr] == m.lrGen {
-			m.lrSeen[it.lr] = m.lrGen + 1 // twice
+		if m.lrSeen[it.lr] == m.lrGen || m.regexRules[m.lrLHS[it.lr]] {
+			m.lrSeen[it.lr] = m.lrGen + 1 // twice, or marked
 			twice = true
 		} else if m.lrSeen[it.lr] != m.lrGen+1 {
 			m.lrSeen[it.lr] = m.lrGen

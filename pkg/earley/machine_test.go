@@ -218,3 +218,42 @@ func TestCountWaiting(t *testing.T) {
 		t.Errorf("counted %v\nsorted  %v", counted, st.wait)
 	}
 }
+
+// TestRegexOrigins: in a search for ([0-9a-f]{2}:){4}[0-9a-f]{2}, each
+// partial match's group began at a State that holds the partial matches
+// before it; where the grammar marks the pattern's rules as a regular
+// expression's, their items' origins are written as views, and the States
+// stay few whatever the text.
+func TestRegexOrigins(t *testing.T) {
+	src := `root ::= "\"" pat "\""
+pat ::= any* (hex hex [:-]){4} hex hex any*
+hex ::= [0-9a-f]
+any ::= [^"]`
+	for _, regex := range []bool{false, true} {
+		f, errs := grammar.Parse("mac.gbnf", []byte(src))
+		if errs != nil {
+			t.Fatal(errs)
+		}
+		f.Rules[1].Regex = regex // pat
+		g, _, err := grammar.CompileSyntax(f, grammar.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := New(g)
+		p := m.NewParser()
+		p.FeedBytes([]byte(`"`))
+		seen := map[State]bool{p.State(): true}
+		for todo := []State{p.State()}; len(todo) > 0 && len(seen) < 2000; todo = todo[1:] {
+			for _, b := range []byte("0a:-x") {
+				if q := m.Step(todo[0], b); !seen[q] {
+					seen[q] = true
+					todo = append(todo, q)
+				}
+			}
+		}
+		t.Logf("Regex %v: %d States reached", regex, len(seen))
+		if n := len(seen); regex && n > 100 || !regex && n < 1000 {
+			t.Errorf("Regex %v: %d States", regex, n)
+		}
+	}
+}

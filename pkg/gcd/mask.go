@@ -60,7 +60,16 @@ import (
 //     (earley.Machine.Universal: a JSON member name that
 //     additionalProperties allows, any string but the declared names),
 //     the mask is made the same way without building or searching its
-//     States (maskOverStated).
+//     States (maskOverStated). So is a State that holds a loop of a
+//     regular expression's rules (earley.Machine.Absorbing: a search
+//     pattern's leading .*, which goes on whatever the partial matches
+//     are): every string of the loop's characters is viable, and where
+//     those are a JSON string's, the other tokens are few
+//     (maskOverAbsorbed). Each schema's
+//     patterns are its own, so their regions' walks, a whole trie's
+//     where nearly every token is allowed, would serve no other State.
+//     Elsewhere a loop's characters serve only where the State would
+//     otherwise be walked over the whole trie.
 //   - A State's mask is the union of what its scan items allow, and the
 //     items of each rule and origin are walked from their view
 //     (earley.Machine.ScanViews), which keeps only what the items can
@@ -137,6 +146,7 @@ type Masker struct {
 	MaxCacheBytes int
 
 	ordinary Bitset // the tokens of the trie
+	regex    bool   // whether a rule of the grammar is a regular expression's (grammar.Rule.Regex)
 	// Walks of a loop's leavers (leavers.go) are tried below trie nodes
 	// with at least leaversMin nodes below them and taken where the
 	// leavers are fewer than 1/leaversFew of those: tests lower both.
@@ -224,6 +234,7 @@ type MaskStats struct {
 	Chains       int // subtrees taken whole inside a bounded repetition (see chain)
 	Universes    int // masks made over a State's universe, and subtrees taken whole over one (see universe)
 	Stated       int // masks made over the universe a grammar's front end states (see maskOverStated)
+	Absorbed     int // masks made over the characters a loop takes (see maskOverAbsorbed)
 	Leavers      int // subtrees walked over the leavers of a loop (see leaverIndex)
 	Runs         int // masks inside a bounded repetition taken from a run table (see runTable)
 	PureKids     int // groups of a run table's pure kids, or prefixes of them, taken whole at once (see runGroup)
@@ -274,6 +285,7 @@ func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 	k.lowClasses = asciiOnly(&classes, m.NumClasses())
 	k.utf8Rows, k.utf8Sets = utf8Classes(m.ByteClass)
 	k.ordinary = NewBitset(t.size)
+	k.regex = slices.ContainsFunc(m.Grammar().Rules, func(r grammar.Rule) bool { return r.Regex })
 	for _, id := range k.lt.trie.ids {
 		k.ordinary.Set(int(id))
 	}
@@ -472,12 +484,12 @@ func (k *Masker) newMask() Bitset {
 const masksPerBlock = 16
 
 // walkState returns the ordinary tokens viable from s, found over its
-// universe, its region, the views of its scan items, a run table or the
-// trie.
+// universe or what its loop absorbs, its region, the views of its scan
+// items, a run table or the trie.
 func (k *Masker) walkState(s earley.State) Bitset {
 	b := k.newMask()
 	out := &sink{bits: b}
-	if k.maskOverStated(s, b) || k.m.InBoundedRepetition(s) && k.maskOverUniverse(s, b) {
+	if k.maskOverStated(s, b) || k.m.InBoundedRepetition(s) && k.maskOverUniverse(s, b) || k.maskOverAbsorbed(s, true, b) {
 		return b
 	}
 	if states, key, ok := k.region(s, true); ok {
@@ -491,7 +503,7 @@ func (k *Masker) walkState(s earley.State) Bitset {
 		k.Stats.Runs++
 		k.walkRuns(s, c, r, out)
 	} else if k.mostlyBelow(0, func(l uint8) bool { n, _ := k.m.StepLocal(s, int(k.class[l])); return n != earley.Dead }) {
-		if k.maskOverLoop(s, b) {
+		if k.maskOverLoop(s, b) || k.maskOverAbsorbed(s, false, b) {
 			return b
 		}
 		copy(b, k.ordinary)

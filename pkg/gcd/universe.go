@@ -97,20 +97,41 @@ func (k *Masker) maskOver(s earley.State, u universe, b Bitset) bool {
 // where the names not declared are any string but the declared ones).
 func (k *Masker) maskOverStated(s earley.State, b Bitset) bool {
 	su, ok := k.m.Universal(s)
-	if !ok {
+	if !ok || !k.maskOverStatement(s, su, b) {
 		return false
 	}
+	k.Stats.Stated++
+	return true
+}
+
+// maskOverAbsorbed sets b to the mask of s over the characters a loop of
+// s takes (earley.Machine.Absorbing), if it has one, and reports whether
+// it did. With regexOnly, only a loop of a regular expression's rules
+// counts (grammar.Rule.Regex): each schema's patterns are its own, so
+// their regions' walks seldom serve another State, while a plain
+// string's serve every string of its kind.
+func (k *Masker) maskOverAbsorbed(s earley.State, regexOnly bool, b Bitset) bool {
+	if regexOnly && !k.regex {
+		return false
+	}
+	l, ok := k.m.Absorbing(s)
+	if !ok || regexOnly && !k.m.Grammar().Rules[l.Rule].Regex || !k.maskOverStatement(s, l.Chars, b) {
+		return false
+	}
+	k.Stats.Absorbed++
+	return true
+}
+
+// maskOverStatement sets b to the mask of s, from which every string over
+// su is viable, as maskOver does.
+func (k *Masker) maskOverStatement(s earley.State, su *grammar.Universal, b Bitset) bool {
 	var classes grammar.ByteSet
 	for c := range 256 {
 		if su.Bytes.Has(byte(c)) {
 			classes.Add(uint8(k.m.ByteClass(byte(c))))
 		}
 	}
-	if !k.maskOver(s, universe{labels: k.labelSet(classes), wide: su.Wide, known: true}, b) {
-		return false
-	}
-	k.Stats.Stated++
-	return true
+	return k.maskOver(s, universe{labels: k.labelSet(classes), wide: su.Wide, known: true}, b)
 }
 
 // stated reports whether s has a universe its front end states.

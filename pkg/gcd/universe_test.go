@@ -176,3 +176,39 @@ func manyNames() string {
 	b.WriteString("}}")
 	return b.String()
 }
+
+// TestAbsorbedMatchBruteForce: inside a JSON string under a pattern, a
+// State whose regular expression loops over every character (a search's
+// leading .*, a .* inside an anchored pattern) is masked over what the
+// loop takes, with the other tokens (a quote, a backslash) walked along
+// their paths; the masks match the definition before, inside and after a
+// match, and inside an escape; where the loop takes not every multi-byte
+// character, those are walked too. The MAC address's States, few with views
+// of origins (earley: grammar.Rule.Regex), have universes, found first.
+func TestAbsorbedMatchBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	v := testVocab(rng)
+	trie := NewTrie(v)
+	for _, c := range []struct {
+		schema, text string
+		universes    bool
+	}{
+		{`{"type": "string", "pattern": "([0-9a-fA-F][0-9a-fA-F](:|-)){4}[0-9a-fA-F][0-9a-fA-F]"}`, `"é\"00:11-22:33:44\\n"`, true},
+		{`{"type": "string", "pattern": "^a.*b$"}`, `"a1\"bb"`, false},
+		{`{"type": "string", "pattern": "(ab|a)+c"}`, `"xaabac\tz"`, false},
+		{`{"type": "string", "pattern": "^[^é]*$"}`, `"aü\"b"`, false}, // no é: not wide
+	} {
+		g, err := jsonschema.Compile("absorbed.json", []byte(c.schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, labels := range []int{labelsShared, labelsOwn} {
+			k := newMasker(earley.New(g), v, trie, labels)
+			checkEveryByte(t, k, g, c.text)
+			walkRandomly(t, k, g, rng, c.schema, 30, 25)
+			if n := k.Stats.Universes; c.universes != (n > 0) || !c.universes && k.Stats.Absorbed == 0 {
+				t.Errorf("%s, labels %d: %d masks over universes, %d over what a loop absorbs", c.schema, labels, n, k.Stats.Absorbed)
+			}
+		}
+	}
+}

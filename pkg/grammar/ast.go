@@ -22,6 +22,20 @@ type RuleDef struct {
 	// Universal, where set, is what the front end states of the rules
 	// that share it (see Universal); Compile gives it to the rule.
 	Universal *Universal
+	// Regex marks a rule that a front end wrote for a regular expression
+	// (a JSON schema's pattern). It does not change the language; it
+	// tells a recognizer and a masker what such rules are like. Their
+	// derivations may begin at many positions that what waits on them
+	// cannot tell apart: a search for the pattern may begin at any
+	// character, and (a+)+ splits a run of a's many ways; pkg/earley
+	// records where each began by what waits on it there (views of
+	// origins), so that the ways do not multiply its states. Their loops
+	// run over classes of characters, and each schema's are its own:
+	// pkg/gcd masks a State inside one over the characters the loop
+	// takes rather than walking the trie. Compile gives it to the rule
+	// and to the rules it generates for the rule's groups and
+	// repetitions.
+	Regex bool
 }
 
 // A Universal is a front end's statement about the rules that share it:

@@ -32,6 +32,7 @@ type Rule struct {
 	Prods     []int      // indexes into Grammar.Prods
 	Generated bool       // made by the compiler (group, repetition, class), not written by the user
 	Universal *Universal // the front end's statement about it (RuleDef.Universal), or nil
+	Regex     bool       // a regular expression's (RuleDef.Regex); a generated rule has its user rule's
 }
 
 // Prod is one production LHS ::= RHS.

@@ -164,7 +164,7 @@ func (c *compiler) declare() {
 		}
 		c.userRule[r.Name] = len(c.g.Rules)
 		c.names[r.Name] = true
-		c.g.Rules = append(c.g.Rules, Rule{Name: r.Name, Pos: r.NamePos, Generated: r.Generated, Universal: r.Universal})
+		c.g.Rules = append(c.g.Rules, Rule{Name: r.Name, Pos: r.NamePos, Generated: r.Generated, Universal: r.Universal, Regex: r.Regex})
 	}
 	if _, ok := c.userRule[c.opts.Start]; !ok {
 		pos := Pos{Filename: c.file.Filename, Line: 1, Col: 1}
@@ -240,8 +240,9 @@ func (c *compiler) newRule(parent int, kind string, pos Pos) int {
 		}
 	}
 	c.names[name] = true
-	// No Universal: a class's rule is shared by every use of the class.
-	c.g.Rules = append(c.g.Rules, Rule{Name: name, Pos: pos, Generated: true})
+	// No Universal: a class's rule is shared by every use of the class
+	// (see class for Regex).
+	c.g.Rules = append(c.g.Rules, Rule{Name: name, Pos: pos, Generated: true, Regex: c.g.Rules[parent].Regex})
 	return len(c.g.Rules) - 1
 }
 
@@ -352,6 +353,9 @@ func (c *compiler) class(rs []RuneRange, parent int, pos Pos, out []Symbol) []Sy
 	s, ok := c.classes[key.String()]
 	if !ok {
 		s = c.ruleFor(as, parent, "class", pos)
+		// Shared by every use of the class, and one character long:
+		// no Regex, whose hints are for longer rules.
+		c.g.Rules[s.Rule()].Regex = false
 		c.classes[key.String()] = s
 	}
 	return append(out, s)
@@ -485,7 +489,7 @@ func (c *compiler) prune() *Grammar {
 		}
 		if productive[i] && reach[i] {
 			ruleMap[i] = len(out.Rules)
-			out.Rules = append(out.Rules, Rule{Name: r.Name, Pos: r.Pos, Generated: r.Generated, Universal: r.Universal})
+			out.Rules = append(out.Rules, Rule{Name: r.Name, Pos: r.Pos, Generated: r.Generated, Universal: r.Universal, Regex: r.Regex})
 		}
 	}
 	termMap := make([]int, len(g.Terminals))

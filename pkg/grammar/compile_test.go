@@ -532,3 +532,35 @@ func TestNullable(t *testing.T) {
 		}
 	}
 }
+
+// TestRegexMark: a rule marked Regex keeps the mark, and so do the rules
+// Compile generates for its groups and repetitions, but not a class's
+// rule (shared by every use of the class) nor the rules of another.
+func TestRegexMark(t *testing.T) {
+	f, errs := Parse("r.gbnf", []byte(`root ::= pat other
+pat ::= ("ab" | "c")+ [a-zé]
+other ::= ("x" "y")*`))
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	f.Rules[1].Regex = true
+	g, _, err := CompileSyntax(f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := 0
+	for _, r := range g.Rules {
+		want := strings.HasPrefix(r.Name, "pat") && !strings.Contains(r.Name, "class")
+		if r.Regex != want {
+			t.Errorf("rule %s: Regex %v, want %v", r.Name, r.Regex, want)
+		}
+		for _, k := range []string{"pat_group", "pat_plus", "pat_class"} {
+			if strings.HasPrefix(r.Name, k) {
+				kinds++
+			}
+		}
+	}
+	if kinds != 3 {
+		t.Errorf("%d of pat's group, plus and class rules, want 3", kinds)
+	}
+}

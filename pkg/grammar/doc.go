@@ -87,7 +87,11 @@
 // any string over some bytes may follow (RuleDef.Universal, see Universal):
 // Compile keeps the statement on those rules, not on the rules it generates
 // for their groups and classes (a class's rule is shared), and a
-// recognizer may use it (earley.Machine.Universal).
+// recognizer may use it (earley.Machine.Universal). A front end may also
+// mark the rules it writes for a regular expression (RuleDef.Regex): the
+// mark changes no language, and the rules Compile generates for their
+// groups and repetitions have it too; a recognizer and a masker take it as
+// a hint (see RuleDef.Regex).
 //
 // A compiled grammar is pruned: alternatives that use a rule deriving no
 // finite string are removed, then such rules, then rules not reachable from

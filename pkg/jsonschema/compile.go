@@ -90,28 +90,36 @@ func escapePtr(k string) string {
 // the name is registered, so that build may refer to it) and returns a
 // reference to it; nil if the body is the empty language.
 func (c *compiler) rule(key, ptr string, build func() grammar.Expr) grammar.Expr {
-	return c.newRule(key, ptr, false, nil, build)
+	return c.newRule(key, ptr, grammar.RuleDef{}, build)
 }
 
 // innerRule is rule for a rule that is a part of a larger one (the trie of
 // a member name's prefixes): marked generated, so that the recognizer's
 // views of a name look through it (earley.Machine.ScanViews).
 func (c *compiler) innerRule(key string, build func() grammar.Expr) grammar.Expr {
-	return c.newRule(key, "", true, nil, build)
+	return c.newRule(key, "", grammar.RuleDef{Generated: true}, build)
 }
 
 // universalRule is innerRule for a rule of those that u speaks of (see
 // grammar.Universal).
 func (c *compiler) universalRule(key string, u *grammar.Universal, build func() grammar.Expr) grammar.Expr {
-	return c.newRule(key, "", true, u, build)
+	return c.newRule(key, "", grammar.RuleDef{Generated: true, Universal: u}, build)
 }
 
-func (c *compiler) newRule(key, ptr string, generated bool, u *grammar.Universal, build func() grammar.Expr) grammar.Expr {
+// patternRule is innerRule for the language of the pattern at ptr, x: a
+// regular expression's, whose matches may begin at any character
+// (grammar.RuleDef.Regex).
+func (c *compiler) patternRule(ptr string, x grammar.Expr) grammar.Expr {
+	return c.newRule("pattern:"+ptr, ptr, grammar.RuleDef{Generated: true, Regex: true}, func() grammar.Expr { return x })
+}
+
+// newRule is rule for a rule whose flags are like's.
+func (c *compiler) newRule(key, ptr string, like grammar.RuleDef, build func() grammar.Expr) grammar.Expr {
 	name, ok := c.refs[key]
 	if !ok {
 		name = fmt.Sprintf("r%d", len(c.rules))
 		c.refs[key] = name
-		def := &grammar.RuleDef{Name: name, NamePos: c.pos(ptr), Generated: generated, Universal: u}
+		def := &grammar.RuleDef{Name: name, NamePos: c.pos(ptr), Generated: like.Generated, Universal: like.Universal, Regex: like.Regex}
 		c.rules = append(c.rules, def)
 		def.Body = build()
 		if def.Body == nil {

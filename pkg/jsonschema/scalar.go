@@ -178,7 +178,7 @@ func (c *compiler) str(s *Value, ptr string) grammar.Expr {
 			c.errs = append(c.errs, err.(grammar.ErrorList)...)
 			return nil
 		}
-		body = x
+		body = c.patternRule(ptr, x)
 	case fmtv != nil:
 		if fmtv.Kind != String {
 			c.errorf(ptr+"/format", "format must be a string")

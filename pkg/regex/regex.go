@@ -78,9 +78,10 @@ type Options struct {
 	Char func(rs []grammar.RuneRange, pos grammar.Pos) grammar.Expr
 	// Rules, if not nil, is where Expr appends the rules its expression
 	// refers to (named "re", a number and a dash: unique while the
-	// caller's own names have no dash): in Search mode, the automaton of
-	// the words that alternatives look for (words.go). nil: each
-	// alternative is written .*(alternative).*.
+	// caller's own names have no dash, and marked grammar.RuleDef.Regex):
+	// in Search mode, the automaton of the words that alternatives look
+	// for (words.go). nil: each alternative is written .*(alternative).*.
+	// The caller marks the rule it puts the expression in.
 	Rules *[]*grammar.RuleDef
 }
 
@@ -93,7 +94,7 @@ func Compile(filename, pattern string, mode Mode) (*grammar.Grammar, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &grammar.File{Filename: filename, Rules: append([]*grammar.RuleDef{{Name: "root", NamePos: x.Pos(), Body: x}}, rules...)}
+	f := &grammar.File{Filename: filename, Rules: append([]*grammar.RuleDef{{Name: "root", NamePos: x.Pos(), Body: x, Regex: true}}, rules...)}
 	g, _, err := grammar.CompileSyntax(f, grammar.Options{})
 	return g, err
 }

@@ -112,7 +112,7 @@ func (l *lowerer) searchWordsExpr(words, atEnd [][]rune) grammar.Expr {
 	a := newWordAutomaton(words, atEnd)
 	base := fmt.Sprintf("re%d", len(*l.opts.Rules))
 	rule := func(name string) (*grammar.RuleDef, grammar.Expr) {
-		def := &grammar.RuleDef{Name: base + "-" + name, NamePos: l.pos(0)}
+		def := &grammar.RuleDef{Name: base + "-" + name, NamePos: l.pos(0), Regex: true}
 		*l.opts.Rules = append(*l.opts.Rules, def)
 		return def, &grammar.Ref{NamePos: l.pos(0), Name: def.Name}
 	}
