@@ -69,6 +69,17 @@ func (m *Machine) Absorbing(s State) (l Loop, ok bool) {
 	return l, ok
 }
 
+// InRegex reports whether a scan item of s is in a regular expression's
+// rule (grammar.Rule.Regex).
+func (m *Machine) InRegex(s State) bool {
+	for _, it := range m.states.at(s).scan {
+		if m.regexRules[m.lrLHS[it.lr]] {
+			return true
+		}
+	}
+	return false
+}
+
 // loopItemsOf returns, by LR(0) item, whether it is X ::= X • Y.
 func (m *Machine) loopItemsOf() []bool {
 	loops := make([]bool, len(m.lrNext))

@@ -56,6 +56,10 @@ import (
 //     labels; only the other tokens (with a quote, a backslash or a control
 //     character) are walked, along their paths alone. The first State's
 //     mask builds the universe's States; it gives them all the universe.
+//     A State of a regular expression's rules that no loop serves (the
+//     automaton of searched words, as Composer's "^dev|alpha|beta|rc|
+//     RC|stable$": every character leads among its nodes) is searched
+//     for a universe too.
 //     Where the grammar's front end states a universe
 //     (earley.Machine.Universal: a JSON member name that
 //     additionalProperties allows, any string but the declared names),
@@ -489,7 +493,8 @@ const masksPerBlock = 16
 func (k *Masker) walkState(s earley.State) Bitset {
 	b := k.newMask()
 	out := &sink{bits: b}
-	if k.maskOverStated(s, b) || k.m.InBoundedRepetition(s) && k.maskOverUniverse(s, b) || k.maskOverAbsorbed(s, true, b) {
+	if k.maskOverStated(s, b) || k.m.InBoundedRepetition(s) && k.maskOverUniverse(s, b) ||
+		k.maskOverAbsorbed(s, true, b) || k.regex && k.m.InRegex(s) && k.maskOverUniverse(s, b) {
 		return b
 	}
 	if states, key, ok := k.region(s, true); ok {
