@@ -66,6 +66,20 @@ func normalizeRanges(rs []RuneRange, negate bool) []RuneRange {
 // anyRanges is the class of ".": every scalar value.
 var anyRanges = []RuneRange{{0, surrogateMin - 1}, {surrogateMax + 1, utf8.MaxRune}}
 
+// UTF8Forms returns the valid multi-byte UTF-8 characters (RFC 3629: no
+// overlong forms, surrogates or runes past U+10FFFF) as rows of inclusive
+// byte ranges, one row per form, as a class of them all compiles to.
+func UTF8Forms() [][][2]byte {
+	_, seqs := utf8Sequences([]RuneRange{{0x80, surrogateMin - 1}, {surrogateMax + 1, utf8.MaxRune}})
+	forms := make([][][2]byte, len(seqs))
+	for i, sq := range seqs {
+		for _, r := range sq {
+			forms[i] = append(forms[i], [2]byte{r.lo, r.hi})
+		}
+	}
+	return forms
+}
+
 // byteRange is an inclusive range of byte values.
 type byteRange struct{ lo, hi byte }
 

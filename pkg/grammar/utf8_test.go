@@ -180,3 +180,46 @@ func TestComplement(t *testing.T) {
 		t.Errorf("Complement = %v, want %v", got, want)
 	}
 }
+
+// TestUTF8Forms: the forms hold exactly the valid multi-byte encodings:
+// every rune from U+0080 on but the surrogates is in one, and no byte
+// string of a form decodes to an invalid or overlong rune.
+func TestUTF8Forms(t *testing.T) {
+	forms := UTF8Forms()
+	in := func(b []byte) bool {
+		for _, f := range forms {
+			ok := len(f) == len(b)
+			for i := 0; ok && i < len(b); i++ {
+				ok = f[i][0] <= b[i] && b[i] <= f[i][1]
+			}
+			if ok {
+				return true
+			}
+		}
+		return false
+	}
+	for r := rune(0x80); r <= utf8.MaxRune; r++ {
+		b := utf8.AppendRune(nil, r)
+		if r >= surrogateMin && r <= surrogateMax { // AppendRune writes U+FFFD
+			b = []byte{0xE0 | byte(r>>12), 0x80 | byte(r>>6)&0x3F, 0x80 | byte(r)&0x3F}
+		}
+		if want := r < surrogateMin || r > surrogateMax; in(b) != want {
+			t.Fatalf("U+%04X: in a form %v, want %v", r, !want, want)
+		}
+	}
+	for _, f := range forms {
+		for _, lo := range []bool{true, false} {
+			var b []byte
+			for _, r := range f {
+				if lo {
+					b = append(b, r[0])
+				} else {
+					b = append(b, r[1])
+				}
+			}
+			if r, n := utf8.DecodeRune(b); r == utf8.RuneError || n != len(b) {
+				t.Errorf("form %x: %x does not decode", f, b)
+			}
+		}
+	}
+}
