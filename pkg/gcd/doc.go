@@ -54,8 +54,9 @@
 // mask per State (and per room key inside a bounded repetition), the own
 // parts of masks by context key (context.go, parts.go), the tokens a
 // loop's core lacks (core.go), walks from views of scan items, the regions
-// of States (region.go), UTF-8 shortcuts (utf8.go) and the universes of
-// States (universe.go). The first State of each room key (roomRep) is kept
+// of States (region.go), UTF-8 shortcuts (utf8.go), the universes of
+// States and the tables of tokens over a universe's or a loop's
+// characters (universe.go). The first State of each room key (roomRep) is kept
 // with the States, never emptied. Steps whose States are cached cost a map
 // look-up and allocate nothing. What each of these costs, in memory and
 // time, on the mask workloads is in BENCHMARKS.md ("Masks: what is

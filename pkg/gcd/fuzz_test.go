@@ -68,7 +68,9 @@ func randomGrammar(rng *rand.Rand) string {
 // Masker a tiny cache bound, so that caches are emptied in the middle of
 // masks; bit 1 turns views off (LocalDepth 0); bit 2 walks a loop's
 // leavers wherever that is exact, in subtrees of any size; bit 3 walks the
-// trie relabelled by the grammar's own classes (labels.go).
+// trie relabelled by the grammar's own classes (labels.go); bit 4 marks
+// every rule a regular expression's (grammar.Rule.Regex: views of origins,
+// masks over what a loop absorbs first, universes searched for).
 func FuzzMaskMatchesBruteForce(f *testing.F) {
 	f.Add(uint64(1), uint8(0), []byte{0, 1, 2, 3, 4, 5, 6, 7})
 	f.Add(uint64(2), uint8(1), []byte{9, 200, 3, 0xF3, 17, 4})
@@ -76,6 +78,8 @@ func FuzzMaskMatchesBruteForce(f *testing.F) {
 	f.Add(uint64(7), uint8(3), []byte{5, 0xF1, 5, 5, 80, 2})
 	f.Add(uint64(11), uint8(4), []byte{3, 1, 4, 1, 5, 9, 2, 6})
 	f.Add(uint64(11), uint8(12), []byte{3, 1, 4, 1, 5, 9, 2, 6})
+	f.Add(uint64(5), uint8(16), []byte{2, 7, 1, 8, 2, 8, 1, 8})
+	f.Add(uint64(13), uint8(24), []byte{1, 4, 1, 4, 2, 1, 3, 5})
 	vocabRNG := rand.New(rand.NewPCG(1, 2))
 	v := testVocab(vocabRNG)
 	trie := NewTrie(v)
@@ -87,6 +91,11 @@ func FuzzMaskMatchesBruteForce(f *testing.F) {
 		g, _, err := grammar.Compile("fuzz.gbnf", []byte(src), grammar.Options{})
 		if err != nil {
 			return // e.g. a grammar whose start rule derives nothing
+		}
+		if flags&16 != 0 {
+			for i := range g.Rules {
+				g.Rules[i].Regex = true
+			}
 		}
 		labels := labelsShared
 		if flags&8 != 0 {

@@ -95,7 +95,11 @@
 // that additionalProperties allows is any string but the declared names:
 // its rules say that after any prefix any characters may follow
 // (grammar.Universal), so that a masker takes the tokens of a name's
-// start at once rather than walking the names' trie.
+// start at once rather than walking the names' trie. A pattern is a rule
+// of its own, marked as a regular expression's (grammar.RuleDef.Regex):
+// the recognizer keeps a search's partial matches from multiplying its
+// States, and a masker takes a search's leading .* as a loop over every
+// character rather than walking the trie.
 //
 // The tests check the language against the JSON-Schema-Test-Suite (for
 // every schema that compiles, every valid instance, in some member order,
