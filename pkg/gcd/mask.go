@@ -289,7 +289,9 @@ func newMasker(m *earley.Machine, v *Vocab, t *Trie, labels int) *Masker {
 	k.lowClasses = asciiOnly(&classes, m.NumClasses())
 	k.utf8Rows, k.utf8Sets = utf8Classes(m.ByteClass)
 	k.ordinary = NewBitset(t.size)
-	k.regex = slices.ContainsFunc(m.Grammar().Rules, func(r grammar.Rule) bool { return r.Regex })
+	for i, rules := 0, m.Grammar().Rules; i < len(rules) && !k.regex; i++ {
+		k.regex = rules[i].Regex // by index: a schema's grammar may have 10^5 rules
+	}
 	for _, id := range k.lt.trie.ids {
 		k.ordinary.Set(int(id))
 	}

@@ -240,9 +240,10 @@ func (c *compiler) newRule(parent int, kind string, pos Pos) int {
 		}
 	}
 	c.names[name] = true
-	// No Universal: a class's rule is shared by every use of the class
-	// (see class for Regex).
-	c.g.Rules = append(c.g.Rules, Rule{Name: name, Pos: pos, Generated: true, Regex: c.g.Rules[parent].Regex})
+	// No Universal: a class's rule is shared by every use of the class;
+	// nor Regex for it, whose hints are for rules longer than a character.
+	regex := c.g.Rules[parent].Regex && kind != "class"
+	c.g.Rules = append(c.g.Rules, Rule{Name: name, Pos: pos, Generated: true, Regex: regex})
 	return len(c.g.Rules) - 1
 }
 
@@ -353,9 +354,6 @@ func (c *compiler) class(rs []RuneRange, parent int, pos Pos, out []Symbol) []Sy
 	s, ok := c.classes[key.String()]
 	if !ok {
 		s = c.ruleFor(as, parent, "class", pos)
-		// Shared by every use of the class, and one character long:
-		// no Regex, whose hints are for longer rules.
-		c.g.Rules[s.Rule()].Regex = false
 		c.classes[key.String()] = s
 	}
 	return append(out, s)
